@@ -1,0 +1,667 @@
+#!/usr/bin/env python3
+"""Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map.
+
+    python3 plots/occplot.py RESULTS.json [more.json ...] [--out DIR] [--formats png,svg]
+                             [--kinds sweep,compare,roofline,occupancy]
+
+Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
+file unless --out says otherwise. Nothing here knows a family by name: what to draw is read from the
+data (which parameters are sizes, which one is swept, which variant is the baseline).
+
+Importable for tests: load_results() validates a file and figures_for() returns (slug, Figure)
+pairs, so axes labels, legends and bar labels can be checked without looking at images.
+"""
+import argparse
+import json
+import math
+import sys
+import textwrap
+from collections import Counter, defaultdict
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only; never needs a display
+
+import numpy as np  # noqa: E402  (after the backend is chosen)
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
+
+SCHEMA_VERSION = 1
+KINDS = ("sweep", "compare", "roofline", "occupancy")
+MARKERS = "osD^vP*Xh<>"
+LIMITER_SHORT = {"warps": "warps", "registers": "regs", "shared_memory": "smem",
+                 "blocks_per_sm": "blocks"}
+
+
+class ResultsError(Exception):
+    """A results file that cannot be plotted; the message names the file and what was expected."""
+
+
+def load_results(path):
+    """Read and check one results document; raise ResultsError saying what is wrong."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or str(error)
+        raise ResultsError(f"{path}: cannot read the file ({reason}); expected an occbench "
+                           "results JSON file") from None
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ResultsError(f"{path}: not valid JSON ({error.msg} at line {error.lineno} column "
+                           f"{error.colno}); expected an occbench results JSON file") from None
+    if not isinstance(doc, dict):
+        raise ResultsError(f"{path}: expected a JSON object with schema_version and results, "
+                           f"found a JSON {type(doc).__name__}")
+    version = doc.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ResultsError(f"{path}: schema_version is {json.dumps(version)}, expected "
+                           f"{SCHEMA_VERSION} (an occbench results file)")
+    results = doc.get("results")
+    if not isinstance(results, list) or not results:
+        raise ResultsError(f"{path}: no results: expected a non-empty 'results' list")
+    for index, row in enumerate(results):
+        if not (isinstance(row, dict) and isinstance(row.get("variant"), str)
+                and isinstance(row.get("params"), dict)):
+            raise ResultsError(f"{path}: results[{index}]: expected an object with a 'variant' "
+                               "string and a 'params' object")
+    return doc
+
+
+def field(row, dotted):
+    """row['a']['b'] for 'a.b', or None where any level is missing or null."""
+    value = row
+    for key in dotted.split("."):
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def number(row, dotted):
+    value = field(row, dotted)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return value
+
+
+def short_number(value):
+    """16777216 -> '16Mi', 20000 -> '20k', 2475 -> '2475': short enough for tick labels."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return f"{value:g}" if isinstance(value, float) else str(value)
+    for shift, suffix in ((30, "Gi"), (20, "Mi")):
+        if value and value % (1 << shift) == 0:
+            return f"{value >> shift}{suffix}"
+    for scale, suffix in ((10**9, "G"), (10**6, "M"), (10**4, "k")):
+        if abs(value) >= scale:
+            scaled = value / (scale if suffix != "k" else 1000)
+            return f"{scaled:.3g}{suffix}"
+    return str(value)
+
+
+def speedup_label(baseline_ms, variant_ms):
+    """'2.3× faster' / '1.15× slower' than the baseline, from two times."""
+    ratio = baseline_ms / variant_ms
+    factor = max(ratio, 1 / ratio)
+    if round(factor, 2) == 1.0:
+        return "≈ baseline"
+    text = f"{factor:.0f}" if factor >= 100 else f"{factor:.3g}"
+    return f"{text}× {'faster' if ratio > 1 else 'slower'}"
+
+
+def spans_decades(values):
+    values = [v for v in values if v is not None and v > 0]
+    return len(values) > 1 and max(values) / min(values) >= 10
+
+
+class Study:
+    """The points of one family in one results file, with what the figures need to know."""
+
+    def __init__(self, doc, family, rows):
+        self.device = doc.get("device") or {}
+        self.config = doc.get("config") or {}
+        self.run_kind = field(doc, "run.kind") or "run"
+        self.family = family
+        self.rows = rows
+        config_sizes = self.config.get("sizes")
+        config_axes = self.config.get("axes")
+        # Sizes are the problem dimensions (n, m, ...); everything else in params is a launch or
+        # tuning axis. The config says which is which; without it, nothing counts as a size.
+        if isinstance(config_sizes, dict):
+            self.size_keys = list(config_sizes)
+        elif isinstance(config_axes, dict):
+            self.size_keys = sorted({k for r in rows for k in r["params"]} - set(config_axes))
+        else:
+            self.size_keys = []
+        order = [v for v in self.config.get("variants") or [] if isinstance(v, str)]
+        seen = [r["variant"] for r in rows]
+        self.variants = list(dict.fromkeys([v for v in order if v in seen] + seen))
+        self.baseline = self.config.get("baseline")
+        self.timed = [r for r in rows if r.get("status") == "ok" and number(r, "timing.median_ms")]
+        palette = matplotlib.colormaps["tab10"].colors
+        self.style = {v: (palette[i % 10], MARKERS[i % len(MARKERS)])
+                      for i, v in enumerate(self.variants)}
+
+    def sizes_of(self, row):
+        return tuple((k, row["params"][k]) for k in self.size_keys if k in row["params"])
+
+    def axes_of(self, row):
+        return [k for k in row["params"] if k not in self.size_keys]
+
+    def device_name(self):
+        return self.device.get("name") or "unknown device"
+
+    def left_out_note(self, rows):
+        """How many points the timing plots leave out and why, or '' if none."""
+        left_out = Counter(r.get("status") or "no status" for r in rows
+                           if r.get("status") != "ok" or not number(r, "timing.median_ms"))
+        if not left_out:
+            return ""
+        detail = ", ".join(f"{count} {status}" for status, count in sorted(left_out.items()))
+        return (f"{sum(left_out.values())} of {len(rows)} points not ok, left out of the "
+                f"timing plots ({detail})")
+
+
+def sizes_text(sizes, compact=False):
+    if compact:
+        return " ".join(f"{k}={short_number(v)}" for k, v in sizes) or "all"
+    return ", ".join(f"{k} = {v:,}" if isinstance(v, int) else f"{k} = {v}" for k, v in sizes)
+
+
+def all_sizes_text(study, rows):
+    per_key = defaultdict(set)
+    for row in rows:
+        for key, value in study.sizes_of(row):
+            per_key[key].add(value)
+    return "; ".join(f"{k} = " + ", ".join(f"{v:,}" if isinstance(v, int) else str(v)
+                                           for v in sorted(vals))
+                     for k, vals in per_key.items())
+
+
+def pick_swept_axis(study, rows):
+    """The non-size parameter with the most values within one variant (None if none varies)."""
+    values = defaultdict(set)
+    for row in rows:
+        for key in study.axes_of(row):
+            values[(row["variant"], key)].add(row["params"][key])
+    best = {}
+    for (_, key), vals in values.items():
+        best[key] = max(best.get(key, 0), len(vals))
+    order = list(study.config.get("axes") or {})
+    candidates = [k for k, count in best.items() if count >= 2]
+    if not candidates:
+        return None
+    return max(candidates, key=lambda k: (best[k], -order.index(k) if k in order else -99))
+
+
+def use_param_axis(ax, values):
+    """Ticks at exactly the swept values; log2 spacing when they grow geometrically (2..32)."""
+    values = sorted(set(values))
+    if len(values) >= 3 and values[0] > 0 and values[-1] / values[0] >= 8:
+        ax.set_xscale("log", base=2)
+    ax.set_xticks(values)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.xaxis.set_minor_locator(NullLocator())
+
+
+def best_by_time(rows):
+    return min(rows, key=lambda r: number(r, "timing.median_ms"))
+
+
+def figure_title(fig, what, study, detail, note=""):
+    lines = [f"{study.family}: {what}", f"{study.device_name()}  ·  {detail}", note]
+    # Wrapped to the figure's width so a long size list or note is never cut off at the edges.
+    width = int(fig.get_figwidth() * 10)
+    fig.suptitle("\n".join(textwrap.fill(line, width) for line in lines if line), fontsize=11)
+
+
+# ---------------------------------------------------------------------------------------- sweep
+
+def sweep_figures(study):
+    """Median time against the swept parameter per variant, CGMA and occupancy linked below."""
+    axis = pick_swept_axis(study, study.timed)
+    if axis is None:
+        return [], "no parameter besides the sizes varies: no sweep chart"
+    figures = []
+    by_sizes = defaultdict(list)
+    for row in study.timed:
+        by_sizes[study.sizes_of(row)].append(row)
+    for sizes, rows in sorted(by_sizes.items()):
+        series, references = {}, {}
+        for variant in study.variants:
+            mine = [r for r in rows if r["variant"] == variant]
+            swept = [r for r in mine if axis in r["params"]]
+            if swept:
+                # Other tuning axes of this variant are folded in: its best time at each value.
+                best = {}
+                for row in swept:
+                    value = row["params"][axis]
+                    best[value] = best_by_time([row] + ([best[value]] if value in best else []))
+                series[variant] = [best[x] for x in sorted(best)]
+            elif mine:
+                references[variant] = best_by_time(mine)
+        if not series:
+            continue
+        fig = Figure(figsize=(10.5, 9), layout="constrained")
+        ax_time, ax_cgma, ax_occ = fig.subplots(
+            3, 1, sharex=True, gridspec_kw={"height_ratios": [3, 1.2, 1.2]})
+        times, cgmas = [], []
+        for order, (variant, points) in enumerate(series.items()):
+            color, marker = study.style[variant]
+            # Variants often coincide (static vs dynamic shared memory): later ones get smaller,
+            # hollow markers so the earlier ones still show underneath.
+            marks = {"color": color, "marker": marker, "markersize": max(4, 9 - 1.5 * order),
+                     "markerfacecolor": color if order % 2 == 0 else "white"}
+            xs = [p["params"][axis] for p in points]
+            med = np.array([number(p, "timing.median_ms") for p in points])
+            low = np.array([number(p, "timing.min_ms") or m for p, m in zip(points, med)])
+            high = np.array([number(p, "timing.max_ms") or m for p, m in zip(points, med)])
+            times += list(low) + list(high)
+            ax_time.errorbar(xs, med, yerr=[np.clip(med - low, 0, None),
+                                            np.clip(high - med, 0, None)],
+                             capsize=3, label=variant, **marks)
+            cgma = [(x, number(p, "work.cgma_flop_per_byte")) for x, p in zip(xs, points)]
+            cgma = [(x, c) for x, c in cgma if c]
+            cgmas += [c for _, c in cgma]
+            if cgma:
+                ax_cgma.plot(*zip(*cgma), **marks)
+            for key, style in (("occupancy.theoretical", "-"),
+                               ("occupancy.thread_utilization", ":")):
+                occ = [(x, number(p, key)) for x, p in zip(xs, points)]
+                occ = [(x, o) for x, o in occ if o is not None]
+                if occ:
+                    ax_occ.plot(*zip(*occ), linestyle=style, **marks)
+        # A variant without the swept axis (host loop, library call) is one line across; one far
+        # off the swept range would squash the series it is there to compare, so it is only named.
+        low_time, high_time = min(times), max(times)
+        for variant, row in references.items():
+            median = number(row, "timing.median_ms")
+            label = f"{variant}: {median:.3g} ms (no {axis})"
+            color = study.style[variant][0]
+            if low_time / 10 <= median <= high_time * 10:
+                ax_time.axhline(median, color=color, linestyle="--", linewidth=1.5, label=label)
+                times.append(median)
+            else:
+                ax_time.plot([], [], color=color, linestyle="--", label=label + ", off scale")
+        use_param_axis(ax_occ, [x for points in series.values() for x in
+                                (p["params"][axis] for p in points)])
+        ax_time.set_ylabel("median time (ms)\nerror bars: min–max")
+        if spans_decades(times):
+            ax_time.set_yscale("log")
+        ax_time.grid(True, which="major", alpha=0.3)
+        ax_time.legend(title="variant", loc="upper left", bbox_to_anchor=(1.01, 1.0),
+                       fontsize=9)
+        ax_cgma.set_ylabel("CGMA\n(FLOP/B)")
+        if spans_decades(cgmas):
+            ax_cgma.set_yscale("log", base=2)
+            ax_cgma.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax_cgma.grid(True, alpha=0.3)
+        ax_occ.set_ylabel("occupancy")
+        ax_occ.set_ylim(0, 1.08)
+        ax_occ.set_xlabel(axis)
+        ax_occ.grid(True, alpha=0.3)
+        ax_occ.legend(handles=[Line2D([], [], color="0.3", linestyle="-", marker="o"),
+                               Line2D([], [], color="0.3", linestyle=":", marker="o")],
+                      labels=["theoretical (warps)", "thread utilization"],
+                      loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
+        note = study.left_out_note([r for r in study.rows if study.sizes_of(r) == sizes])
+        figure_title(fig, f"median time vs {axis}, with CGMA and occupancy", study,
+                     sizes_text(sizes) or "all sizes", note)
+        slug = "sweep" + ("_" + "_".join(f"{k}{short_number(v)}" for k, v in sizes)
+                          if len(by_sizes) > 1 else "")
+        figures.append((slug, fig))
+    return figures, ""
+
+
+# -------------------------------------------------------------------------------------- compare
+
+def compare_figure(study):
+    """Each variant's best time per size next to the baseline's, with speedup labels; and the
+    matching throughput (bandwidth if memory-bound, GFLOP/s if compute-bound) against its roof."""
+    rows = study.timed
+    size_groups = sorted({study.sizes_of(r) for r in rows})
+    best = {}
+    for row in rows:
+        key = (study.sizes_of(row), row["variant"])
+        best[key] = best_by_time([row] + ([best[key]] if key in best else []))
+    baseline = study.baseline if any(v == study.baseline for _, v in best) else None
+    variants = [v for v in study.variants if any((s, v) in best for s in size_groups)]
+    if baseline:
+        variants.remove(baseline)
+        variants.insert(0, baseline)
+
+    # Memory- or compute-bound: compare the baseline's DRAM intensity with the device's ridge.
+    bandwidth = study.device.get("measured_bandwidth_gbps") or study.device.get(
+        "peak_bandwidth_gbps")
+    peak_flops = study.device.get("peak_fp32_gflops")
+    reference = [r for (s, v), r in best.items() if v == (baseline or variants[0])]
+    intensity = [number(r, "work.flops") / number(r, "work.dram_bytes") for r in reference
+                 if number(r, "work.flops") and number(r, "work.dram_bytes")]
+    compute_bound = bool(intensity and bandwidth and peak_flops
+                         and np.median(intensity) > peak_flops / bandwidth / 4)
+    rate_key = "metrics.gflops" if compute_bound else "metrics.achieved_bandwidth_gbps"
+
+    width_per_group = max(2.0, 0.55 * len(variants))
+    fig = Figure(figsize=(min(22, 4 + 2 * width_per_group * len(size_groups)), 6),
+                 layout="constrained")
+    ax_time, ax_rate = fig.subplots(1, 2)
+    bar_width = 0.8 / len(variants)
+    times, rates = [], []
+    for index, variant in enumerate(variants):
+        color, _ = study.style[variant]
+        groups = [g for g, s in enumerate(size_groups) if (s, variant) in best]
+        xs = [g + (index - (len(variants) - 1) / 2) * bar_width for g in groups]
+        picked = [best[(size_groups[g], variant)] for g in groups]
+        medians = [number(r, "timing.median_ms") for r in picked]
+        times += medians
+        bars = ax_time.bar(xs, medians, bar_width, color=color, label=variant)
+        labels = []
+        for g, median in zip(groups, medians):
+            base = best.get((size_groups[g], baseline))
+            if variant == baseline:
+                labels.append("baseline")
+            elif base:
+                labels.append(speedup_label(number(base, "timing.median_ms"), median))
+            else:
+                labels.append("")
+        ax_time.bar_label(bars, labels=labels, rotation=90, padding=3, fontsize=8)
+        rate = [number(r, rate_key) for r in picked]
+        rate_xs = [x for x, v in zip(xs, rate) if v]
+        rate = [v for v in rate if v]
+        rates += rate
+        bars = ax_rate.bar(rate_xs, rate, bar_width, color=color, label=variant)
+        roof = peak_flops if compute_bound else bandwidth
+        if roof:
+            ax_rate.bar_label(bars, labels=[percent(100 * v / roof) for v in rate],
+                              padding=2, fontsize=8)
+
+    group_labels = [sizes_text(s, compact=True).replace(" ", "\n") for s in size_groups]
+    for ax in (ax_time, ax_rate):
+        ax.set_xticks(range(len(size_groups)))
+        ax.set_xticklabels(group_labels)
+        ax.set_xlabel("problem size")
+        ax.grid(True, axis="y", alpha=0.3)
+    make_room_above(ax_time, times, log=spans_decades(times))
+    ax_time.set_ylabel("best median time (ms), lower is better")
+    ax_time.set_title("time; label: speedup vs " + (baseline or "(no baseline in config)"),
+                      fontsize=10)
+    if compute_bound:
+        ax_rate.set_ylabel("achieved GFLOP/s (best-time point)")
+        ax_rate.set_title("throughput; label: % of FP32 peak", fontsize=10)
+        roof_label = f"FP32 peak {peak_flops:,.0f} GFLOP/s" if peak_flops else None
+        roof = peak_flops
+    else:
+        ax_rate.set_ylabel("achieved DRAM bandwidth (GB/s)")
+        measured = study.device.get("measured_bandwidth_gbps")
+        ax_rate.set_title("bandwidth; label: % of " + ("measured copy bandwidth" if measured
+                                                        else "peak bandwidth"), fontsize=10)
+        roof = bandwidth
+        roof_label = (f"measured copy bandwidth {measured:,.0f} GB/s" if measured else
+                      f"peak bandwidth {bandwidth:,.0f} GB/s" if bandwidth else None)
+    if roof:
+        ax_rate.axhline(roof, color="black", linestyle="--", linewidth=1.2, label=roof_label)
+        rates.append(roof)
+    make_room_above(ax_rate, rates, log=spans_decades(rates), share=0.88)
+    ax_rate.legend(title="variant", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
+    figure_title(fig, "each variant's best time against the baseline", study,
+                 all_sizes_text(study, rows), study.left_out_note(study.rows))
+    return ("compare", fig)
+
+
+def percent(value):
+    return f"{value:.2g}%" if value < 10 else f"{value:.0f}%"
+
+
+def make_room_above(ax, values, log, share=0.72):
+    """Limits so the bars use `share` of the height and the rotated labels fit above them."""
+    values = [v for v in values if v and v > 0]
+    if not values:
+        return
+    top = max(values)
+    if log:
+        ax.set_yscale("log")
+        bottom = min(values) / 3
+        ax.set_ylim(bottom, bottom * (top / bottom) ** (1 / share))
+    else:
+        ax.set_ylim(0, top / share)
+
+
+# ------------------------------------------------------------------------------------- roofline
+
+def roofline_figure(study):
+    """Each timed GPU point at (CGMA, GFLOP/s) under min(bandwidth × AI, FP32 peak)."""
+    rows = [r for r in study.timed if number(r, "work.cgma_flop_per_byte")
+            and number(r, "metrics.gflops") and field(r, "timing.mode") != "host"]
+    if not rows:
+        return None, "no timed GPU point with CGMA and GFLOP/s: no roofline"
+    measured = study.device.get("measured_bandwidth_gbps")
+    peak_bandwidth = study.device.get("peak_bandwidth_gbps")
+    bandwidth = measured or peak_bandwidth
+    peak_flops = study.device.get("peak_fp32_gflops")
+    ai = [number(r, "work.cgma_flop_per_byte") for r in rows]
+    flops = [number(r, "metrics.gflops") for r in rows]
+    ridge = peak_flops / bandwidth if bandwidth and peak_flops else max(ai)
+    x = np.geomspace(min(ai + [ridge]) / 4, max(ai + [ridge]) * 4, 400)
+
+    fig = Figure(figsize=(10, 8), layout="constrained")
+    ax = fig.subplots()
+    if bandwidth and peak_flops:
+        which = "measured" if measured else "peak"
+        ax.plot(x, np.minimum(bandwidth * x, peak_flops), color="black", linewidth=2,
+                label=f"roof: {which} {bandwidth:,.0f} GB/s × AI, FP32 peak "
+                      f"{peak_flops:,.0f} GFLOP/s")
+        if measured and peak_bandwidth and peak_bandwidth != measured:
+            ax.plot(x, np.minimum(peak_bandwidth * x, peak_flops), color="black",
+                    linestyle=":", linewidth=1, label=f"theoretical {peak_bandwidth:,.0f} GB/s")
+    for variant in study.variants:
+        mine = [r for r in rows if r["variant"] == variant]
+        if not mine:
+            continue
+        color, marker = study.style[variant]
+        ax.scatter([number(r, "work.cgma_flop_per_byte") for r in mine],
+                   [number(r, "metrics.gflops") for r in mine], color=color, marker=marker,
+                   s=45, label=variant, zorder=3, edgecolors="black", linewidths=0.4)
+        if variant.startswith("cublas"):
+            library_best = max(number(r, "metrics.gflops") for r in mine)
+            ax.axhline(library_best, color=color, linestyle="-.", linewidth=1.2,
+                       label=f"library ceiling: {variant} {library_best:,.0f} GFLOP/s")
+            flops.append(library_best)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x[0], x[-1])
+    ax.set_ylim(min(flops) / 3, max(flops + [peak_flops or 0]) * 2.5)
+    ax.set_xlabel("arithmetic intensity: CGMA (FLOP per byte of global-memory traffic)")
+    ax.set_ylabel("achieved GFLOP/s")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.grid(True, which="minor", alpha=0.08)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, fontsize=9)
+    left_out = len(study.timed) - len(rows)
+    note = study.left_out_note(study.rows)
+    if left_out:
+        note = "; ".join(filter(None, [note, f"{left_out} timed points without GPU "
+                                             "CGMA/GFLOP/s (host loops) not drawn"]))
+    figure_title(fig, "roofline", study, all_sizes_text(study, rows), note)
+    return fig, ""
+
+
+# ------------------------------------------------------------------------------------ occupancy
+
+def occupancy_figures(study):
+    """Theoretical occupancy with the limiter in each cell, over variant × swept parameter (or two
+    parameters of a lone variant). Uses every point with an occupancy, timed or not."""
+    rows = [r for r in study.rows if number(r, "occupancy.theoretical") is not None]
+    if not rows:
+        return [], "no point has an occupancy: no occupancy map"
+    figures = []
+    remaining = [v for v in study.variants if any(r["variant"] == v for r in rows)]
+    while remaining:
+        # Variants that share the most varied parameter go into one map, variant × parameter.
+        group_rows = [r for r in rows if r["variant"] in remaining]
+        axis = pick_swept_axis(study, group_rows)
+        members = [v for v in remaining if axis is None or
+                   any(r["variant"] == v and axis in r["params"] for r in group_rows)]
+        remaining = [v for v in remaining if v not in members]
+        member_rows = [r for r in group_rows if r["variant"] in members]
+        # A variant alone in its map with a second tuning axis gets that axis as rows instead.
+        row_axis = "variant"
+        if len(members) == 1 and axis:
+            pairs = {(k, r["params"][k]) for r in member_rows for k in study.axes_of(r)}
+            distinct = Counter(k for k, _ in pairs if k != axis)
+            if distinct and max(distinct.values()) >= 2:
+                row_axis = max(distinct, key=distinct.get)
+        figures.append(occupancy_map(study, member_rows, row_axis, axis, members))
+    return figures, ""
+
+
+def param_getter(name):
+    if name == "variant":
+        return lambda row: row["variant"]
+    return lambda row: row["params"].get(name, "") if name else ""
+
+
+def occupancy_map(study, rows, row_label, col_label, members):
+    row_key, col_key = param_getter(row_label), param_getter(col_label)
+    row_values = members if row_label == "variant" else sorted({row_key(r) for r in rows},
+                                                               key=sort_key)
+    col_values = sorted({col_key(r) for r in rows}, key=sort_key)
+    cells = defaultdict(list)
+    for row in rows:
+        cells[(row_key(row), col_key(row))].append(row)
+    grid = np.full((len(row_values), len(col_values)), np.nan)
+    folded = False
+    fig = Figure(figsize=(max(8, 2.8 + 1.15 * len(col_values)),
+                          max(3.6, 2.0 + 0.75 * len(row_values))), layout="constrained")
+    ax = fig.subplots()
+    texts = []
+    for i, r_value in enumerate(row_values):
+        for j, c_value in enumerate(col_values):
+            cell = cells.get((r_value, c_value))
+            if not cell:
+                texts.append((i, j, "n/a", 0.0))
+                continue
+            # Several points can share a cell (sizes, other tuning axes): show the best.
+            best = max(cell, key=lambda r: number(r, "occupancy.theoretical"))
+            occupancy = number(best, "occupancy.theoretical")
+            folded |= len({number(r, "occupancy.theoretical") for r in cell}) > 1
+            grid[i, j] = occupancy
+            blocks = number(best, "occupancy.active_blocks_per_sm")
+            limiter = field(best, "occupancy.limiter") or "?"
+            lines = [f"{occupancy:.2f}", f"{blocks:g} blk" if blocks is not None else "",
+                     LIMITER_SHORT.get(limiter, limiter)]
+            texts.append((i, j, "\n".join(filter(None, lines)), occupancy))
+    image = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", vmin=0, vmax=1,
+                      aspect="auto")
+    image.cmap.set_bad("0.92")
+    for i, j, text, occupancy in texts:
+        ax.text(j, i, text, ha="center", va="center", fontsize=8,
+                color="black" if occupancy > 0.6 or text == "n/a" else "white")
+    ax.set_xticks(range(len(col_values)))
+    ax.set_xticklabels([short_number(v) for v in col_values],
+                       rotation=45 if len(col_values) > 10 else 0)
+    ax.set_yticks(range(len(row_values)))
+    ax.set_yticklabels([str(v) for v in row_values])
+    ax.set_xlabel(col_label or "(no swept parameter)")
+    ax.set_ylabel(row_label)
+    colorbar = fig.colorbar(image, ax=ax)
+    colorbar.set_label("theoretical occupancy\n(active ÷ max warps per SM)")
+    note = "each cell: occupancy, active blocks per SM, limiter (regs: registers, smem: shared memory)"
+    if folded:
+        note += "\ncells that hold several points show the highest"
+    what = "theoretical occupancy and limiter"
+    if row_label != "variant":
+        what += " of " + ", ".join(members)
+    figure_title(fig, what, study,
+                 all_sizes_text(study, rows) or "all sizes", note)
+    slug = "occupancy" + (f"_{col_label}" if col_label else "") + (
+        f"_{row_label}" if row_label != "variant" else "")
+    return slug, fig
+
+
+def sort_key(value):
+    return (0, value, "") if isinstance(value, (int, float)) else (1, 0, str(value))
+
+
+# ----------------------------------------------------------------------------------------- main
+
+def figures_for(doc, kinds=KINDS, notes=None):
+    """(slug, Figure) for every figure of the requested kinds that the data supports; reasons for
+    figures not drawn are appended to `notes`."""
+    notes = [] if notes is None else notes
+    families = defaultdict(list)
+    for row in doc["results"]:
+        families[row.get("family") or (doc.get("config") or {}).get("family") or "results"].append(row)
+    figures = []
+    for family, rows in families.items():
+        study = Study(doc, family, rows)
+        prefix = f"{family}_" if len(families) > 1 else ""
+        if not study.timed and set(kinds) & {"sweep", "compare", "roofline"}:
+            notes.append(f"{family}: no timed points (run kind '{study.run_kind}'): "
+                         "only the occupancy map can be drawn")
+        elif study.timed:
+            note = study.left_out_note(study.rows)
+            if note:
+                notes.append(f"{family}: {note}")
+        produced = []
+        if "sweep" in kinds and study.timed:
+            sweep, why = sweep_figures(study)
+            produced += sweep
+            why and notes.append(f"{family}: {why}")
+        if "compare" in kinds and study.timed:
+            produced.append(compare_figure(study))
+        if "roofline" in kinds and study.timed:
+            roofline, why = roofline_figure(study)
+            if roofline:
+                produced.append(("roofline", roofline))
+            why and notes.append(f"{family}: {why}")
+        if "occupancy" in kinds:
+            maps, why = occupancy_figures(study)
+            produced += maps
+            why and notes.append(f"{family}: {why}")
+        figures += [(prefix + slug, fig) for slug, fig in produced]
+    return figures
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("results", nargs="+", help="occbench results JSON (schema_version 1)")
+    parser.add_argument("--out", help="folder for the figures (default: beside each results file)")
+    parser.add_argument("--formats", default="png,svg", help="comma list (default png,svg)")
+    parser.add_argument("--kinds", default=",".join(KINDS),
+                        help=f"comma list of {', '.join(KINDS)} (default all)")
+    args = parser.parse_args(argv)
+    args.kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = [k for k in args.kinds if k not in KINDS]
+    if unknown:
+        parser.error(f"--kinds: unknown {', '.join(unknown)}; expected some of {', '.join(KINDS)}")
+    args.formats = [f.strip().lstrip(".") for f in args.formats.split(",") if f.strip()]
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        # Check every file before drawing any, so a typo fails fast and leaves nothing half done.
+        docs = [(Path(path), load_results(path)) for path in args.results]
+    except ResultsError as error:
+        print(f"occplot: error: {error}", file=sys.stderr)
+        return 2
+    for path, doc in docs:
+        out_dir = Path(args.out) if args.out else path.parent
+        out_dir.mkdir(parents=True, exist_ok=True)
+        notes = []
+        figures = figures_for(doc, args.kinds, notes)
+        for note in notes:
+            print(f"{path}: {note}")
+        for slug, fig in figures:
+            for fmt in args.formats:
+                target = out_dir / f"{path.stem}_{slug}.{fmt}"
+                fig.savefig(target, dpi=130)
+                print(f"wrote {target}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
