@@ -212,7 +212,8 @@ def best_by_time(rows):
 
 
 def figure_title(fig, what, study, detail, note=""):
-    lines = [f"{study.family}: {what}", f"{study.device_name()}  ·  {detail}", note]
+    lines = [f"{study.family}: {what}", f"{study.device_name()}  ·  {detail or 'all sizes'}",
+             note]
     # Wrapped to the figure's width so a long size list or note is never cut off at the edges.
     width = int(fig.get_figwidth() * 10)
     fig.suptitle("\n".join(textwrap.fill(line, width) for line in lines if line), fontsize=11)
@@ -319,8 +320,8 @@ def sweep_figures(study):
 # -------------------------------------------------------------------------------------- compare
 
 def compare_figure(study):
-    """Each variant's best time per size next to the baseline's, with speedup labels; and the
-    matching throughput (bandwidth if memory-bound, GFLOP/s if compute-bound) against its roof."""
+    """Each variant's best time per size next to the baseline's, with speedup labels; beside it
+    the matching throughput (bandwidth if memory-bound, GFLOP/s if compute-bound) under its roof."""
     rows = study.timed
     size_groups = sorted({study.sizes_of(r) for r in rows})
     best = {}
@@ -332,24 +333,18 @@ def compare_figure(study):
     if baseline:
         variants.remove(baseline)
         variants.insert(0, baseline)
-
-    # Memory- or compute-bound: compare the baseline's DRAM intensity with the device's ridge.
-    bandwidth = study.device.get("measured_bandwidth_gbps") or study.device.get(
-        "peak_bandwidth_gbps")
-    peak_flops = study.device.get("peak_fp32_gflops")
-    reference = [r for (s, v), r in best.items() if v == (baseline or variants[0])]
-    intensity = [number(r, "work.flops") / number(r, "work.dram_bytes") for r in reference
-                 if number(r, "work.flops") and number(r, "work.dram_bytes")]
-    compute_bound = bool(intensity and bandwidth and peak_flops
-                         and np.median(intensity) > peak_flops / bandwidth / 4)
-    rate_key = "metrics.gflops" if compute_bound else "metrics.achieved_bandwidth_gbps"
+    rate = throughput_panel(study, [r for (_, v), r in best.items()
+                                    if v == (baseline or variants[0])])
+    has_rates = any(number(r, rate["key"]) for r in best.values())
 
     width_per_group = max(2.0, 0.55 * len(variants))
-    fig = Figure(figsize=(min(22, 4 + 2 * width_per_group * len(size_groups)), 6),
+    panels = 2 if has_rates else 1
+    fig = Figure(figsize=(min(22, 4 + panels * width_per_group * len(size_groups)), 6),
                  layout="constrained")
-    ax_time, ax_rate = fig.subplots(1, 2)
+    axes = fig.subplots(1, panels, squeeze=False)[0]
+    ax_time = axes[0]
     bar_width = 0.8 / len(variants)
-    times, rates = [], []
+    times, rates, handles = [], [], []
     for index, variant in enumerate(variants):
         color, _ = study.style[variant]
         groups = [g for g, s in enumerate(size_groups) if (s, variant) in best]
@@ -358,57 +353,66 @@ def compare_figure(study):
         medians = [number(r, "timing.median_ms") for r in picked]
         times += medians
         bars = ax_time.bar(xs, medians, bar_width, color=color, label=variant)
+        handles.append(bars)
         labels = []
         for g, median in zip(groups, medians):
             base = best.get((size_groups[g], baseline))
-            if variant == baseline:
-                labels.append("baseline")
-            elif base:
-                labels.append(speedup_label(number(base, "timing.median_ms"), median))
-            else:
-                labels.append("")
+            labels.append("baseline" if variant == baseline else
+                          speedup_label(number(base, "timing.median_ms"), median) if base else "")
         ax_time.bar_label(bars, labels=labels, rotation=90, padding=3, fontsize=8)
-        rate = [number(r, rate_key) for r in picked]
-        rate_xs = [x for x, v in zip(xs, rate) if v]
-        rate = [v for v in rate if v]
-        rates += rate
-        bars = ax_rate.bar(rate_xs, rate, bar_width, color=color, label=variant)
-        roof = peak_flops if compute_bound else bandwidth
-        if roof:
-            ax_rate.bar_label(bars, labels=[percent(100 * v / roof) for v in rate],
-                              padding=2, fontsize=8)
+        if has_rates:
+            values = [(x, number(r, rate["key"])) for x, r in zip(xs, picked)]
+            values = [(x, v) for x, v in values if v]
+            rates += [v for _, v in values]
+            if values:
+                bars = axes[1].bar(*zip(*values), bar_width, color=color, label=variant)
+                if rate["roof"]:
+                    axes[1].bar_label(bars, padding=2, fontsize=8, labels=[
+                        percent(100 * v / rate["roof"]) for _, v in values])
 
     group_labels = [sizes_text(s, compact=True).replace(" ", "\n") for s in size_groups]
-    for ax in (ax_time, ax_rate):
+    for ax in axes:
         ax.set_xticks(range(len(size_groups)))
         ax.set_xticklabels(group_labels)
         ax.set_xlabel("problem size")
         ax.grid(True, axis="y", alpha=0.3)
     make_room_above(ax_time, times, log=spans_decades(times))
     ax_time.set_ylabel("best median time (ms), lower is better")
-    ax_time.set_title("time; label: speedup vs " + (baseline or "(no baseline in config)"),
-                      fontsize=10)
-    if compute_bound:
-        ax_rate.set_ylabel("achieved GFLOP/s (best-time point)")
-        ax_rate.set_title("throughput; label: % of FP32 peak", fontsize=10)
-        roof_label = f"FP32 peak {peak_flops:,.0f} GFLOP/s" if peak_flops else None
-        roof = peak_flops
-    else:
-        ax_rate.set_ylabel("achieved DRAM bandwidth (GB/s)")
-        measured = study.device.get("measured_bandwidth_gbps")
-        ax_rate.set_title("bandwidth; label: % of " + ("measured copy bandwidth" if measured
-                                                        else "peak bandwidth"), fontsize=10)
-        roof = bandwidth
-        roof_label = (f"measured copy bandwidth {measured:,.0f} GB/s" if measured else
-                      f"peak bandwidth {bandwidth:,.0f} GB/s" if bandwidth else None)
-    if roof:
-        ax_rate.axhline(roof, color="black", linestyle="--", linewidth=1.2, label=roof_label)
-        rates.append(roof)
-    make_room_above(ax_rate, rates, log=spans_decades(rates), share=0.88)
-    ax_rate.legend(title="variant", loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
+    ax_time.set_title(f"time; label: speedup vs {baseline}" if baseline else
+                      "time (the config names no baseline: no speedup labels)", fontsize=10)
+    if has_rates:
+        ax_rate = axes[1]
+        ax_rate.set_ylabel(rate["ylabel"])
+        ax_rate.set_title(rate["title"], fontsize=10)
+        if rate["roof"]:
+            handles.append(ax_rate.axhline(rate["roof"], color="black", linestyle="--",
+                                           linewidth=1.2, label=rate["roof_label"]))
+            rates.append(rate["roof"])
+        make_room_above(ax_rate, rates, log=spans_decades(rates), share=0.88)
+    axes[-1].legend(handles=handles, title="variant", loc="upper left",
+                    bbox_to_anchor=(1.01, 1.0), fontsize=9)
     figure_title(fig, "each variant's best time against the baseline", study,
                  all_sizes_text(study, rows), study.left_out_note(study.rows))
     return ("compare", fig)
+
+
+def throughput_panel(study, reference_rows):
+    """Bandwidth against the copy bandwidth for a memory-bound family, GFLOP/s against the FP32
+    peak for a compute-bound one: decided by the reference variant's DRAM intensity against the
+    device's ridge point (within a factor of 4, as kernels rarely reach the roof)."""
+    measured = study.device.get("measured_bandwidth_gbps")
+    bandwidth = measured or study.device.get("peak_bandwidth_gbps")
+    peak_flops = study.device.get("peak_fp32_gflops")
+    intensity = [number(r, "work.flops") / number(r, "work.dram_bytes") for r in reference_rows
+                 if number(r, "work.flops") and number(r, "work.dram_bytes")]
+    if intensity and bandwidth and peak_flops and np.median(intensity) > peak_flops / bandwidth / 4:
+        return {"key": "metrics.gflops", "ylabel": "achieved GFLOP/s (best-time point)",
+                "title": "throughput; label: % of FP32 peak", "roof": peak_flops,
+                "roof_label": f"FP32 peak {peak_flops:,.0f} GFLOP/s"}
+    which = "measured copy bandwidth" if measured else "peak bandwidth"
+    return {"key": "metrics.achieved_bandwidth_gbps", "ylabel": "achieved DRAM bandwidth (GB/s)",
+            "title": f"bandwidth; label: % of {which}", "roof": bandwidth,
+            "roof_label": f"{which} {bandwidth:,.0f} GB/s" if bandwidth else None}
 
 
 def percent(value):

@@ -1,0 +1,316 @@
+"""Tests for plots/occplot.py: figures from the fixtures and from any committed reference results.
+
+Run with a Python that has matplotlib:  python3 -m pytest plots/tests -q
+"""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PLOTS = Path(__file__).resolve().parents[1]
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+REFERENCE = PLOTS.parent / "results" / "reference" / "h100"
+sys.path.insert(0, str(PLOTS))
+sys.path.insert(0, str(FIXTURES))
+
+import make_fixtures  # noqa: E402
+import occplot  # noqa: E402
+
+ADJ_RUN = FIXTURES / "adjacent_difference_run.json"
+ADJ_PLAN = FIXTURES / "adjacent_difference_plan.json"
+COV_RUN = FIXTURES / "covariance_run.json"
+DEVICE = "NVIDIA H100 80GB HBM3"
+
+
+def figures(path, kinds=occplot.KINDS):
+    return dict(occplot.figures_for(occplot.load_results(path), kinds))
+
+
+def legend_labels(ax):
+    legend = ax.get_legend()
+    return [t.get_text() for t in legend.get_texts()] if legend else []
+
+
+def bar_labels(ax):
+    """{(variant, group index): label text} from the bars and the labels bar_label put on them."""
+    labels = {}
+    for container in ax.containers:
+        for bar in container.patches:
+            x = bar.get_x() + bar.get_width() / 2
+            for text in ax.texts:
+                if abs(text.xy[0] - x) < 1e-9 and abs(text.xy[1] - bar.get_height()) < 1e-9:
+                    labels[(container.get_label(), round(x))] = text.get_text()
+    return labels
+
+
+# ------------------------------------------------------------------------------- fixtures sanity
+
+def test_fixtures_match_their_generator():
+    expected = {"adjacent_difference_run.json": make_fixtures.adjacent_difference("run"),
+                "adjacent_difference_plan.json": make_fixtures.adjacent_difference("plan"),
+                "covariance_run.json": make_fixtures.covariance()}
+    for name, doc in expected.items():
+        assert json.loads((FIXTURES / name).read_text()) == doc, (
+            f"{name} is stale: run python3 plots/tests/fixtures/make_fixtures.py")
+
+
+# --------------------------------------------------------------------------------- command line
+
+@pytest.mark.parametrize("path, slugs", [
+    (ADJ_RUN, ["sweep_n16Mi", "sweep_n256Mi", "compare", "roofline", "occupancy_block_size"]),
+    (COV_RUN, ["sweep", "compare", "roofline", "occupancy_chunk_size", "occupancy_block_size",
+               "occupancy_block_tile_thread_tile"]),
+    (ADJ_PLAN, ["occupancy_block_size"]),
+])
+def test_cli_writes_png_and_svg_for_each_figure(tmp_path, capsys, path, slugs):
+    assert occplot.main([str(path), "--out", str(tmp_path)]) == 0
+    expected = {f"{path.stem}_{slug}.{fmt}" for slug in slugs for fmt in ("png", "svg")}
+    assert {p.name for p in tmp_path.iterdir()} == expected
+    for name in expected:
+        data = (tmp_path / name).read_bytes()
+        assert len(data) > 5000
+        assert data.startswith(b"\x89PNG") if name.endswith(".png") else b"<svg" in data[:2000]
+    assert f"wrote {tmp_path / sorted(expected)[0]}" in capsys.readouterr().out
+
+
+def test_cli_kinds_and_formats_limit_the_output(tmp_path):
+    args = [str(COV_RUN), str(ADJ_RUN), "--out", str(tmp_path), "--kinds", "roofline",
+            "--formats", "png"]
+    assert occplot.main(args) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "adjacent_difference_run_roofline.png", "covariance_run_roofline.png"]
+
+
+def test_cli_default_out_is_beside_the_results(tmp_path):
+    copy = tmp_path / "run.json"
+    copy.write_text(COV_RUN.read_text())
+    assert occplot.main([str(copy), "--kinds", "compare", "--formats", "svg"]) == 0
+    assert (tmp_path / "run_compare.svg").is_file()
+
+
+def test_plan_output_says_only_the_occupancy_map_is_drawn(tmp_path, capsys):
+    assert occplot.main([str(ADJ_PLAN), "--out", str(tmp_path)]) == 0
+    assert "no timed points (run kind 'plan')" in capsys.readouterr().out
+
+
+def test_left_out_points_are_counted_on_console_and_in_titles(tmp_path, capsys):
+    assert occplot.main([str(COV_RUN), "--out", str(tmp_path), "--formats", "png"]) == 0
+    note = "1 of 19 points not ok, left out of the timing plots (1 failed)"
+    assert note in capsys.readouterr().out
+    for slug in ("sweep", "compare", "roofline"):
+        assert note in figures(COV_RUN)[slug]._suptitle.get_text().replace("\n", " ")
+
+
+def test_sparse_results_with_nulls_still_plot(tmp_path, capsys):
+    """No device, no config, null blocks: draw what the data allows and say what is missing."""
+    doc = {"schema_version": 1, "results": [
+        {"variant": "a", "params": {"bs": 32}, "status": "ok", "timing": {"median_ms": 1.0}},
+        {"variant": "a", "params": {"bs": 64}, "status": "ok",
+         "timing": {"median_ms": 2.0, "min_ms": None, "max_ms": None}},
+        {"variant": "b", "params": {}, "status": "ok", "timing": {"median_ms": 3.0},
+         "work": None, "metrics": None, "occupancy": None},
+        {"variant": "c", "params": {"bs": 32}, "status": "skipped", "timing": None},
+    ]}
+    path = write(tmp_path, "sparse.json", doc)
+    assert occplot.main([str(path), "--out", str(tmp_path), "--formats", "png"]) == 0
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["sparse_compare.png",
+                                                               "sparse_sweep.png"]
+    out = capsys.readouterr().out
+    assert "no roofline" in out and "no occupancy map" in out
+    ax_time = dict(occplot.figures_for(doc))["compare"].axes[0]
+    assert "no baseline" in ax_time.get_title()
+
+
+# ------------------------------------------------------------------------------------ bad input
+
+def write(tmp_path, name, content):
+    path = tmp_path / name
+    path.write_text(content if isinstance(content, str) else json.dumps(content))
+    return path
+
+
+@pytest.mark.parametrize("name, content, expected", [
+    ("missing.json", None, "cannot read the file"),
+    ("garbage.json", "{not json", "not valid JSON"),
+    ("empty.json", "", "not valid JSON"),
+    ("array.json", [1, 2], "expected a JSON object"),
+    ("v2.json", {"schema_version": 2, "results": [{}]}, "schema_version is 2, expected 1"),
+    ("noversion.json", {"results": []}, "schema_version is null, expected 1"),
+    ("noresults.json", {"schema_version": 1, "results": []}, "no results"),
+    ("badrow.json", {"schema_version": 1, "results": [{"variant": "x"}]}, "results[0]"),
+])
+def test_bad_files_exit_2_with_one_clear_line(tmp_path, capsys, name, content, expected):
+    path = tmp_path / name if content is None else write(tmp_path, name, content)
+    assert occplot.main([str(path), str(COV_RUN), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1
+    assert err[0].startswith(f"occplot: error: {path}: ") and expected in err[0]
+    assert not (tmp_path / "out").exists(), "nothing is drawn when any input is bad"
+
+
+def test_script_exit_status_is_2_for_wrong_schema(tmp_path):
+    path = write(tmp_path, "old.json", {"schema_version": 0, "results": [{}]})
+    done = subprocess.run([sys.executable, str(PLOTS / "occplot.py"), str(path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert f"{path}: schema_version is 0, expected 1" in done.stderr
+
+
+# -------------------------------------------------------------------------------- sweep figures
+
+def test_covariance_sweep_shows_time_cgma_and_occupancy_against_chunk_size():
+    fig = figures(COV_RUN, ["sweep"])["sweep"]
+    ax_time, ax_cgma, ax_occ = fig.axes
+    assert ax_occ.get_xlabel() == "chunk_size"
+    assert ax_time.get_ylabel().startswith("median time (ms)")
+    assert ax_cgma.get_ylabel().startswith("CGMA") and "FLOP/B" in ax_cgma.get_ylabel()
+    assert ax_occ.get_ylabel() == "occupancy"
+    assert ax_time.get_yscale() == "log", "0.74 s down to 19 ms spans decades"
+    labels = legend_labels(ax_time)
+    assert {"shared_static", "shared_dynamic"} <= set(labels)
+    # Variants without chunk_size are reference lines, named with their best time.
+    assert "cublas_syrk: 3 ms (no chunk_size)" in labels
+    assert "naive: 280 ms (no chunk_size)" in labels
+    # The CGMA panel carries the work model: chunk_size / 4 FLOP/B for the shared kernels.
+    x, y = ax_cgma.lines[0].get_data()
+    assert list(x) == [2, 4, 8, 16, 32] and list(y) == [c / 4 for c in x]
+    # Occupancy at chunk 2: half the warps, 1/16 of the threads (the thread-utilization line).
+    occupancy, utilization = ax_occ.lines[0].get_ydata(), ax_occ.lines[1].get_ydata()
+    assert occupancy[0] == 0.5 and utilization[0] == 4 * 32 / 2048
+    assert DEVICE in fig._suptitle.get_text() and "m = 20,000, n = 2,475" in fig._suptitle.get_text()
+
+
+def test_adjacent_sweep_has_one_figure_per_size_and_keeps_the_host_off_scale():
+    figs = figures(ADJ_RUN, ["sweep"])
+    assert sorted(figs) == ["sweep_n16Mi", "sweep_n256Mi"]
+    ax_time, _, ax_occ = figs["sweep_n16Mi"].axes
+    assert ax_occ.get_xlabel() == "block_size"
+    assert [t.get_text() for t in ax_occ.get_xticklabels()] == ["128", "256", "512", "1024"]
+    labels = legend_labels(ax_time)
+    assert labels[1:] == ["global", "shared_static", "shared_dynamic", "vectorized"]
+    assert labels[0] == "host: 31.8 ms (no block_size), off scale"
+    # The host loop is 500x slower: drawing it would flatten the GPU variants into one line.
+    assert ax_time.get_yscale() == "linear" and ax_time.get_ylim()[1] < 1
+    assert "n = 16,777,216" in figs["sweep_n16Mi"]._suptitle.get_text()
+
+
+# ------------------------------------------------------------------------------ comparison bars
+
+def test_speedup_label_wording():
+    assert occplot.speedup_label(2.3, 1.0) == "2.3× faster"
+    assert occplot.speedup_label(1.0, 1.15) == "1.15× slower"
+    assert occplot.speedup_label(1.0, 1.001) == "≈ baseline"
+    assert occplot.speedup_label(0.063, 31.81) == "505× slower"
+
+
+def test_adjacent_comparison_labels_each_bar_with_its_speedup_vs_global():
+    fig = figures(ADJ_RUN, ["compare"])["compare"]
+    ax_time, ax_bandwidth = fig.axes
+    labels = bar_labels(ax_time)
+    # Fixture times at n = 16 M, block 256: global 0.063, shared_static 0.072, shared_dynamic
+    # 0.0725, vectorized 0.0548, host 31.81 ms.
+    assert {variant: text for (variant, group), text in labels.items() if group == 0} == {
+        "global": "baseline", "host": "505× slower", "shared_static": "1.14× slower",
+        "shared_dynamic": "1.15× slower", "vectorized": "1.15× faster"}
+    assert [t.get_text() for t in ax_time.get_xticklabels()] == ["n=16Mi", "n=256Mi"]
+    assert "speedup vs global" in ax_time.get_title()
+    assert ax_time.get_ylabel().startswith("best median time (ms)")
+    assert ax_time.get_yscale() == "log"
+    # Memory-bound: the right panel is bandwidth, with the measured copy bandwidth as a line.
+    assert ax_bandwidth.get_ylabel() == "achieved DRAM bandwidth (GB/s)"
+    copy_line = [line for line in ax_bandwidth.lines if "copy bandwidth" in line.get_label()]
+    assert len(copy_line) == 1 and copy_line[0].get_ydata()[0] == 3000.1
+    assert bar_labels(ax_bandwidth)[("global", 0)] == "71%"
+    assert legend_labels(ax_bandwidth) == [
+        "global", "host", "shared_static", "shared_dynamic", "vectorized",
+        "measured copy bandwidth 3,000 GB/s"]
+
+
+def test_covariance_comparison_is_against_cublas_and_in_gflops():
+    ax_time, ax_rate = figures(COV_RUN, ["compare"])["compare"].axes
+    labels = bar_labels(ax_time)
+    assert labels[("cublas_syrk", 0)] == "baseline"
+    assert labels[("register_tiled", 0)] == "1.73× slower"  # 5.2 ms vs 3.0 ms
+    assert labels[("shared_static", 0)] == "6.33× slower"  # best chunk: 19 ms
+    assert ax_rate.get_ylabel().startswith("achieved GFLOP/s")
+    assert any("FP32 peak" in line.get_label() for line in ax_rate.lines)
+
+
+# ------------------------------------------------------------------------------------- roofline
+
+def test_roofline_ceilings_and_library_line():
+    ax = figures(COV_RUN, ["roofline"])["roofline"].axes[0]
+    assert ax.get_xscale() == ax.get_yscale() == "log"
+    assert "CGMA" in ax.get_xlabel() and ax.get_ylabel() == "achieved GFLOP/s"
+    roof = ax.lines[0]
+    x, y = roof.get_data()
+    assert y[0] == pytest.approx(3000.1 * x[0]) and y[-1] == 66900.0
+    labels = legend_labels(ax)
+    assert "library ceiling: cublas_syrk 40,854 GFLOP/s" in labels
+    assert {"naive", "symmetric", "shared_static", "shared_dynamic", "register_tiled"} <= set(labels)
+
+
+def test_roofline_falls_back_to_peak_bandwidth_and_leaves_out_host_loops():
+    doc = occplot.load_results(ADJ_RUN)
+    doc["device"]["measured_bandwidth_gbps"] = None
+    fig = dict(occplot.figures_for(doc, ["roofline"]))["roofline"]
+    ax = fig.axes[0]
+    x, y = ax.lines[0].get_data()
+    assert y[0] == pytest.approx(3352.3 * x[0])
+    labels = legend_labels(ax)
+    assert "host" not in labels and not any("library" in label for label in labels)
+    assert "2 timed points without GPU CGMA/GFLOP/s (host loops) not drawn" in \
+        fig._suptitle.get_text().replace("\n", " ")
+
+
+# -------------------------------------------------------------------------------- occupancy map
+
+def cell_texts(ax):
+    return {(round(t.get_position()[1]), round(t.get_position()[0])): t.get_text()
+            for t in ax.texts}
+
+
+def test_covariance_occupancy_map_names_the_limiter_in_each_cell():
+    ax = figures(COV_RUN, ["occupancy"])["occupancy_chunk_size"].axes[0]
+    assert ax.get_xlabel() == "chunk_size" and ax.get_ylabel() == "variant"
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["shared_static", "shared_dynamic"]
+    cells = cell_texts(ax)
+    assert cells[(0, 0)] == "0.50\n32 blk\nblocks"  # chunk 2: 4-thread blocks, 32 blocks/SM
+    assert cells[(1, 4)] == "1.00\n2 blk\nwarps"  # chunk 32: 1024-thread blocks
+
+
+def test_lone_variant_with_two_axes_gets_a_two_axis_map():
+    fig = figures(COV_RUN, ["occupancy"])["occupancy_block_tile_thread_tile"]
+    ax = fig.axes[0]
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("block_tile", "thread_tile")
+    assert "register_tiled" in fig._suptitle.get_text()
+    assert cell_texts(ax)[(1, 0)] == "0.31\n10 blk\nregs"  # the failed point still has occupancy
+
+
+def test_plan_output_draws_the_occupancy_map_only():
+    figs = figures(ADJ_PLAN)
+    assert list(figs) == ["occupancy_block_size"]
+    ax = figs["occupancy_block_size"].axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == [
+        "global", "shared_static", "shared_dynamic", "vectorized"]
+    assert len(ax.texts) == 16
+
+
+# -------------------------------------------------------------------- committed reference results
+
+@pytest.mark.parametrize("path", sorted(REFERENCE.glob("*.json")), ids=lambda p: p.name)
+def test_reference_results_plot(tmp_path, path):
+    doc = occplot.load_results(path)
+    figs = occplot.figures_for(doc)
+    assert figs, f"{path.name}: no figure drawn"
+    for slug, fig in figs:
+        assert (doc["device"].get("name") or "unknown device") in fig._suptitle.get_text()
+        for ax in fig.axes:
+            if ax.get_label() == "<colorbar>":
+                continue
+            assert ax.get_ylabel(), f"{slug}: an axis without a y label"
+        assert fig.axes[-1 if not slug.startswith("occupancy") else 0].get_xlabel(), slug
+    assert occplot.main([str(path), "--out", str(tmp_path)]) == 0
+    assert len(list(tmp_path.glob("*.png"))) == len(figs)
