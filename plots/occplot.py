@@ -181,12 +181,16 @@ def all_sizes_text(study, rows):
                      for k, vals in per_key.items())
 
 
-def pick_swept_axis(study, rows):
-    """The non-size parameter with the most values within one variant (None if none varies)."""
+def pick_swept_axis(study, rows, numeric=False):
+    """The non-size parameter with the most values within one variant (None if none varies);
+    with numeric, only parameters whose values are all numbers (they go on an x axis)."""
     values = defaultdict(set)
     for row in rows:
         for key in study.axes_of(row):
             values[(row["variant"], key)].add(row["params"][key])
+    if numeric:
+        values = {k: vals for k, vals in values.items()
+                  if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in vals)}
     best = {}
     for (_, key), vals in values.items():
         best[key] = max(best.get(key, 0), len(vals))
@@ -223,9 +227,9 @@ def figure_title(fig, what, study, detail, note=""):
 
 def sweep_figures(study):
     """Median time against the swept parameter per variant, CGMA and occupancy linked below."""
-    axis = pick_swept_axis(study, study.timed)
+    axis = pick_swept_axis(study, study.timed, numeric=True)
     if axis is None:
-        return [], "no parameter besides the sizes varies: no sweep chart"
+        return [], "no numeric parameter besides the sizes varies: no sweep chart"
     figures = []
     by_sizes = defaultdict(list)
     for row in study.timed:
