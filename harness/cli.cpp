@@ -1,0 +1,157 @@
+#include "harness/cli.hpp"
+
+#include "harness/config.hpp"
+#include "harness/device.hpp"
+#include "harness/report.hpp"
+#include "harness/runner.hpp"
+#include "harness/sweep.hpp"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iostream>
+
+namespace occbench {
+
+namespace {
+
+std::string join_command(int argc, char** argv) {
+  std::string text;
+  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+  return text;
+}
+
+int list_families(const Registry& registry, bool as_json) {
+  if (as_json) {
+    ordered_json out = ordered_json::array();
+    auto axes_json = [](const std::vector<Axis>& axes) {
+      ordered_json list = ordered_json::array();
+      for (const auto& a : axes)
+        list.push_back({{"name", a.name}, {"legal", a.describe_legal()}, {"description", a.description},
+                        {"default", a.default_value ? ordered_json(*a.default_value) : ordered_json(nullptr)}});
+      return list;
+    };
+    for (const auto& f : registry.families()) {
+      ordered_json variants = ordered_json::array();
+      for (const auto& v : f.variants)
+        variants.push_back({{"name", v.name}, {"executor", v.executor == Executor::host ? "host" : "device"},
+                            {"description", v.description}, {"axes", axes_json(v.axes)}});
+      out.push_back({{"family", f.name}, {"description", f.description}, {"size_axes", axes_json(f.size_axes)},
+                     {"variants", variants}});
+    }
+    std::cout << out.dump(2) << "\n";
+    return kExitOk;
+  }
+  auto print_axes = [](const std::vector<Axis>& axes, const char* indent) {
+    for (const auto& a : axes)
+      std::cout << fmt::format("{}{:<12} {}{}{}\n", indent, a.name, a.describe_legal(),
+                               a.default_value ? fmt::format(" (default {})", *a.default_value) : "",
+                               a.description.empty() ? "" : " - " + a.description);
+  };
+  for (const auto& f : registry.families()) {
+    std::cout << fmt::format("{}: {}\n  sizes:\n", f.name, f.description);
+    print_axes(f.size_axes, "    ");
+    std::cout << "  variants:\n";
+    for (const auto& v : f.variants) {
+      std::cout << fmt::format("    {:<16} [{}] {}\n", v.name, v.executor == Executor::host ? "host" : "device", v.description);
+      print_axes(v.axes, "        ");
+    }
+    std::cout << "\n";
+  }
+  return kExitOk;
+}
+
+int validate_configs(const Registry& registry, const std::vector<std::string>& paths) {
+  int code = kExitOk;
+  for (const auto& path : paths) {
+    try {
+      SweepSpec spec = parse_sweep_file(path, registry);
+      auto points = expand_sweep(spec, registry);
+      std::cout << fmt::format("{}: ok: sweep '{}', family {}, {} variants, {} points\n", path, spec.name, spec.family,
+                               spec.variants.size(), points.size());
+    } catch (const ConfigError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      code = kExitBadInput;
+    }
+  }
+  return code;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv, const Registry& registry) {
+  CLI::App app{"occbench: verified CUDA kernel timings with occupancy, CGMA and bandwidth, from a JSON sweep"};
+  app.require_subcommand(1);
+
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "Show every kernel family, its variants and the axes each accepts");
+  list->add_flag("--json", list_json, "Print as JSON");
+
+  std::vector<std::string> validate_paths;
+  auto* validate = app.add_subcommand("validate", "Check sweep configs without running them");
+  validate->add_option("config", validate_paths, "Sweep config files (JSON)")->required();
+
+  std::string run_config, out_dir = "results", resume_path;
+  int device_ordinal = 0;
+  auto* run = app.add_subcommand("run", "Run a sweep on the GPU: verify, time, write JSON, CSV and JSONL");
+  run->add_option("config", run_config, "Sweep config (JSON); optional with --resume");
+  run->add_option("--out", out_dir, "Folder for the result files")->capture_default_str();
+  run->add_option("--resume", resume_path, "Finish an interrupted run from its .jsonl, keeping its finished points");
+  run->add_option("--device", device_ordinal, "CUDA device ordinal")->capture_default_str();
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? kExitOk : kExitBadInput;
+  }
+
+  try {
+    if (*list) return list_families(registry, list_json);
+    if (*validate) return validate_configs(registry, validate_paths);
+    if (*run) {
+      if (run_config.empty() && resume_path.empty()) {
+        std::cerr << "error: run needs a config file, or --resume FILE.jsonl\n";
+        return kExitBadInput;
+      }
+      JsonlContents resumed;
+      SweepSpec spec;
+      RunOptions options;
+      options.out_dir = out_dir;
+      options.device = device_ordinal;
+      options.command_line = join_command(argc, argv);
+      if (!resume_path.empty()) {
+        if (resume_path.size() < 6 || resume_path.substr(resume_path.size() - 6) != ".jsonl") {
+          std::cerr << fmt::format("error: {}: --resume expects the .jsonl file of an earlier run\n", resume_path);
+          return kExitBadInput;
+        }
+        resumed = read_jsonl(resume_path);
+        std::string source = resumed.header.value("config_source", resume_path);
+        spec = parse_sweep_json(resumed.header["config"], source + " (as stored in " + resume_path + ")", registry);
+        options.resume = &resumed;
+        options.resume_path = resume_path;
+      } else {
+        spec = parse_sweep_file(run_config, registry);
+      }
+      if (auto reason = no_gpu_reason()) {
+        std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate and list work without one)\n", *reason);
+        return kExitNoGpu;
+      }
+      RunSummary summary = run_sweep(spec, registry, options, std::cout);
+      if (summary.failed > 0)
+        std::cerr << fmt::format("occbench run: {} point(s) failed (wrong results or errors); see the table above\n",
+                                 summary.failed);
+      return summary.exit_code;
+    }
+  } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+  return kExitOk;
+}
+
+}  // namespace occbench

@@ -1,0 +1,60 @@
+#pragma once
+// A sweep as the user wrote it: parsed from JSON and checked against the registry before anything
+// runs. Every refusal names the file, the JSON path and what was expected.
+#include "harness/registry.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace occbench {
+
+using AxisValues = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
+
+struct MeasurementSettings {
+  std::string mode = "cold";    // "cold": L2 flushed before every sample; "hot": not flushed
+  int warmup_runs = 1;          // untimed launches before sampling
+  int min_samples = 10;
+  int max_samples = 1000;
+  double target_noise = 0.01;   // stop once stddev / mean is under this ...
+  double min_time_s = 0.02;     // ... and at least this much kernel time was measured
+  double timeout_s = 2.0;       // per point: stop sampling after this much wall time
+  std::uint64_t seed = 42;      // random inputs
+};
+
+struct SweepSpec {
+  std::string source;  // the file it came from
+  std::string name;
+  std::string description;
+  std::string family;
+  std::vector<std::string> variants;
+  std::string baseline;
+  AxisValues sizes;                                        // the family's size axes
+  AxisValues axes;                                         // launch axes shared by all variants that accept them
+  std::vector<std::pair<std::string, AxisValues>> variant_axes;  // per-variant overrides
+  MeasurementSettings measurement;
+  nlohmann::ordered_json raw;  // the input as given, echoed in every result file
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, std::string json_path, std::string expected);
+  const std::string& file() const { return file_; }
+  const std::string& json_path() const { return json_path_; }
+  const std::string& expected() const { return expected_; }
+
+ private:
+  std::string file_, json_path_, expected_;
+};
+
+SweepSpec parse_sweep_file(const std::string& path, const Registry& registry);
+SweepSpec parse_sweep_text(const std::string& text, const std::string& source, const Registry& registry);
+SweepSpec parse_sweep_json(const nlohmann::ordered_json& doc, const std::string& source, const Registry& registry);
+
+nlohmann::ordered_json to_json(const MeasurementSettings& settings);
+
+}  // namespace occbench

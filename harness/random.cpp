@@ -1,0 +1,57 @@
+#include "harness/random.hpp"
+
+#include <algorithm>
+#include <thread>
+
+namespace occbench {
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+template <typename Fill>
+void parallel_for(std::size_t count, Fill&& fill) {
+  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 32u));
+  if (count < (std::size_t(1) << 20)) threads = 1;
+  std::vector<std::thread> pool;
+  std::size_t chunk = (count + threads - 1) / threads;
+  for (unsigned t = 0; t < threads; ++t) {
+    std::size_t begin = t * chunk, end = std::min(count, begin + chunk);
+    if (begin >= end) break;
+    pool.emplace_back([=, &fill] { fill(begin, end); });
+  }
+  for (auto& thread : pool) thread.join();
+}
+
+}  // namespace
+
+void fill_uniform(float* data, std::size_t count, std::uint64_t seed, float low, float high) {
+  std::uint64_t key = splitmix64(seed);
+  parallel_for(count, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      // 24 random bits: every value is exactly representable and uniform in [0, 1).
+      float unit = float(splitmix64(key ^ i) >> 40) * (1.0f / 16777216.0f);
+      data[i] = low + (high - low) * unit;
+    }
+  });
+}
+
+std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float low, float high) {
+  std::vector<float> values(count);
+  fill_uniform(values.data(), count, seed, low, high);
+  return values;
+}
+
+void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t seed) {
+  std::uint64_t key = splitmix64(seed);
+  parallel_for(count, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) data[i] = std::uint8_t(splitmix64(key ^ i) >> 56);
+  });
+}
+
+}  // namespace occbench

@@ -1,0 +1,143 @@
+#pragma once
+// What a kernel family declares: its size axes, its variants with their launch axes, launch
+// configuration, work model and run function, and how to build a problem (random inputs, poisoned
+// outputs, CPU reference). The harness drives everything else; nothing switches on variant names.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace occbench {
+
+// Parameter values of one point, in declaration order (sizes first, then launch axes).
+class Params {
+ public:
+  void set(const std::string& name, std::int64_t value);
+  bool has(std::string_view name) const;
+  std::int64_t get(std::string_view name) const;  // throws std::out_of_range naming the axis
+  const std::vector<std::pair<std::string, std::int64_t>>& items() const { return items_; }
+  std::string to_string() const;  // "n=16777216 block_size=256"
+  bool operator==(const Params& other) const { return items_ == other.items_; }
+
+ private:
+  std::vector<std::pair<std::string, std::int64_t>> items_;
+};
+
+// One sweepable parameter and the values it may take.
+struct Axis {
+  std::string name;
+  std::string description;
+  std::vector<std::int64_t> legal_values;  // when non-empty, the value must be one of these
+  std::int64_t min = 1;
+  std::int64_t max = std::numeric_limits<std::int64_t>::max();
+  std::int64_t multiple_of = 1;
+  std::optional<std::int64_t> default_value;  // used when a config gives the axis no values
+
+  std::string check(std::int64_t value) const;  // "" when legal, else what was expected
+  std::string describe_legal() const;           // "one of [2, 4, 8]" / "a multiple of 32 in [32, 1024]"
+};
+
+struct Dim3 {
+  unsigned x = 1, y = 1, z = 1;
+  std::uint64_t count() const { return std::uint64_t(x) * y * z; }
+};
+
+struct LaunchSpec {
+  Dim3 grid;
+  Dim3 block;
+  std::size_t dynamic_smem_bytes = 0;
+  // The __global__ function, for cudaFuncGetAttributes and the occupancy API. nullptr where the
+  // variant is host code or a library call with no single kernel of ours.
+  const void* kernel = nullptr;
+  // Demangled name prefix of that kernel ("occbench::adjacent_difference::global_kernel"), which
+  // `plan` uses to find its compiled resource usage for other architectures.
+  std::string kernel_name;
+};
+
+// Work of one launch, from the family's model, in FLOPs (a multiply-add counts 2) and bytes.
+struct WorkModel {
+  double flops = 0;             // useful floating-point operations
+  double global_bytes = 0;      // global-memory bytes the kernel issues (loads + stores), for CGMA
+  double dram_bytes = 0;        // minimal DRAM traffic: each input read once, each output written once
+  double equivalent_flops = 0;  // FLOPs of the full naive computation where a variant skips work (0: same as flops)
+};
+
+struct Verification {
+  std::string status = "skipped";  // "passed" | "failed" | "skipped"
+  double max_rel_error = 0;
+  double tolerance = 0;
+  std::uint64_t checked = 0;     // elements compared
+  std::uint64_t mismatches = 0;  // elements over tolerance (NaN counts as a mismatch)
+  std::string detail;            // first mismatch, for the failure message
+};
+
+// One family's data at one problem size: inputs (random, never zeros), outputs, CPU reference.
+class Problem {
+ public:
+  virtual ~Problem() = default;
+  // Fill every output with NaN so an element the kernel never wrote cannot pass.
+  virtual void poison_outputs() = 0;
+  // Compare the outputs with the CPU reference (computed once per problem, then reused).
+  virtual Verification verify() = 0;
+};
+
+enum class Executor {
+  device,  // timed with cudaEvents on a stream
+  host,    // CPU code, timed with the host clock
+};
+
+struct Variant {
+  std::string name;
+  std::string description;
+  Executor executor = Executor::device;
+  std::vector<Axis> axes;  // launch axes this variant accepts (block_size, chunk_size, ...)
+  std::string notes;       // recorded with every result (e.g. a library's math mode)
+
+  std::function<LaunchSpec(const Params&)> launch;  // grid, block, shared memory, kernel
+  std::function<WorkModel(const Params&)> work;
+  // Runs once: launches (device) or computes (host). Must not synchronize the device.
+  std::function<void(Problem&, const Params&, const LaunchSpec&, cudaStream_t)> run;
+  // Optional: reasons this point is illegal beyond the axes' own rules ("" when fine).
+  std::function<std::string(const Params&)> check;
+
+  const Axis* find_axis(std::string_view axis_name) const;
+};
+
+struct Family {
+  std::string name;
+  std::string description;
+  std::vector<Axis> size_axes;
+  std::vector<Variant> variants;
+  // Optional: reasons these sizes are illegal (e.g. 32-bit index overflow); "" when fine.
+  std::function<std::string(const Params& sizes)> check_sizes;
+  std::function<std::unique_ptr<Problem>(const Params& sizes, std::uint64_t seed)> make_problem;
+  // Device memory the problem needs, for planning and early skips.
+  std::function<std::uint64_t(const Params& sizes)> device_bytes;
+
+  const Variant* find_variant(std::string_view variant_name) const;
+  const Axis* find_size_axis(std::string_view axis_name) const;
+  std::vector<std::string> variant_names() const;
+};
+
+class Registry {
+ public:
+  void add(Family family);  // throws std::logic_error on a duplicate name
+  const Family* find(std::string_view family_name) const;
+  const std::vector<Family>& families() const { return families_; }
+  std::vector<std::string> family_names() const;
+
+ private:
+  std::vector<Family> families_;
+};
+
+// The built-in families (kernels/families.cpp).
+const Registry& builtin_registry();
+
+}  // namespace occbench

@@ -1,0 +1,310 @@
+#include "harness/runner.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/metrics.hpp"
+#include "harness/occupancy.hpp"
+#include "harness/timer.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <map>
+#include <ostream>
+
+namespace occbench {
+
+namespace {
+
+ordered_json base_record(const Point& point) {
+  ordered_json r;
+  r["point_id"] = point.id;
+  r["family"] = point.family->name;
+  r["variant"] = point.variant->name;
+  ordered_json params = ordered_json::object();
+  for (const auto& [name, value] : point.params.items()) params[name] = value;
+  r["params"] = params;
+  r["status"] = "ok";
+  r["reason"] = "";
+  r["launch"] = nullptr;
+  r["resources"] = nullptr;
+  r["occupancy"] = nullptr;
+  r["timing"] = nullptr;
+  WorkModel work = point.variant->work ? point.variant->work(point.params) : WorkModel{};
+  r["work"] = to_json(work);
+  r["metrics"] = nullptr;
+  r["verification"] = {{"status", "skipped"}, {"max_rel_error", nullptr}, {"tolerance", nullptr}};
+  if (!point.variant->notes.empty()) r["notes"] = point.variant->notes;
+  return r;
+}
+
+ordered_json to_json(const Verification& v) {
+  return {{"status", v.status}, {"max_rel_error", v.max_rel_error}, {"tolerance", v.tolerance},
+          {"checked", v.checked}, {"mismatches", v.mismatches}, {"detail", v.detail}};
+}
+
+ordered_json to_json(const TimingStats& t) {
+  return {{"mode", t.mode},         {"samples", t.samples}, {"median_ms", t.median_ms}, {"mean_ms", t.mean_ms},
+          {"min_ms", t.min_ms},     {"max_ms", t.max_ms},   {"stddev_ms", t.stddev_ms}, {"noise", t.noise},
+          {"total_ms", t.total_ms}, {"stop_reason", t.stop_reason}};
+}
+
+ordered_json to_json(const KernelResources& k) {
+  return {{"registers_per_thread", k.registers_per_thread},
+          {"static_smem_bytes", k.static_smem_bytes},
+          {"local_bytes_per_thread", k.local_bytes_per_thread},
+          {"max_threads_per_block", k.max_threads_per_block}};
+}
+
+}  // namespace
+
+ordered_json unrun_record(const Point& point, const std::string& status, const std::string& reason) {
+  ordered_json r = base_record(point);
+  r["status"] = status;
+  r["reason"] = reason;
+  return r;
+}
+
+KernelResources kernel_resources(const void* kernel) {
+  cudaFuncAttributes attributes{};
+  OCCBENCH_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+  KernelResources k;
+  k.registers_per_thread = attributes.numRegs;
+  k.static_smem_bytes = attributes.sharedSizeBytes;
+  k.local_bytes_per_thread = attributes.localSizeBytes;
+  k.max_threads_per_block = attributes.maxThreadsPerBlock;
+  k.max_dynamic_smem_bytes = std::size_t(attributes.maxDynamicSharedSizeBytes);
+  return k;
+}
+
+ordered_json occupancy_json(const OccupancyResult& o, int api_active_blocks_per_sm) {
+  return {{"active_blocks_per_sm", o.active_blocks_per_sm},
+          {"active_warps_per_sm", o.active_warps_per_sm},
+          {"max_warps_per_sm", o.max_warps_per_sm},
+          {"theoretical", o.theoretical},
+          {"thread_utilization", o.thread_utilization},
+          {"limiter", o.limiter},
+          {"limiters", o.limiters},
+          {"blocks_limit",
+           {{"warps", o.blocks_limit_warps},
+            {"registers", o.blocks_limit_registers},
+            {"shared_memory", o.blocks_limit_shared_memory},
+            {"blocks_per_sm", o.blocks_limit_blocks}}},
+          {"api_active_blocks_per_sm", api_active_blocks_per_sm},
+          {"api_agrees", api_active_blocks_per_sm == o.active_blocks_per_sm}};
+}
+
+ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context) {
+  const Variant& variant = *point.variant;
+  const DeviceInfo& device = *context.device;
+  ordered_json r = base_record(point);
+  LaunchSpec launch;
+  bool on_device = variant.executor == Executor::device;
+
+  if (on_device && variant.launch) {
+    launch = variant.launch(point.params);
+    r["launch"] = {{"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
+                   {"block", {launch.block.x, launch.block.y, launch.block.z}},
+                   {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
+  }
+  if (on_device && launch.kernel) {
+    KernelResources resources = kernel_resources(launch.kernel);
+    // Judged against what the device allows: the opt-in below raises the kernel's own limit.
+    resources.max_dynamic_smem_bytes.reset();
+    r["resources"] = to_json(resources);
+    int threads = int(launch.block.count());
+    std::string blocker = launch_blocker(device.limits, resources, threads, launch.dynamic_smem_bytes);
+    if (!blocker.empty()) {
+      r["status"] = "skipped";
+      r["reason"] = blocker;
+      return r;
+    }
+    // Over 48 KiB of dynamic shared memory needs the kernel's explicit opt-in.
+    if (launch.dynamic_smem_bytes > device.limits.smem_per_block_bytes) {
+      OCCBENCH_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               int(launch.dynamic_smem_bytes)));
+      resources = kernel_resources(launch.kernel);
+    }
+    int api_blocks = 0;
+    OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api_blocks, launch.kernel, threads,
+                                                                      launch.dynamic_smem_bytes));
+    r["occupancy"] = occupancy_json(compute_occupancy(device.limits, resources, threads, launch.dynamic_smem_bytes), api_blocks);
+  }
+
+  auto run_once = [&](cudaStream_t stream) {
+    variant.run(problem, point.params, launch, stream);
+    if (on_device) OCCBENCH_CHECK_LAUNCH();
+  };
+
+  // Verification first: poisoned outputs, one run, compare. A wrong result is never timed.
+  problem.poison_outputs();
+  run_once(context.stream);
+  OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  Verification verification = problem.verify();
+  r["verification"] = to_json(verification);
+  if (verification.status == "failed") {
+    r["status"] = "failed";
+    r["reason"] = fmt::format("wrong result: {} of {} elements over tolerance {:g} (max relative error {:g}); {}",
+                              verification.mismatches, verification.checked, verification.tolerance,
+                              verification.max_rel_error, verification.detail);
+    return r;
+  }
+
+  TimingStats timing = on_device ? time_device(run_once, *context.settings, context.stream, context.flusher)
+                                 : time_host([&] { run_once(context.stream); }, *context.settings);
+  r["timing"] = to_json(timing);
+  WorkModel work = variant.work ? variant.work(point.params) : WorkModel{};
+  r["metrics"] = to_json(compute_metrics(work, timing.median_ms, device.peak_bandwidth_gbps, device.measured_bandwidth_gbps));
+  return r;
+}
+
+namespace {
+
+// Errors after which the CUDA context is unusable: the sweep cannot go on.
+bool sticky(cudaError_t code) {
+  switch (code) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunOptions& options, std::ostream& log) {
+  RunSummary summary;
+  std::vector<Point> points = expand_sweep(spec, registry);
+
+  DeviceInfo device = query_device(options.device);
+  device.clocks_start = read_clocks(device);
+  // A copy of 1 GiB (or a quarter of the card) gives the bandwidth this card actually reaches.
+  std::size_t copy_bytes = std::min<std::size_t>(std::size_t(1) << 30, device.total_memory_bytes / 8);
+  device.measured_bandwidth_gbps = measure_copy_bandwidth_gbps(copy_bytes, 20);
+  log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak\n",
+                     options.device, device.name, device.compute_major, device.compute_minor, device.sm_count,
+                     device.l2_bytes >> 20, *device.measured_bandwidth_gbps, device.peak_bandwidth_gbps);
+
+  std::string started = utc_now_iso();
+  std::string stem;
+  std::map<std::string, ordered_json> finished;
+  if (options.resume) {
+    stem = options.resume_path.substr(0, options.resume_path.size() - std::string(".jsonl").size());
+    for (const auto& r : options.resume->results) finished[r.value("point_id", "")] = r;
+    std::string previous = options.resume->header["device"].value("name", "");
+    if (previous != device.name)
+      throw ConfigError(options.resume_path, "$.device.name",
+                        fmt::format("the run was started on '{}' but this device is '{}'; results of two GPUs cannot be mixed",
+                                    previous, device.name));
+  } else {
+    stem = output_stem(options.out_dir, spec.name, device.name, utc_now_compact());
+  }
+  summary.jsonl_path = stem + ".jsonl";
+  summary.json_path = stem + ".json";
+  summary.csv_path = stem + ".csv";
+
+  JsonlWriter jsonl(summary.jsonl_path, options.resume != nullptr);
+  if (!options.resume)
+    jsonl.write({{"occbench_jsonl", 1}, {"tool", tool_block()}, {"device", to_json(device)}, {"config", spec.raw},
+                 {"config_source", spec.source}, {"started_utc", started}});
+
+  cudaStream_t stream;
+  OCCBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  std::unique_ptr<L2Flusher> flusher;
+  if (spec.measurement.mode == "cold") flusher = std::make_unique<L2Flusher>(device.l2_bytes);
+  PointContext context{&device, &spec.measurement, stream, flusher.get()};
+
+  std::vector<ordered_json> results;
+  std::unique_ptr<Problem> problem;
+  Params problem_sizes;
+  std::string problem_error;
+  bool context_lost = false;
+  std::string lost_reason;
+
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const Point& point = points[i];
+    ordered_json record;
+    if (auto it = finished.find(point.id); it != finished.end()) {
+      results.push_back(it->second);
+      ++summary.reused;
+      continue;
+    }
+    if (context_lost) {
+      record = unrun_record(point, "skipped", lost_reason);
+    } else {
+      try {
+        if (!problem || !(problem_sizes == point.sizes)) {
+          problem.reset();
+          problem_error.clear();
+          problem_sizes = point.sizes;
+          std::uint64_t need = point.family->device_bytes ? point.family->device_bytes(point.sizes) : 0;
+          std::size_t free_bytes = 0, total_bytes = 0;
+          OCCBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+          if (need + (flusher ? flusher->bytes() : 0) > free_bytes) {
+            problem_error = fmt::format("needs {:.2f} GiB of device memory, {:.2f} GiB free", need / 1073741824.0,
+                                        free_bytes / 1073741824.0);
+          } else {
+            problem = point.family->make_problem(point.sizes, spec.measurement.seed);
+          }
+        }
+        if (!problem_error.empty()) {
+          record = unrun_record(point, "skipped", problem_error);
+        } else {
+          record = measure_point(point, *problem, context);
+        }
+      } catch (const CudaError& e) {
+        record = unrun_record(point, "failed", e.what());
+        if (e.code() == cudaErrorMemoryAllocation) {
+          record["status"] = "skipped";
+          cudaGetLastError();
+        } else if (sticky(e.code())) {
+          context_lost = true;
+          lost_reason = fmt::format("not run: the CUDA context was lost at point {} ({})", point.id, e.what());
+        }
+      } catch (const std::exception& e) {
+        record = unrun_record(point, "failed", e.what());
+      }
+    }
+    jsonl.write(record);
+    log << format_progress(record, i + 1, points.size()) << std::endl;
+    results.push_back(std::move(record));
+  }
+  problem.reset();
+  flusher.reset();
+  cudaStreamDestroy(stream);
+
+  device.clocks_end = read_clocks(device);
+  assign_speedups(results, spec.baseline);
+  for (const auto& r : results) {
+    std::string status = r.value("status", "");
+    summary.ok += status == "ok";
+    summary.failed += status == "failed";
+    summary.skipped += status == "skipped";
+  }
+  ordered_json run = {{"kind", "run"},
+                      {"started_utc", options.resume ? options.resume->header.value("started_utc", started) : started},
+                      {"finished_utc", utc_now_iso()},
+                      {"command", options.command_line},
+                      {"config_source", spec.source},
+                      {"measurement", to_json(spec.measurement)},
+                      {"resumed_points", summary.reused}};
+  ordered_json document = make_document(run, to_json(device), spec.raw, results);
+  write_text_file(summary.json_path, document.dump(2) + "\n");
+  write_text_file(summary.csv_path, to_csv(results));
+
+  log << "\n" << format_table(results);
+  log << fmt::format("\n{} ok, {} failed, {} skipped{}\nwrote {}\n      {}\n      {}\n", summary.ok, summary.failed,
+                     summary.skipped, summary.reused ? fmt::format(" ({} kept from the resumed run)", summary.reused) : "",
+                     summary.json_path, summary.csv_path, summary.jsonl_path);
+  summary.exit_code = summary.failed > 0 ? 1 : 0;
+  return summary;
+}
+
+}  // namespace occbench

@@ -1,0 +1,26 @@
+#pragma once
+// Sample statistics and the rule that decides when sampling stops. Pure CPU code.
+#include "harness/config.hpp"
+
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+struct TimingStats {
+  std::string mode;  // "cold" | "hot" | "host"
+  int samples = 0;
+  double median_ms = 0, mean_ms = 0, min_ms = 0, max_ms = 0, stddev_ms = 0;
+  double noise = 0;           // relative: stddev / mean
+  double total_ms = 0;        // sum of the samples
+  std::string stop_reason;    // "converged" | "max_samples" | "timeout"
+};
+
+// Median, mean, min, max, sample stddev (n - 1) and relative noise of the samples (milliseconds).
+TimingStats summarize(const std::vector<double>& samples_ms, const std::string& mode);
+
+// Why sampling should stop now, or "" to go on. Converged: enough samples, enough measured time
+// and noise under the target. Hard stops: max_samples, or the per-point timeout (after one sample).
+std::string stop_reason(const TimingStats& so_far, double elapsed_wall_s, const MeasurementSettings& settings);
+
+}  // namespace occbench

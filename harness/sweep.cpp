@@ -1,0 +1,77 @@
+#include "harness/sweep.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace occbench {
+
+std::string point_id(const std::string& family, const std::string& variant, const Params& params) {
+  std::string id = family + "/" + variant;
+  for (const auto& [name, value] : params.items()) id += fmt::format("/{}={}", name, value);
+  return id;
+}
+
+AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant) {
+  AxisValues chosen;
+  for (const auto& axis : variant.axes) {
+    const std::vector<std::int64_t>* values = nullptr;
+    for (const auto& [name, axes] : spec.variant_axes)
+      if (name == variant.name)
+        for (const auto& entry : axes)
+          if (entry.first == axis.name) values = &entry.second;
+    if (!values)
+      for (const auto& entry : spec.axes)
+        if (entry.first == axis.name) values = &entry.second;
+    if (values) {
+      chosen.emplace_back(axis.name, *values);
+    } else if (axis.default_value) {
+      chosen.emplace_back(axis.name, std::vector<std::int64_t>{*axis.default_value});
+    }
+  }
+  return chosen;
+}
+
+namespace {
+
+// Calls visit(params) for every combination of the axes' values, the last axis varying fastest.
+template <typename Visit>
+void cartesian(const AxisValues& axes, Params params, std::size_t depth, Visit&& visit) {
+  if (depth == axes.size()) {
+    visit(params);
+    return;
+  }
+  for (auto value : axes[depth].second) {
+    params.set(axes[depth].first, value);
+    cartesian(axes, params, depth + 1, visit);
+  }
+}
+
+}  // namespace
+
+std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
+  const Family* family = registry.find(spec.family);
+  if (!family) throw std::invalid_argument("unknown family " + spec.family);
+  std::vector<Point> points;
+  cartesian(spec.sizes, Params{}, 0, [&](const Params& sizes) {
+    for (const auto& variant_name : spec.variants) {
+      const Variant* variant = family->find_variant(variant_name);
+      auto axes = variant_axis_values(spec, *variant);
+      if (check_points && axes.size() != variant->axes.size())
+        throw std::invalid_argument("variant " + variant_name + " is missing axis values");
+      cartesian(axes, sizes, 0, [&](const Params& params) {
+        Point point;
+        point.index = points.size();
+        point.family = family;
+        point.variant = variant;
+        point.sizes = sizes;
+        point.params = params;
+        point.id = point_id(family->name, variant->name, params);
+        points.push_back(std::move(point));
+      });
+    }
+  });
+  return points;
+}
+
+}  // namespace occbench

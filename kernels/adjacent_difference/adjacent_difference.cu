@@ -1,0 +1,260 @@
+// Adjacent difference (seed 003): where shared memory does not pay. Nothing is reused, and the
+// global reads are already coalesced, so the shared tile only adds a barrier and a copy.
+#include "kernels/adjacent_difference/adjacent_difference.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
+#include "harness/random.hpp"
+#include "harness/verify.hpp"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace occbench::adjacent_difference {
+
+// Largest block the static tile is sized for (seed 003: __shared__ float s_data[1024]).
+constexpr unsigned kMaxBlock = 1024;
+
+__global__ void global_kernel(float* b, const float* a, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == 0) {
+    b[i] = a[i] - 0.0f;
+  } else if (i < n) {
+    b[i] = a[i] - a[i - 1];
+  }
+}
+
+// The seed's kernel, with one fix: the seed writes b[i] for i >= n in the last block.
+__global__ void shared_static_kernel(float* b, const float* a, unsigned n) {
+  __shared__ float tile[kMaxBlock];
+  unsigned tx = threadIdx.x;
+  unsigned i = blockIdx.x * blockDim.x + tx;
+  if (i < n) tile[tx] = a[i];
+  __syncthreads();
+  if (i >= n) return;
+  if (tx > 0) {
+    b[i] = tile[tx] - tile[tx - 1];
+  } else if (i > 0) {
+    b[i] = tile[tx] - a[i - 1];  // the tile's first element has its neighbour in the previous tile
+  } else {
+    b[i] = tile[tx] - 0.0f;
+  }
+}
+
+// The same with the tile sized at launch: blockDim.x floats of dynamic shared memory.
+__global__ void shared_dynamic_kernel(float* b, const float* a, unsigned n) {
+  extern __shared__ float dynamic_tile[];
+  unsigned tx = threadIdx.x;
+  unsigned i = blockIdx.x * blockDim.x + tx;
+  if (i < n) dynamic_tile[tx] = a[i];
+  __syncthreads();
+  if (i >= n) return;
+  if (tx > 0) {
+    b[i] = dynamic_tile[tx] - dynamic_tile[tx - 1];
+  } else if (i > 0) {
+    b[i] = dynamic_tile[tx] - a[i - 1];
+  } else {
+    b[i] = dynamic_tile[tx] - 0.0f;
+  }
+}
+
+// 16-byte loads and stores, kItems of them in flight per thread before any is used. The
+// neighbour of each float4's first element is the previous lane's last element (a shuffle);
+// only lane 0 loads it, from the line the previous warp just read (an L2 hit, not DRAM).
+template <int kItems>
+__global__ void vectorized_kernel(float* __restrict__ b, const float* __restrict__ a, unsigned n) {
+  const unsigned n4 = n / 4;
+  const float4* a4 = reinterpret_cast<const float4*>(a);
+  float4* b4 = reinterpret_cast<float4*>(b);
+  const unsigned lane = threadIdx.x % 32;
+  const unsigned first = blockIdx.x * blockDim.x * kItems + threadIdx.x;
+
+  float4 v[kItems];
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    unsigned idx = first + k * blockDim.x;
+    v[k] = idx < n4 ? a4[idx] : make_float4(0.f, 0.f, 0.f, 0.f);
+  }
+#pragma unroll
+  for (int k = 0; k < kItems; ++k) {
+    unsigned idx = first + k * blockDim.x;
+    float previous = __shfl_up_sync(0xffffffffu, v[k].w, 1);
+    if (lane == 0) previous = (idx > 0 && idx < n4) ? a[4 * idx - 1] : 0.0f;
+    if (idx < n4) b4[idx] = make_float4(v[k].x - previous, v[k].y - v[k].x, v[k].z - v[k].y, v[k].w - v[k].z);
+  }
+  // The last n % 4 elements, by the first block.
+  unsigned tail = n - 4 * n4;
+  if (blockIdx.x == 0 && threadIdx.x < tail) {
+    unsigned i = 4 * n4 + threadIdx.x;
+    b[i] = a[i] - (i > 0 ? a[i - 1] : 0.0f);
+  }
+}
+
+namespace {
+
+class AdjacentDifferenceProblem : public Problem {
+ public:
+  AdjacentDifferenceProblem(std::size_t n, std::uint64_t seed)
+      : n_(n), input_host_(random_floats(n, seed)), output_host_(n), input_(n), output_(n) {
+    input_.upload(input_host_);
+  }
+
+  void poison_outputs() override {
+    output_.poison();
+    std::fill(output_host_.begin(), output_host_.end(), std::numeric_limits<float>::quiet_NaN());
+    host_wrote_ = false;
+  }
+
+  Verification verify() override {
+    if (reference_.empty()) {
+      reference_.resize(n_);
+      reference(input_host_.data(), reference_.data(), n_);
+    }
+    // One float subtraction per element, the same on both sides: the results must match exactly.
+    std::vector<float> got = host_wrote_ ? output_host_ : output_.download();
+    return compare_values(got.data(), reference_.data(), n_, 0.0, 0.0);
+  }
+
+  unsigned n() const { return unsigned(n_); }
+  const float* input() const { return input_.get(); }
+  float* output() { return output_.get(); }
+
+  void run_host() {
+    host_loop(input_host_.data(), output_host_.data(), n_);
+    host_wrote_ = true;
+  }
+
+ private:
+  std::size_t n_;
+  std::vector<float> input_host_, output_host_, reference_;
+  DeviceBuffer<float> input_, output_;
+  bool host_wrote_ = false;
+};
+
+AdjacentDifferenceProblem& problem_of(Problem& p) { return static_cast<AdjacentDifferenceProblem&>(p); }
+
+Axis block_size_axis() {
+  Axis axis;
+  axis.name = "block_size";
+  axis.description = "threads per block";
+  axis.min = 32;
+  axis.max = kMaxBlock;
+  axis.multiple_of = 32;
+  axis.default_value = 256;
+  return axis;
+}
+
+unsigned blocks_for(std::int64_t work_items, std::int64_t per_block) {
+  return unsigned(std::max<std::int64_t>(1, (work_items + per_block - 1) / per_block));
+}
+
+// Bytes each variant's loads and stores ask of global memory (for CGMA); DRAM traffic is 8n for all.
+WorkModel model(double n, double extra_load_bytes, double loads_per_element) {
+  WorkModel w;
+  w.flops = n;  // one subtraction per element
+  w.global_bytes = 4.0 * n * loads_per_element + 4.0 * n + extra_load_bytes;
+  w.dram_bytes = 8.0 * n;
+  return w;
+}
+
+// A one-element-per-thread kernel with block_size threads per block.
+Variant simple_variant(std::string name, std::string description, const void* kernel, std::string kernel_name,
+                       bool dynamic_tile, void (*kernel_fn)(float*, const float*, unsigned)) {
+  Variant v;
+  v.name = std::move(name);
+  v.description = std::move(description);
+  v.axes = {block_size_axis()};
+  v.launch = [=](const Params& p) {
+    LaunchSpec l;
+    auto block = p.get("block_size");
+    l.block.x = unsigned(block);
+    l.grid.x = blocks_for(p.get("n"), block);
+    l.dynamic_smem_bytes = dynamic_tile ? std::size_t(block) * sizeof(float) : 0;
+    l.kernel = kernel;
+    l.kernel_name = kernel_name;
+    return l;
+  };
+  v.run = [=](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    kernel_fn<<<dim3(l.grid.x), dim3(l.block.x), l.dynamic_smem_bytes, stream>>>(p.output(), p.input(), p.n());
+  };
+  return v;
+}
+
+}  // namespace
+
+Family make_family() {
+  Family f;
+  f.name = "adjacent_difference";
+  f.description = "b[i] = a[i] - a[i-1], b[0] = a[0] on float32 (seed 003): shared memory with nothing to reuse";
+  Axis n;
+  n.name = "n";
+  n.description = "elements; kernels index with 32-bit unsigned integers";
+  n.min = 1;
+  n.max = std::numeric_limits<std::int32_t>::max();
+  f.size_axes = {n};
+  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("n")) * 8; };
+  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+    return std::make_unique<AdjacentDifferenceProblem>(std::size_t(s.get("n")), seed);
+  };
+
+  Variant host;
+  host.name = "host";
+  host.description = "the seed's CPU loop, one thread, timed with the host clock";
+  host.executor = Executor::host;
+  host.work = [](const Params& p) { return model(double(p.get("n")), 0, 1); };
+  host.run = [](Problem& problem, const Params&, const LaunchSpec&, cudaStream_t) { problem_of(problem).run_host(); };
+  f.variants.push_back(host);
+
+  Variant global = simple_variant("global", "one thread per element, a[i] and a[i-1] both read from global memory",
+                                  reinterpret_cast<const void*>(&global_kernel),
+                                  "occbench::adjacent_difference::global_kernel", false, global_kernel);
+  global.work = [](const Params& p) { return model(double(p.get("n")), 0, 2); };
+  f.variants.push_back(global);
+
+  auto tiled_work = [](const Params& p) {
+    double n = double(p.get("n"));
+    double tiles = std::ceil(n / double(p.get("block_size")));
+    return model(n, 4.0 * tiles, 1);  // each tile's first element reads its neighbour from global memory
+  };
+  Variant shared_static =
+      simple_variant("shared_static", "the seed's kernel: a static 1024-float tile, neighbour from the tile",
+                     reinterpret_cast<const void*>(&shared_static_kernel),
+                     "occbench::adjacent_difference::shared_static_kernel", false, shared_static_kernel);
+  shared_static.work = tiled_work;
+  f.variants.push_back(shared_static);
+
+  Variant shared_dynamic =
+      simple_variant("shared_dynamic", "the same with an extern __shared__ tile of block_size floats sized at launch",
+                     reinterpret_cast<const void*>(&shared_dynamic_kernel),
+                     "occbench::adjacent_difference::shared_dynamic_kernel", true, shared_dynamic_kernel);
+  shared_dynamic.work = tiled_work;
+  f.variants.push_back(shared_dynamic);
+
+  Variant vectorized;
+  vectorized.name = "vectorized";
+  vectorized.description = "float4 loads/stores, 4 in flight per thread, neighbour by warp shuffle";
+  vectorized.axes = {block_size_axis()};
+  vectorized.launch = [](const Params& p) {
+    LaunchSpec l;
+    auto block = p.get("block_size");
+    l.block.x = unsigned(block);
+    l.grid.x = blocks_for(p.get("n") / 4, block * kVectorItems);
+    l.kernel = reinterpret_cast<const void*>(&vectorized_kernel<kVectorItems>);
+    l.kernel_name = "occbench::adjacent_difference::vectorized_kernel<4>";
+    return l;
+  };
+  vectorized.work = [](const Params& p) {
+    double n = double(p.get("n"));
+    return model(n, 4.0 * std::ceil(n / 128.0), 1);  // lane 0 of every 32 float4s loads one neighbour
+  };
+  vectorized.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    vectorized_kernel<kVectorItems><<<dim3(l.grid.x), dim3(l.block.x), 0, stream>>>(p.output(), p.input(), p.n());
+  };
+  f.variants.push_back(vectorized);
+  return f;
+}
+
+}  // namespace occbench::adjacent_difference

@@ -1,0 +1,167 @@
+// The harness on a real GPU: occupancy against the API, the timer, a whole run and its resume.
+#include "gpu_test_support.hpp"
+#include "harness/config.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/occupancy.hpp"
+#include "harness/runner.hpp"
+#include "harness/timer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace occbench;
+
+TEST(GpuHarness, CalculatorAgreesWithTheOccupancyApiForEveryKernel) {
+  OCCBENCH_REQUIRE_GPU();
+  DeviceInfo device = query_device(0);
+  int checked = 0;
+  for (const auto& family : builtin_registry().families())
+    for (const auto& variant : family.variants) {
+      if (variant.executor != Executor::device || !variant.launch) continue;
+      const Axis* block_axis = variant.find_axis("block_size");
+      std::vector<std::int64_t> blocks = block_axis ? std::vector<std::int64_t>{32, 64, 96, 128, 256, 384, 512, 640, 1024}
+                                                    : std::vector<std::int64_t>{0};
+      for (auto block : blocks) {
+        Params params;
+        for (const auto& axis : family.size_axes) params.set(axis.name, axis.default_value.value_or(1000));
+        for (const auto& axis : variant.axes) params.set(axis.name, axis.default_value.value_or(axis.legal_values.empty() ? axis.min : axis.legal_values.front()));
+        if (block) params.set("block_size", block);
+        LaunchSpec launch = variant.launch(params);
+        if (!launch.kernel) continue;
+        KernelResources resources = kernel_resources(launch.kernel);
+        int threads = int(launch.block.count());
+        int api = 0;
+        OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api, launch.kernel, threads, launch.dynamic_smem_bytes));
+        EXPECT_EQ(compute_occupancy(device.limits, resources, threads, launch.dynamic_smem_bytes).active_blocks_per_sm, api)
+            << family.name << "/" << variant.name << " " << params.to_string();
+        ++checked;
+      }
+    }
+  EXPECT_GT(checked, 20);
+}
+
+TEST(GpuHarness, CalculatorAgreesWithTheApiAcrossDynamicSharedMemory) {
+  OCCBENCH_REQUIRE_GPU();
+  DeviceInfo device = query_device(0);
+  const Variant& v = *builtin_registry().find("adjacent_difference")->find_variant("shared_dynamic");
+  Params params;
+  params.set("n", 1000);
+  params.set("block_size", 128);
+  const void* kernel = v.launch(params).kernel;
+  std::size_t optin = device.limits.smem_per_block_optin_bytes;
+  OCCBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(optin)));
+  KernelResources resources = kernel_resources(kernel);
+  for (std::size_t bytes : {std::size_t(0), std::size_t(512), std::size_t(20000), std::size_t(49152), std::size_t(70000),
+                            std::size_t(100 * 1024), optin / 2, optin}) {
+    int api = 0;
+    OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api, kernel, 128, bytes));
+    auto ours = compute_occupancy(device.limits, resources, 128, bytes);
+    EXPECT_EQ(ours.active_blocks_per_sm, api) << bytes << " bytes";
+    if (bytes >= 100 * 1024) EXPECT_EQ(ours.limiter, "shared_memory") << bytes;
+  }
+}
+
+TEST(GpuHarness, TimerSamplesUntilItsRuleSaysStop) {
+  OCCBENCH_REQUIRE_GPU();
+  DeviceInfo device = query_device(0);
+  const Family& family = *builtin_registry().find("adjacent_difference");
+  const Variant& v = *family.find_variant("global");
+  Params params;
+  params.set("n", 1 << 22);
+  params.set("block_size", 256);
+  auto problem = family.make_problem(params, 3);
+  LaunchSpec launch = v.launch(params);
+  MeasurementSettings m;
+  m.min_samples = 7;
+  m.max_samples = 50;
+  m.timeout_s = 5;
+  L2Flusher flusher(device.l2_bytes);
+  auto stats = time_device([&](cudaStream_t s) { v.run(*problem, params, launch, s); }, m, nullptr, &flusher);
+  EXPECT_GE(stats.samples, 7);
+  EXPECT_LE(stats.samples, 50);
+  EXPECT_EQ(stats.mode, "cold");
+  EXPECT_GT(stats.min_ms, 0);
+  EXPECT_LE(stats.min_ms, stats.median_ms);
+  EXPECT_LE(stats.median_ms, stats.max_ms);
+  EXPECT_TRUE(stats.stop_reason == "converged" || stats.stop_reason == "max_samples" || stats.stop_reason == "timeout");
+}
+
+TEST(GpuHarness, ImpossibleLaunchIsSkippedWithTheReason) {
+  OCCBENCH_REQUIRE_GPU();
+  DeviceInfo device = query_device(0);
+  const Family& family = *builtin_registry().find("adjacent_difference");
+  Variant too_big = *family.find_variant("global");
+  auto normal_launch = too_big.launch;
+  too_big.launch = [=](const Params& p) {
+    LaunchSpec l = normal_launch(p);
+    l.block.x = 2048;
+    return l;
+  };
+  Point point;
+  point.family = &family;
+  point.variant = &too_big;
+  point.params.set("n", 1000);
+  point.params.set("block_size", 1024);
+  point.sizes.set("n", 1000);
+  auto problem = family.make_problem(point.sizes, 1);
+  MeasurementSettings m;
+  OCCBENCH_CUDA_CHECK(cudaSetDevice(0));
+  PointContext context{&device, &m, nullptr, nullptr};
+  auto record = measure_point(point, *problem, context);
+  EXPECT_EQ(record["status"], "skipped");
+  EXPECT_NE(record["reason"].get<std::string>().find("2048"), std::string::npos) << record["reason"];
+  EXPECT_TRUE(record["timing"].is_null());
+}
+
+TEST(GpuHarness, RunWritesEveryFileAndResumeKeepsFinishedPoints) {
+  OCCBENCH_REQUIRE_GPU();
+  auto dir = std::filesystem::temp_directory_path() / "occbench_gpu_run";
+  std::filesystem::remove_all(dir);
+  SweepSpec spec = parse_sweep_text(R"({"name": "tiny", "family": "adjacent_difference",
+      "variants": ["global", "shared_static", "vectorized"], "baseline": "global",
+      "sizes": {"n": [1025, 100000]}, "axes": {"block_size": [64, 256]},
+      "measurement": {"mode": "cold", "min_samples": 3, "max_samples": 20, "timeout_s": 0.5}})",
+                                    "tiny.json", builtin_registry());
+  RunOptions options;
+  options.out_dir = dir.string();
+  std::ostringstream log;
+  RunSummary first = run_sweep(spec, builtin_registry(), options, log);
+  EXPECT_EQ(first.exit_code, 0) << log.str();
+  EXPECT_EQ(first.ok, 12u);
+  for (const auto& path : {first.json_path, first.csv_path, first.jsonl_path}) EXPECT_TRUE(std::filesystem::exists(path)) << path;
+
+  auto doc = read_json_file(first.json_path);
+  ASSERT_EQ(doc["results"].size(), 12u);
+  for (const auto& r : doc["results"]) {
+    EXPECT_EQ(r["verification"]["status"], "passed") << r["point_id"];
+    EXPECT_TRUE(r["occupancy"]["api_agrees"].get<bool>()) << r["point_id"];
+    EXPECT_GT(r["timing"]["median_ms"].get<double>(), 0);
+  }
+  EXPECT_GT(doc["device"]["measured_bandwidth_gbps"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(doc["results"][0]["metrics"]["speedup_vs_baseline"].get<double>(), 1.0);
+
+  // Keep the header and the first 5 points, as if the run had been killed, then resume.
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(first.jsonl_path);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 13u);
+  {
+    std::ofstream out(first.jsonl_path, std::ios::trunc);
+    for (int i = 0; i < 6; ++i) out << lines[i] << "\n";
+  }
+  JsonlContents contents = read_jsonl(first.jsonl_path);
+  RunOptions resume = options;
+  resume.resume = &contents;
+  resume.resume_path = first.jsonl_path;
+  RunSummary second = run_sweep(spec, builtin_registry(), resume, log);
+  EXPECT_EQ(second.reused, 5u);
+  EXPECT_EQ(second.ok, 12u);
+  EXPECT_EQ(second.json_path, first.json_path);
+  EXPECT_EQ(read_jsonl(first.jsonl_path).results.size(), 12u);
+  std::filesystem::remove_all(dir);
+}
