@@ -600,7 +600,8 @@ def figures_for(doc, kinds=KINDS, notes=None):
     notes = [] if notes is None else notes
     families = defaultdict(list)
     for row in doc["results"]:
-        families[row.get("family") or (doc.get("config") or {}).get("family") or "results"].append(row)
+        family = row.get("family") or (doc.get("config") or {}).get("family") or "results"
+        families[family].append(row)
     figures = []
     for family, rows in families.items():
         study = Study(doc, family, rows)
@@ -612,22 +613,22 @@ def figures_for(doc, kinds=KINDS, notes=None):
             note = study.left_out_note(study.rows)
             if note:
                 notes.append(f"{family}: {note}")
-        produced = []
+        produced, missing = [], []
         if "sweep" in kinds and study.timed:
-            sweep, why = sweep_figures(study)
-            produced += sweep
-            why and notes.append(f"{family}: {why}")
+            sweeps, why = sweep_figures(study)
+            produced += sweeps
+            missing.append(why)
         if "compare" in kinds and study.timed:
             produced.append(compare_figure(study))
         if "roofline" in kinds and study.timed:
             roofline, why = roofline_figure(study)
-            if roofline:
-                produced.append(("roofline", roofline))
-            why and notes.append(f"{family}: {why}")
+            produced += [("roofline", roofline)] if roofline else []
+            missing.append(why)
         if "occupancy" in kinds:
             maps, why = occupancy_figures(study)
             produced += maps
-            why and notes.append(f"{family}: {why}")
+            missing.append(why)
+        notes += [f"{family}: {why}" for why in missing if why]
         figures += [(prefix + slug, fig) for slug, fig in produced]
     return figures
 
