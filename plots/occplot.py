@@ -126,20 +126,24 @@ class Study:
         self.run_kind = field(doc, "run.kind") or "run"
         self.family = family
         self.rows = rows
-        config_sizes = self.config.get("sizes")
-        config_axes = self.config.get("axes")
         # Sizes are the problem dimensions (n, m, ...); everything else in params is a launch or
-        # tuning axis. The config says which is which; without it, nothing counts as a size.
+        # tuning axis. The config is the input echoed, so sizes left to their defaults are missing
+        # from it: then a size is any parameter that no axes or variant_axes entry names.
+        config_sizes = self.config.get("sizes")
+        axis_names = set(self.config.get("axes") or {})
+        for per_variant in (self.config.get("variant_axes") or {}).values():
+            axis_names |= set(per_variant or {})
         if isinstance(config_sizes, dict):
             self.size_keys = list(config_sizes)
-        elif isinstance(config_axes, dict):
-            self.size_keys = sorted({k for r in rows for k in r["params"]} - set(config_axes))
+        elif axis_names:
+            self.size_keys = sorted({k for r in rows for k in r["params"]} - axis_names)
         else:
             self.size_keys = []
         order = [v for v in self.config.get("variants") or [] if isinstance(v, str)]
         seen = [r["variant"] for r in rows]
         self.variants = list(dict.fromkeys([v for v in order if v in seen] + seen))
-        self.baseline = self.config.get("baseline")
+        # occbench's default baseline is the first variant of the sweep, and so of the results.
+        self.baseline = self.config.get("baseline") or (order or seen)[0]
         self.timed = [r for r in rows if r.get("status") == "ok" and number(r, "timing.median_ms")]
         palette = matplotlib.colormaps["tab10"].colors
         self.style = {v: (palette[i % 10], MARKERS[i % len(MARKERS)])

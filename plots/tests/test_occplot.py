@@ -119,8 +119,22 @@ def test_sparse_results_with_nulls_still_plot(tmp_path, capsys):
                                                                "sparse_sweep.png"]
     out = capsys.readouterr().out
     assert "no roofline" in out and "no occupancy map" in out
+    # Without config.baseline, occbench compares against the first variant: so do the labels.
     ax_time = dict(occplot.figures_for(doc))["compare"].axes[0]
-    assert "no baseline" in ax_time.get_title()
+    assert ax_time.get_title() == "time; label: speedup vs a"
+    assert bar_labels(ax_time)[("b", 0)] == "3× slower"  # 3 ms against a's best, 1 ms
+
+
+def test_sizes_left_to_defaults_are_told_apart_from_variant_axes():
+    """config echoes the input: no 'sizes' when they were defaulted, axes maybe per variant."""
+    doc = occplot.load_results(COV_RUN)
+    del doc["config"]["sizes"]
+    doc["config"]["variant_axes"] = {"register_tiled": {"block_tile": [64, 128],
+                                                        "thread_tile": [4, 8]}}
+    for key in ("block_tile", "thread_tile"):
+        del doc["config"]["axes"][key]
+    study = occplot.Study(doc, "covariance", doc["results"])
+    assert sorted(study.size_keys) == ["m", "n"]
 
 
 # ------------------------------------------------------------------------------------ bad input
