@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <ostream>
 
@@ -77,6 +78,8 @@ KernelResources kernel_resources(const void* kernel) {
 }
 
 ordered_json occupancy_json(const OccupancyResult& o, int api_active_blocks_per_sm) {
+  // The calculator says INT_MAX for a resource the kernel does not use at all.
+  auto limit = [](int blocks) { return blocks == std::numeric_limits<int>::max() ? ordered_json(nullptr) : ordered_json(blocks); };
   return {{"active_blocks_per_sm", o.active_blocks_per_sm},
           {"active_warps_per_sm", o.active_warps_per_sm},
           {"max_warps_per_sm", o.max_warps_per_sm},
@@ -85,10 +88,10 @@ ordered_json occupancy_json(const OccupancyResult& o, int api_active_blocks_per_
           {"limiter", o.limiter},
           {"limiters", o.limiters},
           {"blocks_limit",
-           {{"warps", o.blocks_limit_warps},
-            {"registers", o.blocks_limit_registers},
-            {"shared_memory", o.blocks_limit_shared_memory},
-            {"blocks_per_sm", o.blocks_limit_blocks}}},
+           {{"warps", limit(o.blocks_limit_warps)},
+            {"registers", limit(o.blocks_limit_registers)},
+            {"shared_memory", limit(o.blocks_limit_shared_memory)},
+            {"blocks_per_sm", limit(o.blocks_limit_blocks)}}},
           {"api_active_blocks_per_sm", api_active_blocks_per_sm},
           {"api_agrees", api_active_blocks_per_sm == o.active_blocks_per_sm}};
 }
@@ -108,6 +111,7 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
   }
   if (on_device && launch.kernel) {
     KernelResources resources = kernel_resources(launch.kernel);
+    std::size_t kernel_dynamic_limit = resources.max_dynamic_smem_bytes.value_or(0);
     // Judged against what the device allows: the opt-in below raises the kernel's own limit.
     resources.max_dynamic_smem_bytes.reset();
     r["resources"] = to_json(resources);
@@ -118,8 +122,9 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
       r["reason"] = blocker;
       return r;
     }
-    // Over 48 KiB of dynamic shared memory needs the kernel's explicit opt-in.
-    if (launch.dynamic_smem_bytes > device.limits.smem_per_block_bytes) {
+    // More dynamic shared memory than the kernel's default limit (48 KiB less its static
+    // shared memory) needs the kernel's explicit opt-in.
+    if (launch.dynamic_smem_bytes > kernel_dynamic_limit) {
       OCCBENCH_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                int(launch.dynamic_smem_bytes)));
       resources = kernel_resources(launch.kernel);

@@ -51,7 +51,7 @@ TEST(GpuHarness, CalculatorAgreesWithTheApiAcrossDynamicSharedMemory) {
   params.set("n", 1000);
   params.set("block_size", 128);
   const void* kernel = v.launch(params).kernel;
-  std::size_t optin = device.limits.smem_per_block_optin_bytes;
+  std::size_t optin = device.limits.smem_per_block_optin_bytes - kernel_resources(kernel).static_smem_bytes;
   OCCBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(optin)));
   KernelResources resources = kernel_resources(kernel);
   for (std::size_t bytes : {std::size_t(0), std::size_t(512), std::size_t(20000), std::size_t(49152), std::size_t(70000),
