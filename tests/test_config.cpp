@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 using occbench::ConfigError;
@@ -51,10 +52,18 @@ TEST(Config, AcceptsAGoodSweep) {
 }
 
 TEST(Config, ShippedConfigsValidate) {
-  for (const char* name : {"adjacent_difference.json"}) {
-    std::string path = std::string(OCCBENCH_SOURCE_DIR) + "/configs/" + name;
-    EXPECT_NO_THROW(occbench::parse_sweep_file(path, builtin_registry())) << path;
+  int configs = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(std::string(OCCBENCH_SOURCE_DIR) + "/configs")) {
+    if (entry.path().extension() != ".json" || entry.path().filename() == "schema.json") continue;
+    ++configs;
+    try {
+      auto spec = occbench::parse_sweep_file(entry.path().string(), builtin_registry());
+      EXPECT_FALSE(occbench::expand_sweep(spec, builtin_registry()).empty()) << entry.path();
+    } catch (const ConfigError& e) {
+      ADD_FAILURE() << e.what();
+    }
   }
+  EXPECT_GE(configs, 1);
 }
 
 TEST(Config, MalformedJsonNamesLineAndColumn) {
