@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what occbench builds and tests with, from Debian/Ubuntu packages. The CUDA toolkit
+# (nvcc) must already be installed; it is not in the distribution's default repositories.
+set -euo pipefail
+
+packages=(cmake ninja-build g++ git ccache
+          nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
+          python3 python3-matplotlib python3-numpy python3-pytest)
+
+sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: nvcc not found: install the CUDA toolkit (12.x or 13.x) and put its bin/ on PATH" >&2
+  exit 1
+fi
+echo "install-deps: all dependencies present"

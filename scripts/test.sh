@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test command (README, CI): builds if needed, then runs every C++ test through CTest and the
+# plotting tests through pytest. GPU tests skip, saying why, where no GPU can be used.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=${BUILD_DIR:-build}
+
+bash scripts/build.sh
+ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600
+
+# The Python that has matplotlib: $PYTHON, else python3, else Debian's /usr/bin/python3.
+python=${PYTHON:-}
+for candidate in python3 /usr/bin/python3; do
+  if [ -z "$python" ] && "$candidate" -c "import matplotlib, pytest" >/dev/null 2>&1; then python=$candidate; fi
+done
+if [ -z "$python" ]; then
+  echo "test.sh: no Python with matplotlib and pytest: run scripts/install-deps.sh or pip install -r plots/requirements.txt" >&2
+  exit 1
+fi
+"$python" -m pytest plots/tests -q
