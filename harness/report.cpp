@@ -300,7 +300,7 @@ std::string format_table(const std::vector<ordered_json>& results) {
     row.cells[7] = or_dash(number_at(r, "metrics", "gflops"), "{:.1f}");
     row.cells[8] = or_dash(number_at(r, "occupancy", "theoretical"), "{:.3f}");
     row.cells[9] = r.contains("occupancy") && r["occupancy"].is_object() ? r["occupancy"].value("limiter", "") : "-";
-    row.cells[10] = or_dash(number_at(r, "metrics", "speedup_vs_baseline"), "{:.2f}x");
+    row.cells[10] = or_dash(number_at(r, "metrics", "speedup_vs_baseline"), "{:.3g}x");
     rows.push_back(row);
   }
   std::size_t width[11] = {};
