@@ -1,6 +1,7 @@
 // The built-in families. A new family adds its register function here (see README).
 #include "harness/registry.hpp"
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
+#include "kernels/cost_volume/cost_volume.hpp"
 #include "kernels/stencil/stencil.hpp"
 
 namespace occbench {
@@ -10,6 +11,7 @@ const Registry& builtin_registry() {
     Registry r;
     r.add(adjacent_difference::make_family());
     r.add(stencil::make_family());
+    r.add(cost_volume::make_family());
     return r;
   }();
   return registry;
