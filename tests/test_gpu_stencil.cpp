@@ -34,7 +34,7 @@ Verification run_and_verify(const Variant& v, Problem& problem, const Params& pa
 
 }  // namespace
 
-// Sizes stay small (a few thousand pixels, except one 1080p-like image at two filters) so that
+// Sizes stay small (a few thousand pixels, except one 1080p-like image at two small filters) so that
 // compute-sanitizer's racecheck, which tracks every shared-memory access, finishes in seconds.
 TEST(GpuStencil, EveryVariantCorrectAtAwkwardSizes) {
   OCCBENCH_REQUIRE_GPU();
@@ -79,7 +79,7 @@ TEST(GpuStencil, ConfigSizeNoBlockDivides) {
   sizes.set("height", 1081);
   auto problem = family().make_problem(sizes, 1921);
   for (const auto& v : family().variants)
-    for (int f : {3, 31}) {
+    for (int f : {3, 7}) {  // the sweeps verify every filter at this size; here racecheck must stay quick
       auto result = run_and_verify(v, *problem, point(1921, 1081, f, 32, 4));
       EXPECT_EQ(result.status, "passed") << v.name << " filter " << f << ": " << result.detail;
     }
