@@ -1,6 +1,8 @@
 // The built-in families. A new family adds its register function here (see README).
 #include "harness/registry.hpp"
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
+#include "kernels/cost_volume/cost_volume.hpp"
+#include "kernels/stencil/stencil.hpp"
 
 namespace occbench {
 
@@ -8,6 +10,8 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     r.add(adjacent_difference::make_family());
+    r.add(stencil::make_family());
+    r.add(cost_volume::make_family());
     return r;
   }();
   return registry;

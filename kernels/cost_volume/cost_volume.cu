@@ -1,0 +1,210 @@
+// Cost-volume aggregation (seed 004): a per-pixel weighted average over views. Nothing a thread
+// stages in shared memory is read by another thread except the weights (each used by the 32 channel
+// threads of its pixel), and the global kernel gets that reuse for free: the 32 lanes of a warp read
+// the same weight address, one broadcast transaction. So the shared tile adds a copy and two barriers
+// per pixel, and the seed's one block of 32 threads per image row leaves most of the GPU idle.
+#include "kernels/cost_volume/cost_volume.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
+#include "harness/verify.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+#include <vector>
+
+namespace occbench::cost_volume {
+
+// One thread per (pixel, channel): a warp is one pixel's 32 channels, so each feature load is one
+// 128-byte line and each weight load is one broadcast address.
+__global__ void global_kernel(const float* __restrict__ features, const float* __restrict__ weights,
+                              float* __restrict__ out, int views, unsigned pixels) {
+  const std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= std::size_t(pixels) * kChannels) return;
+  const std::size_t p = i / kChannels;
+  float num = 0.0f, den = 0.0f;
+  for (int n = 0; n < views; ++n) {
+    const float w = weights[std::size_t(n) * pixels + p];
+    num += w * features[std::size_t(n) * pixels * kChannels + i];
+    den += w;
+  }
+  out[i] = num / fmaxf(den, kMinDenominator);
+}
+
+// The seed's layout: one block per image row, one thread per channel (threadIdx.x), walking along
+// the row. blockDim.y = block_pixels pixels are in flight per step (the seed: 1). Each step stages
+// the pixels' weights and features in shared memory, synchronises, computes, synchronises again
+// before the next step overwrites the stage.
+__global__ void shared_kernel(const float* __restrict__ features, const float* __restrict__ weights,
+                              float* __restrict__ out, int views, int width, int height) {
+  extern __shared__ float stage[];
+  const int c = threadIdx.x;
+  const int slot = threadIdx.y;
+  float* s_weights = stage + std::size_t(slot) * views * (kChannels + 1);  // views weights
+  float* s_features = s_weights + views;                                     // views x 32 features
+  const std::size_t plane = std::size_t(width) * height;
+  const std::size_t row = std::size_t(blockIdx.x) * width;
+
+  for (int x0 = 0; x0 < width; x0 += blockDim.y) {
+    const int x = x0 + slot;
+    const bool valid = x < width;
+    const std::size_t p = row + x;
+    if (valid) {
+      for (int n = c; n < views; n += kChannels) s_weights[n] = weights[std::size_t(n) * plane + p];
+      for (int n = 0; n < views; ++n) s_features[n * kChannels + c] = features[(std::size_t(n) * plane + p) * kChannels + c];
+    }
+    __syncthreads();
+    if (valid) {
+      float num = 0.0f, den = 0.0f;
+      for (int n = 0; n < views; ++n) {
+        const float w = s_weights[n];
+        num += w * s_features[n * kChannels + c];
+        den += w;
+      }
+      out[p * kChannels + c] = num / fmaxf(den, kMinDenominator);
+    }
+    __syncthreads();
+  }
+}
+
+namespace {
+
+class CostVolumeProblem : public Problem {
+ public:
+  CostVolumeProblem(int views, int width, int height, std::uint64_t seed)
+      : views_(views), width_(width), height_(height), pixels_(std::size_t(width) * height),
+        features_(pixels_ * views * kChannels), weights_(pixels_ * views), out_(pixels_ * kChannels) {
+    {
+      std::vector<float> features(pixels_ * views * kChannels);
+      fill_features(features.data(), features.size(), seed);
+      features_.upload(features);
+      std::vector<float> weights(pixels_ * views);
+      fill_weights(weights.data(), views, pixels_, seed);
+      weights_.upload(weights);
+      // The reference once, now, so the big host copy of the features need not be kept.
+      reference_.resize(pixels_ * kChannels);
+      reference(features.data(), weights.data(), reference_.data(), views, pixels_);
+    }
+  }
+
+  void poison_outputs() override { out_.poison(); }
+
+  Verification verify() override {
+    std::vector<float> got = out_.download();
+    return compare_values(got.data(), reference_.data(), got.size(), tolerance(views_), 1.0);
+  }
+
+  int views() const { return views_; }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  unsigned pixels() const { return unsigned(pixels_); }
+  const float* features() const { return features_.get(); }
+  const float* weights() const { return weights_.get(); }
+  float* out() { return out_.get(); }
+
+ private:
+  int views_, width_, height_;
+  std::size_t pixels_;
+  DeviceBuffer<float> features_, weights_, out_;
+  std::vector<double> reference_;
+};
+
+CostVolumeProblem& problem_of(Problem& p) { return static_cast<CostVolumeProblem&>(p); }
+
+Axis size_axis(const char* name, const char* description, std::int64_t max, std::int64_t default_value) {
+  Axis a;
+  a.name = name;
+  a.description = description;
+  a.min = 1;
+  a.max = max;
+  a.default_value = default_value;
+  return a;
+}
+
+}  // namespace
+
+Family make_family() {
+  Family f;
+  f.name = "cost_volume";
+  f.description =
+      "cost-volume aggregation (seed 004): per pixel, the weighted average over N views of 32-channel features, "
+      "denominator clamped at 1e-6";
+  f.size_axes = {size_axis("views", "N, the views averaged per pixel", kMaxViews, 8),
+                 size_axis("width", "image width in pixels", 1 << 20, 640),
+                 size_axis("height", "image height in pixels (one block per row in the shared variant)", 1 << 20, 480)};
+  f.check_sizes = [](const Params& s) -> std::string {
+    std::int64_t pixels = s.get("width") * s.get("height");
+    if (pixels * kChannels > std::numeric_limits<std::int32_t>::max())
+      return fmt::format("width * height * 32 = {} output elements; at most 2^31 - 1", pixels * kChannels);
+    return "";
+  };
+  f.device_bytes = [](const Params& s) {
+    std::uint64_t pixels = std::uint64_t(s.get("width") * s.get("height"));
+    return pixels * (std::uint64_t(s.get("views")) * (kChannels + 1) + kChannels) * sizeof(float);
+  };
+  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+    return std::make_unique<CostVolumeProblem>(int(s.get("views")), int(s.get("width")), int(s.get("height")), seed);
+  };
+
+  Variant global;
+  global.name = "global";
+  global.description = "one thread per pixel and channel, weights and features read from global memory";
+  Axis block_size;
+  block_size.name = "block_size";
+  block_size.description = "threads per block (32 per pixel)";
+  block_size.min = 32;
+  block_size.max = 1024;
+  block_size.multiple_of = 32;
+  block_size.default_value = 256;
+  global.axes = {block_size};
+  global.launch = [](const Params& p) {
+    LaunchSpec l;
+    std::int64_t threads = p.get("width") * p.get("height") * kChannels;
+    l.block.x = unsigned(p.get("block_size"));
+    l.grid.x = unsigned((threads + l.block.x - 1) / l.block.x);
+    l.kernel = reinterpret_cast<const void*>(&global_kernel);
+    l.kernel_name = "occbench::cost_volume::global_kernel";
+    return l;
+  };
+  global.work = [](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("views"))); };
+  global.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    global_kernel<<<dim3(l.grid.x), dim3(l.block.x), 0, stream>>>(p.features(), p.weights(), p.out(), p.views(),
+                                                                    p.pixels());
+  };
+  f.variants.push_back(global);
+
+  Variant shared;
+  shared.name = "shared";
+  shared.description =
+      "the seed's layout: one block per image row, one thread per channel, block_pixels pixels' weights and features "
+      "staged in dynamic shared memory per step, two __syncthreads per step";
+  Axis block_pixels;
+  block_pixels.name = "block_pixels";
+  block_pixels.description = "pixels in flight per block step (blockDim = 32 x block_pixels; the seed: 1)";
+  block_pixels.min = 1;
+  block_pixels.max = kMaxBlockPixels;
+  block_pixels.default_value = 1;
+  shared.axes = {block_pixels};
+  shared.launch = [](const Params& p) {
+    LaunchSpec l;
+    l.block.x = kChannels;
+    l.block.y = unsigned(p.get("block_pixels"));
+    l.grid.x = unsigned(p.get("height"));
+    l.dynamic_smem_bytes = shared_bytes(int(p.get("views")), int(p.get("block_pixels")));
+    l.kernel = reinterpret_cast<const void*>(&shared_kernel);
+    l.kernel_name = "occbench::cost_volume::shared_kernel";
+    return l;
+  };
+  shared.work = [](const Params& p) { return shared_work(p.get("width"), p.get("height"), int(p.get("views"))); };
+  shared.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    shared_kernel<<<dim3(l.grid.x), dim3(l.block.x, l.block.y), l.dynamic_smem_bytes, stream>>>(
+        p.features(), p.weights(), p.out(), p.views(), p.width(), p.height());
+  };
+  f.variants.push_back(shared);
+  return f;
+}
+
+}  // namespace occbench::cost_volume

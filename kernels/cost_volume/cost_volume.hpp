@@ -1,0 +1,51 @@
+#pragma once
+// Cost-volume aggregation (seed 004): per pixel, the weighted average over N views of 32-channel
+// features, the denominator clamped at 1e-6:
+//   out[y][x][c] = sum_n w[n][y][x] * f[n][y][x][c] / max(sum_n w[n][y][x], 1e-6f)
+// Layout (the seed shows its code only as screenshots; this is our reading of its text, channels
+// innermost so that one thread per channel reads a warp-wide 128-byte line):
+//   features  float32 [views][height][width][32]
+//   weights   float32 [views][height][width]
+//   out       float32 [height][width][32]
+#include "harness/registry.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace occbench::cost_volume {
+
+Family make_family();
+
+inline constexpr int kChannels = 32;             // fixed in the seed
+inline constexpr float kMinDenominator = 1e-6f;  // the seed's clamp
+inline constexpr int kMaxViews = 128;
+inline constexpr int kMaxBlockPixels = 32;  // 32 channels x 32 pixels = 1024 threads
+// Every kTinyWeightStride-th pixel gets weights below 5e-9 in every view, so its denominator
+// (< 128 * 5e-9 < 1e-6) is clamped: the clamp is exercised by every problem.
+inline constexpr std::size_t kTinyWeightStride = 61;
+
+// Reproducible inputs: features uniform in [-1, 1); weights uniform in (0, 1) except the
+// clamp-exercising pixels above.
+void fill_features(float* features, std::size_t count, std::uint64_t seed);
+void fill_weights(float* weights, int views, std::size_t pixels, std::uint64_t seed);
+
+// The CPU reference in double precision (the clamp compared against double(1e-6f), the kernels' value).
+void reference(const float* features, const float* weights, double* out, int views, std::size_t pixels);
+
+// Relative tolerance with an absolute floor of 1 (outputs are weighted averages of values in
+// [-1, 1)): a float32 sum of `views` terms is within about 2 (views + 1) 2^-24 of the exact one,
+// divided by the denominator's relative error; twice that bound, and never below 1e-6.
+double tolerance(int views);
+
+// Dynamic shared memory of the shared kernel: per pixel in flight, views weights + views x 32 features.
+std::size_t shared_bytes(int views, int block_pixels);
+
+// Work models. FLOPs per output element, as each thread computes it: views multiply-adds (2 each),
+// views adds for the denominator, one division: 3 * views + 1. dram_bytes: features, weights read once,
+// output written once: pixels * (views * (32 + 1) + 32) * 4.
+// global: every thread (one per pixel and channel) loads views weights and views features, stores 1.
+WorkModel global_work(std::int64_t width, std::int64_t height, int views);
+// shared: per pixel, views weights (once, by views lanes) + views x 32 features staged, 32 stores.
+WorkModel shared_work(std::int64_t width, std::int64_t height, int views);
+
+}  // namespace occbench::cost_volume

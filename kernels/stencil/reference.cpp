@@ -1,0 +1,103 @@
+#include "kernels/stencil/stencil.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+namespace occbench::stencil {
+
+std::uint8_t threshold(std::uint32_t window_sum, int filter_size, std::uint8_t center, float c) {
+  // float arithmetic, round to nearest, no contraction possible (a division, then a subtraction).
+  float mean = float(window_sum) / float(filter_size * filter_size);
+  return (mean - c < float(center)) ? 255 : 0;
+}
+
+void reference(const std::uint8_t* src, std::uint8_t* dst, int width, int height, int filter_size, float c) {
+  if (width <= 0 || height <= 0) return;
+  const int half = filter_size / 2;
+  const std::size_t pw = std::size_t(width) + 2 * half, ph = std::size_t(height) + 2 * half;
+  // Summed-area table of the image padded by `half` replicated pixels on every side, with a zero
+  // row and column in front: sat[(r + 1) * (pw + 1) + (q + 1)] = sum of padded[0..r][0..q].
+  // Unsigned 32-bit arithmetic wraps on large images (4126^2 * 255 > 2^32), but the four-corner
+  // difference is exact modulo 2^32 and a window sum is below 2^18, so every window sum is exact.
+  std::vector<std::uint32_t> sat((pw + 1) * (ph + 1), 0);
+  for (std::size_t r = 0; r < ph; ++r) {
+    int y = std::clamp(int(r) - half, 0, height - 1);
+    const std::uint8_t* row = src + std::size_t(y) * width;
+    std::uint32_t running = 0;
+    for (std::size_t q = 0; q < pw; ++q) {
+      int x = std::clamp(int(q) - half, 0, width - 1);
+      running += row[x];
+      sat[(r + 1) * (pw + 1) + q + 1] = sat[r * (pw + 1) + q + 1] + running;
+    }
+  }
+  // Pixel (x, y)'s window is padded rows y .. y + filter - 1, columns x .. x + filter - 1.
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      std::size_t top = std::size_t(y), bottom = top + filter_size, left = std::size_t(x), right = left + filter_size;
+      std::uint32_t sum = sat[bottom * (pw + 1) + right] - sat[top * (pw + 1) + right] - sat[bottom * (pw + 1) + left] +
+                          sat[top * (pw + 1) + left];
+      dst[std::size_t(y) * width + x] = threshold(sum, filter_size, src[std::size_t(y) * width + x], c);
+    }
+}
+
+void reference_direct(const std::uint8_t* src, std::uint8_t* dst, int width, int height, int filter_size, float c) {
+  const int half = filter_size / 2;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      std::uint32_t sum = 0;
+      for (int dy = -half; dy <= half; ++dy)
+        for (int dx = -half; dx <= half; ++dx)
+          sum += src[std::size_t(std::clamp(y + dy, 0, height - 1)) * width + std::clamp(x + dx, 0, width - 1)];
+      dst[std::size_t(y) * width + x] = threshold(sum, filter_size, src[std::size_t(y) * width + x], c);
+    }
+}
+
+Verification compare_images(const std::uint8_t* got, const std::uint8_t* expected, int width, int height,
+                            int filter_size) {
+  Verification v;
+  v.tolerance = 0;
+  v.checked = std::uint64_t(width) * std::uint64_t(height);
+  int worst = 0;
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) {
+      std::size_t i = std::size_t(y) * width + x;
+      if (got[i] == expected[i]) continue;
+      worst = std::max(worst, std::abs(int(got[i]) - int(expected[i])));
+      if (v.mismatches == 0)
+        v.detail = fmt::format("first at pixel (x={}, y={}) of {}x{}, filter {}: got {}, expected {}{}", x, y, width,
+                               height, filter_size, got[i], expected[i], got[i] == kPoison ? " (never written)" : "");
+      ++v.mismatches;
+    }
+  v.max_rel_error = worst / 255.0;
+  v.status = v.mismatches == 0 ? "passed" : "failed";
+  return v;
+}
+
+std::size_t tile_bytes(int filter_size, int block_x, int block_y) {
+  const int half = filter_size / 2;
+  return std::size_t(block_x + 2 * half) * std::size_t(block_y + 2 * half);
+}
+
+WorkModel global_work(std::int64_t width, std::int64_t height, int filter_size) {
+  const double pixels = double(width) * double(height), f2 = double(filter_size) * filter_size;
+  WorkModel w;
+  w.flops = pixels * (f2 + 1);
+  w.global_bytes = pixels * (f2 + 1 + 1);
+  w.dram_bytes = 2 * pixels;
+  return w;
+}
+
+WorkModel shared_work(std::int64_t width, std::int64_t height, int filter_size, int block_x, int block_y) {
+  const double pixels = double(width) * double(height), f2 = double(filter_size) * filter_size;
+  const double blocks = double((width + block_x - 1) / block_x) * double((height + block_y - 1) / block_y);
+  WorkModel w;
+  w.flops = pixels * (f2 + 1);
+  w.global_bytes = blocks * double(tile_bytes(filter_size, block_x, block_y)) + pixels;
+  w.dram_bytes = 2 * pixels;
+  return w;
+}
+
+}  // namespace occbench::stencil

@@ -1,0 +1,220 @@
+// Adaptive threshold (seed 001): where shared memory can pay, because neighbouring threads read
+// overlapping windows. The reuse grows with the filter: each pixel is read filter^2 times by the
+// global kernel (the first from DRAM, the rest from L1/L2), but only about once, plus the halo, by the
+// shared kernel's tile.
+#include "kernels/stencil/stencil.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
+#include "harness/random.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <vector>
+
+namespace occbench::stencil {
+
+// The seed's rule with explicitly rounded intrinsics, so the result is the CPU's whatever the
+// compiler flags (--use_fast_math would otherwise turn the division into an approximation).
+__device__ __forceinline__ unsigned char threshold_device(unsigned sum, int filter_size, unsigned char center, float c) {
+  float mean = __fdiv_rn(__uint2float_rn(sum), __int2float_rn(filter_size * filter_size));
+  return __fsub_rn(mean, c) < __uint2float_rn(center) ? 255 : 0;
+}
+
+// One thread per pixel; the window read straight from global memory (L1/L2 catch the overlap).
+__global__ void global_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst, int width,
+                              int height, int filter_size, float c) {
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= width || y >= height) return;
+  const int half = filter_size / 2;
+  unsigned sum = 0;
+  for (int dy = -half; dy <= half; ++dy) {
+    const unsigned char* row = src + std::size_t(min(max(y + dy, 0), height - 1)) * width;
+    for (int dx = -half; dx <= half; ++dx) sum += row[min(max(x + dx, 0), width - 1)];
+  }
+  const std::size_t i = std::size_t(y) * width + x;
+  dst[i] = threshold_device(sum, filter_size, src[i], c);
+}
+
+// The seed's kernel: a (block_x + 2 half) x (block_y + 2 half) tile in dynamic shared memory, loaded
+// cooperatively with a strided loop and clamped coordinates, a barrier, then the window from the tile.
+// Two fixes to the seed: the grid is rounded up (the seed divides integers before std::ceil, so it
+// drops the last partial block), and threads outside the image load their share of the tile but
+// write nothing (the seed writes past the image's right and bottom edges).
+__global__ void shared_dynamic_kernel(const unsigned char* __restrict__ src, unsigned char* __restrict__ dst, int width,
+                                      int height, int filter_size, float c) {
+  extern __shared__ unsigned char tile[];
+  const int half = filter_size / 2;
+  const int tile_width = blockDim.x + 2 * half;
+  const int tile_height = blockDim.y + 2 * half;
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int start_x = int(blockIdx.x * blockDim.x) - half;
+  const int start_y = int(blockIdx.y * blockDim.y) - half;
+
+  for (int i = ty; i < tile_height; i += blockDim.y) {
+    const unsigned char* row = src + std::size_t(min(max(start_y + i, 0), height - 1)) * width;
+    for (int j = tx; j < tile_width; j += blockDim.x) tile[i * tile_width + j] = row[min(max(start_x + j, 0), width - 1)];
+  }
+  __syncthreads();
+
+  const int x = blockIdx.x * blockDim.x + tx;
+  const int y = blockIdx.y * blockDim.y + ty;
+  if (x >= width || y >= height) return;
+  unsigned sum = 0;
+  for (int dy = 0; dy < filter_size; ++dy) {
+    const unsigned char* row = tile + (ty + dy) * tile_width + tx;
+    for (int dx = 0; dx < filter_size; ++dx) sum += row[dx];
+  }
+  const unsigned char center = tile[(ty + half) * tile_width + tx + half];
+  dst[std::size_t(y) * width + x] = threshold_device(sum, filter_size, center, c);
+}
+
+namespace {
+
+class StencilProblem : public Problem {
+ public:
+  StencilProblem(int width, int height, std::uint64_t seed)
+      : width_(width), height_(height), src_host_(pixels()), src_(pixels()), dst_(pixels()) {
+    fill_uniform_bytes(src_host_.data(), src_host_.size(), seed);
+    src_.upload(src_host_);
+  }
+
+  void poison_outputs() override { OCCBENCH_CUDA_CHECK(cudaMemset(dst_.get(), kPoison, dst_.bytes())); }
+
+  // The output depends on filter_size, a launch axis: run() records the filter it launched with,
+  // and the check is against that filter's reference (computed once per filter, then kept).
+  Verification verify() override {
+    auto it = references_.find(filter_);
+    if (it == references_.end()) {
+      std::vector<std::uint8_t> expected(pixels());
+      reference(src_host_.data(), expected.data(), width_, height_, filter_, kOffsetC);
+      it = references_.emplace(filter_, std::move(expected)).first;
+    }
+    std::vector<std::uint8_t> got = dst_.download();
+    return compare_images(got.data(), it->second.data(), width_, height_, filter_);
+  }
+
+  std::size_t pixels() const { return std::size_t(width_) * std::size_t(height_); }
+  int width() const { return width_; }
+  int height() const { return height_; }
+  const unsigned char* src() const { return src_.get(); }
+  unsigned char* dst() { return dst_.get(); }
+  void set_filter(int filter_size) { filter_ = filter_size; }
+
+ private:
+  int width_, height_;
+  int filter_ = kMinFilter;
+  std::vector<std::uint8_t> src_host_;
+  DeviceBuffer<std::uint8_t> src_, dst_;
+  std::map<int, std::vector<std::uint8_t>> references_;
+};
+
+StencilProblem& problem_of(Problem& p) { return static_cast<StencilProblem&>(p); }
+
+Axis filter_axis() {
+  Axis a;
+  a.name = "filter_size";
+  a.description = "side of the square averaging window (odd); the tile's halo is filter_size/2 on each side";
+  for (int f = kMinFilter; f <= kMaxFilter; f += 2) a.legal_values.push_back(f);
+  a.default_value = 15;
+  return a;
+}
+
+Axis block_axis(const char* name, const char* description, std::int64_t default_value) {
+  Axis a;
+  a.name = name;
+  a.description = description;
+  a.min = 1;
+  a.max = 1024;
+  a.default_value = default_value;
+  return a;
+}
+
+unsigned blocks_for(std::int64_t extent, std::int64_t per_block) { return unsigned((extent + per_block - 1) / per_block); }
+
+using KernelFn = void (*)(const unsigned char*, unsigned char*, int, int, int, float);
+
+Variant make_variant(std::string name, std::string description, KernelFn kernel, std::string kernel_name, bool tile) {
+  Variant v;
+  v.name = std::move(name);
+  v.description = std::move(description);
+  v.axes = {filter_axis(), block_axis("block_x", "threads per block along x (a row of pixels)", 32),
+            block_axis("block_y", "threads per block along y", 4)};
+  v.check = [](const Params& p) -> std::string {
+    auto threads = p.get("block_x") * p.get("block_y");
+    if (threads > 1024) return fmt::format("block_x * block_y = {} threads, more than 1024 per block", threads);
+    return "";
+  };
+  v.launch = [=](const Params& p) {
+    LaunchSpec l;
+    l.block.x = unsigned(p.get("block_x"));
+    l.block.y = unsigned(p.get("block_y"));
+    l.grid.x = blocks_for(p.get("width"), l.block.x);
+    l.grid.y = blocks_for(p.get("height"), l.block.y);
+    l.dynamic_smem_bytes = tile ? tile_bytes(int(p.get("filter_size")), int(l.block.x), int(l.block.y)) : 0;
+    l.kernel = reinterpret_cast<const void*>(kernel);
+    l.kernel_name = kernel_name;
+    return l;
+  };
+  v.run = [=](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    int filter_size = int(params.get("filter_size"));
+    p.set_filter(filter_size);
+    kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), l.dynamic_smem_bytes, stream>>>(
+        p.src(), p.dst(), p.width(), p.height(), filter_size, kOffsetC);
+  };
+  return v;
+}
+
+}  // namespace
+
+Family make_family() {
+  Family f;
+  f.name = "stencil";
+  f.description =
+      "adaptive threshold on an 8-bit image (seed 001): out = (mean of the clamped filter^2 window - C < pixel) ? 255 : 0";
+  Axis width;
+  width.name = "width";
+  width.description = "image width in pixels";
+  width.min = 1;
+  width.max = 1 << 20;
+  width.default_value = 4096;
+  Axis height;
+  height.name = "height";
+  height.description = "image height in pixels (at most 65535: the grid's y extent with block_y = 1)";
+  height.min = 1;
+  height.max = 65535;
+  height.default_value = 4096;
+  f.size_axes = {width, height};
+  f.check_sizes = [](const Params& s) -> std::string {
+    auto pixels = s.get("width") * s.get("height");
+    if (pixels > (std::int64_t(1) << 31))
+      return fmt::format("width * height = {} pixels; at most 2^31 (the reference's tables and the host copies)", pixels);
+    return "";
+  };
+  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("width") * s.get("height")) * 2; };
+  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+    return std::make_unique<StencilProblem>(int(s.get("width")), int(s.get("height")), seed);
+  };
+
+  Variant global = make_variant("global", "one thread per pixel, its filter^2 window read from global memory",
+                                global_kernel, "occbench::stencil::global_kernel", false);
+  global.work = [](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("filter_size"))); };
+  f.variants.push_back(global);
+
+  Variant shared = make_variant(
+      "shared_dynamic",
+      "the seed's kernel: the block's tile with a filter/2 halo in extern __shared__ memory sized at launch, loaded "
+      "with a strided loop, __syncthreads, window from the tile",
+      shared_dynamic_kernel, "occbench::stencil::shared_dynamic_kernel", true);
+  shared.work = [](const Params& p) {
+    return shared_work(p.get("width"), p.get("height"), int(p.get("filter_size")), int(p.get("block_x")),
+                       int(p.get("block_y")));
+  };
+  f.variants.push_back(shared);
+  return f;
+}
+
+}  // namespace occbench::stencil
