@@ -2,6 +2,7 @@
 #include "harness/registry.hpp"
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 #include "kernels/matmul/matmul.hpp"
+#include "kernels/transpose/transpose.hpp"
 
 namespace occbench {
 
@@ -10,6 +11,7 @@ const Registry& builtin_registry() {
     Registry r;
     r.add(adjacent_difference::make_family());
     r.add(matmul::make_family());
+    r.add(transpose::make_family());
     return r;
   }();
   return registry;
