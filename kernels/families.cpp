@@ -2,7 +2,9 @@
 #include "harness/registry.hpp"
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 #include "kernels/cost_volume/cost_volume.hpp"
+#include "kernels/matmul/matmul.hpp"
 #include "kernels/stencil/stencil.hpp"
+#include "kernels/transpose/transpose.hpp"
 
 namespace occbench {
 
@@ -10,6 +12,8 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     r.add(adjacent_difference::make_family());
+    r.add(matmul::make_family());
+    r.add(transpose::make_family());
     r.add(stencil::make_family());
     r.add(cost_volume::make_family());
     return r;

@@ -1,0 +1,241 @@
+// Matrix multiply (seed 004): where shared memory pays through reuse. The naive kernel loads 2k
+// floats per output; a tile of T x T outputs shares each loaded element T times, cutting the
+// global traffic by T. cuBLAS (FP32, no tensor cores) is the ceiling.
+#include "kernels/matmul/matmul.hpp"
+#include "kernels/matmul/problem.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/random.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace occbench::matmul {
+
+// One thread per element of C; the block is edge x edge threads (blockDim set at launch).
+__global__ void naive_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                             int n, int k) {
+  int col = blockIdx.x * blockDim.x + threadIdx.x;
+  int row = blockIdx.y * blockDim.y + threadIdx.y;
+  if (row >= m || col >= n) return;
+  float sum = 0.0f;
+  for (int p = 0; p < k; ++p) sum += a[row * k + p] * b[p * n + col];
+  c[row * n + col] = sum;
+}
+
+// The seed's tiled kernel: Tile x Tile threads, each step loads one tile of A and one of B into
+// shared memory (zero outside the matrices), __syncthreads, Tile multiply-adds, __syncthreads.
+template <int Tile>
+__global__ void tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                             int n, int k) {
+  __shared__ float tile_a[Tile][Tile];
+  __shared__ float tile_b[Tile][Tile];
+  int tx = threadIdx.x, ty = threadIdx.y;
+  int row = blockIdx.y * Tile + ty;
+  int col = blockIdx.x * Tile + tx;
+  float sum = 0.0f;
+  for (int t = 0; t < k; t += Tile) {
+    tile_a[ty][tx] = (row < m && t + tx < k) ? a[row * k + t + tx] : 0.0f;
+    tile_b[ty][tx] = (t + ty < k && col < n) ? b[(t + ty) * n + col] : 0.0f;
+    __syncthreads();
+#pragma unroll
+    for (int p = 0; p < Tile; ++p) sum += tile_a[ty][p] * tile_b[p][tx];
+    __syncthreads();
+  }
+  if (row < m && col < n) c[row * n + col] = sum;
+}
+
+void check_cublas(cublasStatus_t status, const char* expression, const char* file, int line) {
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw std::runtime_error(fmt::format("{}:{}: {} failed: {} ({})", file, line, expression,
+                                         cublasGetStatusName(status), cublasGetStatusString(status)));
+}
+
+MatmulProblem::MatmulProblem(std::size_t m, std::size_t n, std::size_t k, std::uint64_t seed)
+    : m_(m),
+      n_(n),
+      k_(k),
+      a_host_(random_floats(m * k, seed)),
+      b_host_(random_floats(k * n, seed ^ 0x9e3779b97f4a7c15ull)),
+      a_(m * k),
+      b_(k * n),
+      c_(m * n),
+      rows_(reference_rows(m, n, k)) {
+  a_.upload(a_host_);
+  b_.upload(b_host_);
+  OCCBENCH_CUBLAS_CHECK(cublasCreate(&handle_));
+  OCCBENCH_CUBLAS_CHECK(cublasSetMathMode(handle_, kCublasMathMode));
+}
+
+MatmulProblem::~MatmulProblem() {
+  if (handle_) cublasDestroy(handle_);
+}
+
+void MatmulProblem::poison_outputs() { c_.poison(); }
+
+Verification MatmulProblem::verify() {
+  if (ref_.empty() && !rows_.empty()) {
+    ref_.resize(rows_.size() * n_);
+    scale_.resize(rows_.size() * n_);
+    reference(a_host_.data(), b_host_.data(), m_, n_, k_, rows_, ref_.data(), scale_.data());
+  }
+  std::vector<float> got = c_.download();
+  return compare(got.data(), m_, n_, rows_, ref_.data(), scale_.data(), kTolerance);
+}
+
+namespace {
+
+MatmulProblem& problem_of(Problem& p) { return static_cast<MatmulProblem&>(p); }
+
+unsigned blocks_for(std::int64_t extent, std::int64_t per_block) {
+  return unsigned(std::max<std::int64_t>(1, (extent + per_block - 1) / per_block));
+}
+
+constexpr std::int64_t kMaxGridY = 65535;
+
+// grid.y counts blocks of rows: at most 65535 of them.
+std::string grid_y_check(const Params& p, std::int64_t edge) {
+  std::int64_t blocks = (p.get("m") + edge - 1) / edge;
+  if (blocks > kMaxGridY)
+    return fmt::format("m = {} needs {} blocks of {} rows, more than the grid's 65535 in y", p.get("m"), blocks, edge);
+  return "";
+}
+
+using KernelFn = void (*)(const float*, const float*, float*, int, int, int);
+
+struct TiledInstance {
+  std::int64_t tile;
+  KernelFn kernel;
+  const char* name;
+};
+
+// The tiled kernel's instantiations, one per legal tile.
+constexpr TiledInstance kTiledInstances[] = {
+    {8, tiled_kernel<8>, "occbench::matmul::tiled_kernel<8>"},
+    {16, tiled_kernel<16>, "occbench::matmul::tiled_kernel<16>"},
+    {32, tiled_kernel<32>, "occbench::matmul::tiled_kernel<32>"},
+};
+static_assert(std::size(kTiledInstances) == std::size(kTiles));
+
+const TiledInstance& tiled_instance(std::int64_t tile) {
+  for (const auto& t : kTiledInstances)
+    if (t.tile == tile) return t;
+  throw std::invalid_argument(fmt::format("no tiled matmul kernel for tile {}", tile));
+}
+
+double dim(const Params& p, const char* name) { return double(p.get(name)); }
+
+}  // namespace
+
+Family make_family() {
+  Family f;
+  f.name = "matmul";
+  f.description =
+      "C = A·B in float32, row-major, alpha = 1, beta = 0 (seed 004): naive vs shared-memory tiles vs cuBLAS SGEMM";
+  auto size_axis = [](const char* name, const char* description) {
+    Axis axis;
+    axis.name = name;
+    axis.description = description;
+    axis.min = 1;
+    axis.max = std::numeric_limits<std::int32_t>::max();
+    return axis;
+  };
+  f.size_axes = {size_axis("m", "rows of A and C"), size_axis("n", "columns of B and C"),
+                 size_axis("k", "columns of A, rows of B (the dot-product length)")};
+  f.check_sizes = [](const Params& s) -> std::string {
+    double m = dim(s, "m"), n = dim(s, "n"), k = dim(s, "k");
+    double limit = double(std::numeric_limits<std::int32_t>::max());
+    if (m * k > limit || k * n > limit || m * n > limit)
+      return fmt::format("m*k, k*n and m*n must each fit in a 32-bit int (the kernels' index type); got {}, {}, {}",
+                         m * k, k * n, m * n);
+    return "";
+  };
+  f.device_bytes = [](const Params& s) {
+    std::uint64_t m = s.get("m"), n = s.get("n"), k = s.get("k");
+    return 4 * (m * k + k * n + m * n) + (std::uint64_t(64) << 20);  // + cuBLAS's workspace, generously
+  };
+  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+    return std::make_unique<MatmulProblem>(std::size_t(s.get("m")), std::size_t(s.get("n")), std::size_t(s.get("k")),
+                                           seed);
+  };
+
+  Variant naive;
+  naive.name = "naive";
+  naive.description = "one thread per element of C, 2k loads from global memory each (block_size^2 threads per block)";
+  Axis edge;
+  edge.name = "block_size";
+  edge.description = "edge of the square thread block (block_size x block_size threads)";
+  edge.legal_values.assign(std::begin(kNaiveEdges), std::end(kNaiveEdges));
+  edge.default_value = 16;
+  naive.axes = {edge};
+  naive.launch = [](const Params& p) {
+    LaunchSpec l;
+    auto e = p.get("block_size");
+    l.block = {unsigned(e), unsigned(e), 1};
+    l.grid = {blocks_for(p.get("n"), e), blocks_for(p.get("m"), e), 1};
+    l.kernel = reinterpret_cast<const void*>(&naive_kernel);
+    l.kernel_name = "occbench::matmul::naive_kernel";
+    return l;
+  };
+  naive.check = [](const Params& p) { return grid_y_check(p, p.get("block_size")); };
+  naive.work = [](const Params& p) { return naive_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); };
+  naive.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    naive_kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), 0, stream>>>(p.a(), p.b(), p.c(), p.m(),
+                                                                                      p.n(), p.k());
+  };
+  f.variants.push_back(naive);
+
+  Variant tiled;
+  tiled.name = "tiled";
+  tiled.description = "the seed's shared-memory tiles: tile x tile threads, one tile of A and of B per step";
+  Axis tile;
+  tile.name = "tile";
+  tile.description = "tile edge: tile x tile threads per block, two tile x tile float tiles in shared memory";
+  tile.legal_values.assign(std::begin(kTiles), std::end(kTiles));
+  tile.default_value = 32;
+  tiled.axes = {tile};
+  tiled.launch = [](const Params& p) {
+    const auto& t = tiled_instance(p.get("tile"));
+    LaunchSpec l;
+    l.block = {unsigned(t.tile), unsigned(t.tile), 1};
+    l.grid = {blocks_for(p.get("n"), t.tile), blocks_for(p.get("m"), t.tile), 1};
+    l.kernel = reinterpret_cast<const void*>(t.kernel);
+    l.kernel_name = t.name;
+    return l;
+  };
+  tiled.check = [](const Params& p) { return grid_y_check(p, p.get("tile")); };
+  tiled.work = [](const Params& p) { return tiled_work(dim(p, "m"), dim(p, "n"), dim(p, "k"), dim(p, "tile")); };
+  tiled.run = [](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    KernelFn kernel = tiled_instance(params.get("tile")).kernel;
+    kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(),
+                                                                                p.k());
+  };
+  f.variants.push_back(tiled);
+
+  Variant sgemm;
+  sgemm.name = "cublas_sgemm";
+  sgemm.description = "cublasSgemm in FP32 (no TF32), row-major through C^T = B^T A^T";
+  sgemm.notes =
+      "cublasSgemm with cublasSetMathMode(CUBLAS_DEFAULT_MATH): FP32 inputs and FP32 accumulation, no TF32 tensor-core "
+      "math (that needs CUBLAS_TF32_TENSOR_OP_MATH; verification at 1e-5 of sum|a||b| would reject TF32 results). "
+      "work.global_bytes is the minimal DRAM traffic: cuBLAS's own traffic is not modelled.";
+  sgemm.work = [](const Params& p) { return library_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); };
+  sgemm.run = [](Problem& problem, const Params&, const LaunchSpec&, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    const float alpha = 1.0f, beta = 0.0f;
+    OCCBENCH_CUBLAS_CHECK(cublasSetStream(p.cublas(), stream));
+    // Row-major C (m x n) is column-major C^T (n x m) = B^T (n x k) · A^T (k x m): B and A are
+    // passed as they lie in memory, untransposed, with leading dimensions n and k.
+    OCCBENCH_CUBLAS_CHECK(cublasSgemm(p.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, p.n(), p.m(), p.k(), &alpha, p.b(), p.n(),
+                                      p.a(), p.k(), &beta, p.c(), p.n()));
+  };
+  f.variants.push_back(sgemm);
+  return f;
+}
+
+}  // namespace occbench::matmul

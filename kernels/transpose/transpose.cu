@@ -1,0 +1,153 @@
+// Transpose (seeds 003, 004): where shared memory pays without any reuse, by turning strided
+// global writes into coalesced ones. Nothing is read twice; the tile only reorders. Reading a tile
+// column from shared memory hits one bank 32 times (row stride 32 floats = 128 bytes) unless the
+// row is padded to 33 floats.
+#include "kernels/transpose/transpose.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
+#include "harness/random.hpp"
+#include "harness/verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+namespace occbench::transpose {
+
+// Block (32, block_rows) covers the 32 x 32 tile at (blockIdx.y, blockIdx.x) of the input.
+// Reads in[y][x] along x (coalesced), writes out[x][y]: a warp's 32 stores fall rows*4 bytes apart.
+__global__ void naive_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  int x = blockIdx.x * kTile + threadIdx.x;
+  int y = blockIdx.y * kTile + threadIdx.y;
+  if (x >= cols) return;
+  for (int j = 0; j < kTile; j += blockDim.y)
+    if (y + j < rows) out[x * rows + (y + j)] = in[(y + j) * cols + x];
+}
+
+// The tile goes through shared memory: coalesced reads into tile rows, __syncthreads, coalesced
+// writes from tile columns. Pad = 0: a column read is a 32-way bank conflict; Pad = 1: none.
+template <int Pad>
+__global__ void shared_tile_kernel(const float* __restrict__ in, float* __restrict__ out, int rows, int cols) {
+  __shared__ float tile[kTile][kTile + Pad];
+  int x = blockIdx.x * kTile + threadIdx.x;
+  int y = blockIdx.y * kTile + threadIdx.y;
+  for (int j = 0; j < kTile; j += blockDim.y)
+    if (x < cols && y + j < rows) tile[threadIdx.y + j][threadIdx.x] = in[(y + j) * cols + x];
+  __syncthreads();
+  // Output tile (blockIdx.x, blockIdx.y): out is cols x rows, so x now runs along the input's rows.
+  x = blockIdx.y * kTile + threadIdx.x;
+  y = blockIdx.x * kTile + threadIdx.y;
+  for (int j = 0; j < kTile; j += blockDim.y)
+    if (x < rows && y + j < cols) out[(y + j) * rows + x] = tile[threadIdx.x][threadIdx.y + j];
+}
+
+namespace {
+
+class TransposeProblem : public Problem {
+ public:
+  TransposeProblem(std::size_t rows, std::size_t cols, std::uint64_t seed)
+      : rows_(rows), cols_(cols), in_host_(random_floats(rows * cols, seed)), in_(rows * cols), out_(rows * cols) {
+    in_.upload(in_host_);
+  }
+
+  void poison_outputs() override { out_.poison(); }
+
+  Verification verify() override {
+    if (reference_.empty()) {
+      reference_.resize(rows_ * cols_);
+      reference(in_host_.data(), reference_.data(), rows_, cols_);
+    }
+    // A transpose moves bits: the output must equal the reference exactly.
+    std::vector<float> got = out_.download();
+    return compare_values(got.data(), reference_.data(), got.size(), 0.0, 0.0);
+  }
+
+  int rows() const { return int(rows_); }
+  int cols() const { return int(cols_); }
+  const float* input() const { return in_.get(); }
+  float* output() { return out_.get(); }
+
+ private:
+  std::size_t rows_, cols_;
+  std::vector<float> in_host_, reference_;
+  DeviceBuffer<float> in_, out_;
+};
+
+TransposeProblem& problem_of(Problem& p) { return static_cast<TransposeProblem&>(p); }
+
+unsigned tiles_for(std::int64_t extent) { return unsigned(std::max<std::int64_t>(1, (extent + kTile - 1) / kTile)); }
+
+using KernelFn = void (*)(const float*, float*, int, int);
+
+Variant tile_variant(std::string name, std::string description, KernelFn kernel, std::string kernel_name) {
+  Variant v;
+  v.name = std::move(name);
+  v.description = std::move(description);
+  Axis block_rows;
+  block_rows.name = "block_rows";
+  block_rows.description = "threads per block in y: 32 x block_rows threads move a 32 x 32 tile, 32/block_rows elements each";
+  block_rows.legal_values.assign(std::begin(kBlockRows), std::end(kBlockRows));
+  block_rows.default_value = 8;
+  v.axes = {block_rows};
+  v.launch = [=](const Params& p) {
+    LaunchSpec l;
+    l.block = {unsigned(kTile), unsigned(p.get("block_rows")), 1};
+    l.grid = {tiles_for(p.get("cols")), tiles_for(p.get("rows")), 1};
+    l.kernel = reinterpret_cast<const void*>(kernel);
+    l.kernel_name = kernel_name;
+    return l;
+  };
+  v.work = [](const Params& p) { return work(double(p.get("rows")), double(p.get("cols"))); };
+  v.run = [=](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), 0, stream>>>(p.input(), p.output(), p.rows(),
+                                                                                p.cols());
+  };
+  return v;
+}
+
+}  // namespace
+
+Family make_family() {
+  Family f;
+  f.name = "transpose";
+  f.description = "out-of-place float32 transpose, rows x cols -> cols x rows: coalescing through a shared tile, "
+                  "and the bank conflicts of an unpadded one";
+  Axis rows;
+  rows.name = "rows";
+  rows.description = "rows of the input (columns of the output); one block row per 32, at most 65535 block rows";
+  rows.min = 1;
+  rows.max = std::int64_t(65535) * kTile;
+  Axis cols;
+  cols.name = "cols";
+  cols.description = "columns of the input (rows of the output)";
+  cols.min = 1;
+  cols.max = std::numeric_limits<std::int32_t>::max();
+  f.size_axes = {rows, cols};
+  f.check_sizes = [](const Params& s) -> std::string {
+    double elements = double(s.get("rows")) * double(s.get("cols"));
+    if (elements > double(std::numeric_limits<std::int32_t>::max()))
+      return fmt::format("rows*cols = {} must fit in a 32-bit int (the kernels' index type)", elements);
+    return "";
+  };
+  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("rows")) * std::uint64_t(s.get("cols")) * 8; };
+  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+    return std::make_unique<TransposeProblem>(std::size_t(s.get("rows")), std::size_t(s.get("cols")), seed);
+  };
+
+  f.variants.push_back(tile_variant("naive", "coalesced reads from global memory, strided writes (rows*4 bytes apart)",
+                                    naive_kernel, "occbench::transpose::naive_kernel"));
+  f.variants.push_back(tile_variant("shared_tile",
+                                    "32x32 tile in shared memory, coalesced reads and writes; column reads from the "
+                                    "tile are 32-way bank conflicts",
+                                    shared_tile_kernel<0>, "occbench::transpose::shared_tile_kernel<0>"));
+  f.variants.push_back(tile_variant("shared_tile_padded",
+                                    "the same tile padded to 33 floats per row: column reads hit 32 different banks",
+                                    shared_tile_kernel<1>, "occbench::transpose::shared_tile_kernel<1>"));
+  return f;
+}
+
+}  // namespace occbench::transpose
