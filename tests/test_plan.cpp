@@ -277,3 +277,19 @@ TEST(Plan, TableIsPrintedWithEveryPoint) {
   EXPECT_EQ(summary.planned, 2u);
   EXPECT_NE(log.str().find("[32] no compiled kernel matches"), std::string::npos) << log.str();
 }
+
+TEST(Plan, ArchitectureOfTheMachineCodeAGpuRuns) {
+  // An A10 (8.6) runs sm_80 machine code when the build has no sm_86: plan says so and uses it.
+  PlanTarget a10 = plan_target(gpu_by_key("a10"), {75, 80, 90});
+  EXPECT_EQ(a10.resource_arch, 80);
+  EXPECT_NE(a10.note.find("no sm_86 code"), std::string::npos) << a10.note;
+  EXPECT_EQ(plan_target(gpu_by_key("a10"), {80, 86}).note, "");
+  // An A100 (8.0) cannot run sm_86 or sm_90 code: refused, naming what was built.
+  try {
+    plan_target(gpu_by_key("a100"), {86, 90});
+    ADD_FAILURE() << "planned an A100 with no sm_80 code";
+  } catch (const PlanError& e) {
+    EXPECT_NE(std::string(e.what()).find("built: sm_86, sm_90"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(plan_target(gpu_by_key("sm_100"), {90, 100}).key, "b200");
+}
