@@ -2,6 +2,7 @@
 
 #include "harness/config.hpp"
 #include "harness/device.hpp"
+#include "harness/plan.hpp"
 #include "harness/report.hpp"
 #include "harness/runner.hpp"
 #include "harness/sweep.hpp"
@@ -100,6 +101,14 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   run->add_option("--resume", resume_path, "Finish an interrupted run from its .jsonl, keeping its finished points");
   run->add_option("--device", device_ordinal, "CUDA device ordinal")->capture_default_str();
 
+  // plan: occupancy and work for any GPU of the table, no GPU needed (harness/plan.hpp).
+  PlanOptions plan_options;
+  auto* plan = app.add_subcommand("plan", "Occupancy, resources and work of a sweep for a GPU of the built-in table, without running it");
+  plan->add_option("config", plan_options.config, "Sweep config (JSON)");
+  plan->add_option("--gpu", plan_options.gpu, "GPU key from --list-gpus (default: this machine's GPU, else h100)");
+  plan->add_option("--out", plan_options.out_dir, "Folder for the result files")->capture_default_str();
+  plan->add_flag("--list-gpus", plan_options.list_gpus, "Show the built-in GPU table and exit");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -110,6 +119,10 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   try {
     if (*list) return list_families(registry, list_json);
     if (*validate) return validate_configs(registry, validate_paths);
+    if (*plan) {
+      plan_options.command_line = join_command(argc, argv);
+      return plan_main(plan_options, registry, std::cout, std::cerr);
+    }
     if (*run) {
       if (run_config.empty() && resume_path.empty()) {
         std::cerr << "error: run needs a config file, or --resume FILE.jsonl\n";
