@@ -227,9 +227,11 @@ std::string sweep_name(const ordered_json& doc) {
 
 std::string provenance(const ordered_json& doc) {
   std::vector<std::string> parts;
-  if (doc.contains("tool") && doc["tool"].is_object())
-    parts.push_back(fmt::format("{} {} ({})", doc["tool"].value("name", std::string("occbench")),
-                                doc["tool"].value("version", std::string("?")), doc["tool"].value("git_commit", std::string("?"))));
+  if (doc.contains("tool") && doc["tool"].is_object()) {
+    std::string version = doc["tool"].value("version", std::string());
+    parts.push_back(fmt::format("{}{} ({})", doc["tool"].value("name", std::string("occbench")),
+                                version.empty() ? "" : " " + version, doc["tool"].value("git_commit", std::string("?"))));
+  }
   if (doc.contains("run") && doc["run"].is_object()) {
     const auto& run = doc["run"];
     if (run.contains("measurement") && run["measurement"].is_object() && run["measurement"].contains("mode") &&
