@@ -130,10 +130,11 @@ struct Session {
     std::string key = fmt::format("{}/{}/seed={}", b.point.family->name, b.point.sizes.to_string(), b.settings.seed);
     if (key != problem_key) {
       problem.reset();
-      problem_key = key;
+      problem_key.clear();  // stays clear if making it throws, so the next benchmark tries again
       problem_skip.clear();
       if (no_gpu) problem = b.point.family->make_problem(b.point.sizes, b.settings.seed);  // host variants only
       else problem = make_point_problem(b.point, b.settings.seed, flusher ? flusher->bytes() : 0, problem_skip);
+      problem_key = key;
     }
     return problem.get();
   }
