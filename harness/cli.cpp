@@ -1,10 +1,12 @@
 #include "harness/cli.hpp"
 
+#include "harness/compare.hpp"
 #include "harness/config.hpp"
 #include "harness/device.hpp"
 #include "harness/plan.hpp"
 #include "harness/report.hpp"
 #include "harness/runner.hpp"
+#include "harness/summary.hpp"
 #include "harness/sweep.hpp"
 
 #include <CLI/CLI.hpp>
@@ -79,6 +81,26 @@ int validate_configs(const Registry& registry, const std::vector<std::string>& p
   return code;
 }
 
+// occbench report: read every file first, so one bad file stops it before anything is written.
+int report_command(const std::vector<std::string>& paths, const std::string& format, const std::string& out_path) {
+  std::vector<ResultsFile> files;
+  for (const auto& path : paths) files.push_back(load_results_file(path));
+  assign_labels(files);
+  ReportFormat kind = format == "csv" ? ReportFormat::csv : format == "json" ? ReportFormat::json : ReportFormat::markdown;
+  std::string text = render_report(files, kind);
+  if (out_path.empty()) std::cout << text;
+  else write_text_file(out_path, text);
+  return kExitOk;
+}
+
+// occbench compare: exit 1 only for a regression under --fail-on-regression.
+int compare_command(const std::string& base_path, const std::string& new_path, const CompareOptions& options) {
+  ResultsFile base = load_results_file(base_path), next = load_results_file(new_path);
+  Comparison comparison = compare_runs(base, next, options);
+  std::cout << format_comparison(comparison, base, next, options);
+  return comparison_exit_code(comparison, options);
+}
+
 }  // namespace
 
 int cli_main(int argc, char** argv, const Registry& registry) {
@@ -109,6 +131,25 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   plan->add_option("--out", plan_options.out_dir, "Folder for the result files")->capture_default_str();
   plan->add_flag("--list-gpus", plan_options.list_gpus, "Show the built-in GPU table and exit");
 
+  std::vector<std::string> report_paths;
+  std::string report_format = "md", report_out;
+  auto* report = app.add_subcommand("report", "Summarize results files: a markdown table, or CSV/JSON; several files side by side");
+  report->add_option("results", report_paths, "Results files (.json written by run)")->required();
+  report->add_option("--format", report_format, "md, csv or json")
+      ->check(CLI::IsMember({"md", "csv", "json"}))->capture_default_str();
+  report->add_option("--out", report_out, "Write to this file instead of standard output");
+
+  std::string compare_base, compare_new;
+  double fail_on_regression = -1, noise_factor = 1.0;
+  auto* compare = app.add_subcommand("compare", "Compare two runs point by point: time ratios, noise-aware verdicts, a summary");
+  compare->add_option("base", compare_base, "Results of the reference run (.json)")->required();
+  compare->add_option("new", compare_new, "Results of the run to judge (.json)")->required();
+  compare->add_option("--fail-on-regression", fail_on_regression,
+                      "Exit 1 when a point is slower by more than PCT percent, beyond the runs' noise")
+      ->check(CLI::NonNegativeNumber);
+  compare->add_option("--noise-factor", noise_factor, "A change counts beyond this many times the combined noise")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -122,6 +163,13 @@ int cli_main(int argc, char** argv, const Registry& registry) {
     if (*plan) {
       plan_options.command_line = join_command(argc, argv);
       return plan_main(plan_options, registry, std::cout, std::cerr);
+    }
+    if (*report) return report_command(report_paths, report_format, report_out);
+    if (*compare) {
+      CompareOptions options;
+      options.noise_factor = noise_factor;
+      if (fail_on_regression >= 0) options.fail_on_regression_pct = fail_on_regression;
+      return compare_command(compare_base, compare_new, options);
     }
     if (*run) {
       if (run_config.empty() && resume_path.empty()) {
@@ -158,6 +206,9 @@ int cli_main(int argc, char** argv, const Registry& registry) {
       return summary.exit_code;
     }
   } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const ResultsFileError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {

@@ -96,11 +96,18 @@ ordered_json occupancy_json(const OccupancyResult& o, int api_active_blocks_per_
           {"api_agrees", api_active_blocks_per_sm == o.active_blocks_per_sm}};
 }
 
-ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context) {
+void run_point_once(const Point& point, Problem& problem, const LaunchSpec& launch, cudaStream_t stream) {
+  point.variant->run(problem, point.params, launch, stream);
+  if (point.variant->executor == Executor::device) OCCBENCH_CHECK_LAUNCH();
+}
+
+PreparedPoint prepare_point(const Point& point, Problem& problem, const PointContext& context) {
   const Variant& variant = *point.variant;
   const DeviceInfo& device = *context.device;
-  ordered_json r = base_record(point);
-  LaunchSpec launch;
+  PreparedPoint prepared;
+  ordered_json& r = prepared.record;
+  r = base_record(point);
+  LaunchSpec& launch = prepared.launch;
   bool on_device = variant.executor == Executor::device;
 
   if (on_device && variant.launch) {
@@ -120,7 +127,7 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
     if (!blocker.empty()) {
       r["status"] = "skipped";
       r["reason"] = blocker;
-      return r;
+      return prepared;
     }
     // More dynamic shared memory than the kernel's default limit (48 KiB less its static
     // shared memory) needs the kernel's explicit opt-in.
@@ -135,15 +142,11 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
     r["occupancy"] = occupancy_json(compute_occupancy(device.limits, resources, threads, launch.dynamic_smem_bytes), api_blocks);
   }
 
-  auto run_once = [&](cudaStream_t stream) {
-    variant.run(problem, point.params, launch, stream);
-    if (on_device) OCCBENCH_CHECK_LAUNCH();
-  };
-
   // Verification first: poisoned outputs, one run, compare. A wrong result is never timed.
   problem.poison_outputs();
-  run_once(context.stream);
-  OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+  run_point_once(point, problem, launch, context.stream);
+  // Host code has finished when run returns (and may run where no GPU is).
+  if (on_device) OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
   Verification verification = problem.verify();
   r["verification"] = to_json(verification);
   if (verification.status == "failed") {
@@ -151,21 +154,42 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
     r["reason"] = fmt::format("wrong result: {} of {} elements over tolerance {:g} (max relative error {:g}); {}",
                               verification.mismatches, verification.checked, verification.tolerance,
                               verification.max_rel_error, verification.detail);
-    return r;
   }
+  return prepared;
+}
 
-  TimingStats timing = on_device ? time_device(run_once, *context.settings, context.stream, context.flusher)
-                                 : time_host([&] { run_once(context.stream); }, *context.settings);
+ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context) {
+  PreparedPoint prepared = prepare_point(point, problem, context);
+  ordered_json& r = prepared.record;
+  if (!prepared.ready()) return r;
+
+  const Variant& variant = *point.variant;
+  auto run_once = [&](cudaStream_t stream) { run_point_once(point, problem, prepared.launch, stream); };
+  TimingStats timing = variant.executor == Executor::device
+                           ? time_device(run_once, *context.settings, context.stream, context.flusher)
+                           : time_host([&] { run_once(context.stream); }, *context.settings);
   r["timing"] = to_json(timing);
   WorkModel work = variant.work ? variant.work(point.params) : WorkModel{};
-  r["metrics"] = to_json(compute_metrics(work, timing.median_ms, device.peak_bandwidth_gbps, device.measured_bandwidth_gbps));
+  r["metrics"] = to_json(compute_metrics(work, timing.median_ms, context.device->peak_bandwidth_gbps,
+                                         context.device->measured_bandwidth_gbps));
   return r;
 }
 
-namespace {
+std::unique_ptr<Problem> make_point_problem(const Point& point, std::uint64_t seed, std::size_t reserved_bytes,
+                                            std::string& skip_reason) {
+  skip_reason.clear();
+  std::uint64_t need = point.family->device_bytes ? point.family->device_bytes(point.sizes) : 0;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  OCCBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (need + reserved_bytes > free_bytes) {
+    skip_reason = fmt::format("needs {:.2f} GiB of device memory, {:.2f} GiB free", need / 1073741824.0,
+                              free_bytes / 1073741824.0);
+    return nullptr;
+  }
+  return point.family->make_problem(point.sizes, seed);
+}
 
-// Errors after which the CUDA context is unusable: the sweep cannot go on.
-bool sticky(cudaError_t code) {
+bool is_sticky_cuda_error(cudaError_t code) {
   switch (code) {
     case cudaErrorIllegalAddress:
     case cudaErrorLaunchFailure:
@@ -181,8 +205,6 @@ bool sticky(cudaError_t code) {
       return false;
   }
 }
-
-}  // namespace
 
 RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunOptions& options, std::ostream& log) {
   RunSummary summary;
@@ -249,15 +271,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
           problem.reset();
           problem_error.clear();
           problem_sizes = point.sizes;
-          std::uint64_t need = point.family->device_bytes ? point.family->device_bytes(point.sizes) : 0;
-          std::size_t free_bytes = 0, total_bytes = 0;
-          OCCBENCH_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-          if (need + (flusher ? flusher->bytes() : 0) > free_bytes) {
-            problem_error = fmt::format("needs {:.2f} GiB of device memory, {:.2f} GiB free", need / 1073741824.0,
-                                        free_bytes / 1073741824.0);
-          } else {
-            problem = point.family->make_problem(point.sizes, spec.measurement.seed);
-          }
+          problem = make_point_problem(point, spec.measurement.seed, flusher ? flusher->bytes() : 0, problem_error);
         }
         if (!problem_error.empty()) {
           record = unrun_record(point, "skipped", problem_error);
@@ -269,7 +283,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
         if (e.code() == cudaErrorMemoryAllocation) {
           record["status"] = "skipped";
           cudaGetLastError();
-        } else if (sticky(e.code())) {
+        } else if (is_sticky_cuda_error(e.code())) {
           context_lost = true;
           lost_reason = fmt::format("not run: the CUDA context was lost at point {} ({})", point.id, e.what());
         }

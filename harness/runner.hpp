@@ -8,6 +8,7 @@
 #include "harness/sweep.hpp"
 
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 namespace occbench {
@@ -35,7 +36,32 @@ struct PointContext {
   cudaStream_t stream = nullptr;
   class L2Flusher* flusher = nullptr;
 };
+
+// Everything measure_point does before timing, shared with the Google Benchmark front end
+// (bench/): the launch (device variants), the kernel's resources, launch_blocker (status
+// "skipped" with the reason), the dynamic shared-memory opt-in, occupancy (calculator + API),
+// then poison_outputs(), one run and verify() (status "failed" with the reason). The record is
+// the point's result record without timing and metrics; only a ready() point may be timed.
+struct PreparedPoint {
+  ordered_json record;
+  LaunchSpec launch;  // empty for host variants
+  bool ready() const { return record.value("status", "") == "ok"; }
+};
+PreparedPoint prepare_point(const Point& point, Problem& problem, const PointContext& context);
+
+// One run of the point on the stream: a device variant's launch (checked), or the host code.
+void run_point_once(const Point& point, Problem& problem, const LaunchSpec& launch, cudaStream_t stream);
+
+// prepare_point, then the timed samples (time_device / time_host) and the metrics.
 ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context);
+
+// The family's problem at the point's sizes, or nullptr with skip_reason set when the device has
+// less free memory than the family needs plus reserved_bytes (e.g. the L2 flush buffer).
+std::unique_ptr<Problem> make_point_problem(const Point& point, std::uint64_t seed, std::size_t reserved_bytes,
+                                            std::string& skip_reason);
+
+// Errors after which the CUDA context is unusable: nothing more can run in this process.
+bool is_sticky_cuda_error(cudaError_t code);
 
 // A record for a point that never ran (skipped before launch, or failed to set up).
 ordered_json unrun_record(const Point& point, const std::string& status, const std::string& reason);

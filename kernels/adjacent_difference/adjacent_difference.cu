@@ -3,6 +3,7 @@
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/device.hpp"
 #include "harness/device_buffer.hpp"
 #include "harness/random.hpp"
 #include "harness/verify.hpp"
@@ -96,8 +97,14 @@ namespace {
 class AdjacentDifferenceProblem : public Problem {
  public:
   AdjacentDifferenceProblem(std::size_t n, std::uint64_t seed)
-      : n_(n), input_host_(random_floats(n, seed)), output_host_(n), input_(n), output_(n) {
-    input_.upload(input_host_);
+      : n_(n), input_host_(random_floats(n, seed)), output_host_(n) {
+    // Device buffers only where a GPU can be used, so the host variant also runs without one
+    // (occbench_gbench); the device variants never run there.
+    if (!no_gpu_reason()) {
+      input_ = DeviceBuffer<float>(n);
+      output_ = DeviceBuffer<float>(n);
+      input_.upload(input_host_);
+    }
   }
 
   void poison_outputs() override {
