@@ -69,6 +69,12 @@ def test_tables_and_answers(results_file):
     assert "skipped: needs 9 GiB" in text
 
 
+def test_duplicates_across_files_shown_once(results_file):
+    text = covariance_report.report([results_file, results_file])
+    assert "9 points measured in more than one file are shown once" in text
+    assert text.count("| 128 | 8 | 1 | 4 B |") == 1
+
+
 def test_command_line_and_bad_input(results_file, tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT), str(results_file)], capture_output=True, text=True)
     assert done.returncode == 0 and done.stdout.startswith("# Covariance on")
