@@ -2,6 +2,7 @@
 #include "harness/registry.hpp"
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 #include "kernels/cost_volume/cost_volume.hpp"
+#include "kernels/covariance/covariance.hpp"
 #include "kernels/matmul/matmul.hpp"
 #include "kernels/stencil/stencil.hpp"
 #include "kernels/transpose/transpose.hpp"
@@ -12,6 +13,7 @@ const Registry& builtin_registry() {
   static const Registry registry = [] {
     Registry r;
     r.add(adjacent_difference::make_family());
+    r.add(covariance::make_family());
     r.add(matmul::make_family());
     r.add(transpose::make_family());
     r.add(stencil::make_family());

@@ -1,0 +1,297 @@
+// register_tiled: the seeds' tiling taken further. Each block computes one BM x BM tile of C on
+// or below the diagonal (the tiles above are never launched); each of its (BM/TM)^2 threads
+// holds a TM x TM tile of C in registers. Per stage the block stages BK = 8 rows of the two
+// column panels of D it needs (D[k][rows of the tile], D[k][columns of the tile]) in shared
+// memory -- they are contiguous in row-major D, so the loads are coalesced and need no
+// transpose -- double-buffered, the next stage's global loads in flight while the current one is
+// computed. Per k a thread reads TM + TM floats from shared memory (16-byte reads) and does
+// TM^2 multiply-adds. Off-diagonal tiles are written to both triangles; diagonal tiles compute
+// their whole tile.
+//
+// 16-byte global loads need every row of D 16-byte aligned, i.e. n % 4 == 0; otherwise (the
+// seed's n = 2475) the same kernel loads 4 bytes per thread, still coalesced. Both are
+// instantiated and the launch picks by n.
+//
+// split_k > 1 cuts the m rows into that many ranges, one block per (tile, range): more blocks
+// for the SMs when T(T+1)/2 tiles are few (n = 2475, BM = 128: 210 tiles on 132 SMs). Partial
+// sums are added into C with atomicAdd after a memset to zero, both counted in the run's time.
+#include "kernels/covariance/covariance.hpp"
+#include "kernels/covariance/launch.hpp"
+#include "kernels/covariance/problem.hpp"
+
+#include <cmath>
+#include <cstdint>
+
+namespace occbench::covariance {
+
+using index_t = std::uint32_t;
+
+template <int BM, int TM>
+struct TileShape {
+  static constexpr int kEdgeThreads = BM / TM;
+  static constexpr int kThreads = kEdgeThreads * kEdgeThreads;
+  // Ask for at most 128 registers per thread (64 at 1024 threads): two 256-thread blocks per SM.
+  static constexpr int kMinBlocks = kThreads >= 512 ? 1 : 512 / kThreads;
+};
+
+template <int BM, int TM, bool kVec4>
+__global__ void __launch_bounds__(TileShape<BM, TM>::kThreads, TileShape<BM, TM>::kMinBlocks)
+    register_tiled_kernel(const float* __restrict__ D, float* __restrict__ C, index_t m, index_t n,
+                          index_t rows_per_split, float inv_m, int accumulate) {
+  constexpr int TD = TileShape<BM, TM>::kEdgeThreads;
+  constexpr int NT = TileShape<BM, TM>::kThreads;
+  constexpr int BK = kRegisterTiledK;
+  constexpr int G = TM / 4;  // 4-wide groups per thread-tile edge, TD*4 apart (conflict-free reads)
+  static_assert(TM % 4 == 0 && BM % TM == 0, "thread tile must be a multiple of 4 dividing the block tile");
+  constexpr int kPanelFloats = BK * BM;
+  constexpr int kVecLoads = (kPanelFloats / 4 + NT - 1) / NT;
+  constexpr int kScalarLoads = (kPanelFloats + NT - 1) / NT;
+
+  __shared__ __align__(16) float As[2][BK][BM];  // D[k][row_base .. row_base + BM)
+  __shared__ __align__(16) float Bs[2][BK][BM];  // D[k][col_base .. col_base + BM)
+
+  // Lower tile (ti >= tj) of the linear block index b = ti (ti + 1) / 2 + tj.
+  const index_t b = blockIdx.x;
+  index_t ti = index_t((sqrtf(8.0f * float(b) + 1.0f) - 1.0f) * 0.5f);
+  while ((ti + 1) * (ti + 2) / 2 <= b) ++ti;
+  while (ti * (ti + 1) / 2 > b) --ti;
+  const index_t tj = b - ti * (ti + 1) / 2;
+  const index_t row_base = ti * BM, col_base = tj * BM;
+
+  const index_t k_begin = blockIdx.y * rows_per_split;
+  const index_t k_end = min(m, k_begin + rows_per_split);
+  const index_t num_tiles = (k_end - k_begin + BK - 1) / BK;
+
+  const int tid = threadIdx.x;
+  const int tx = tid % TD, ty = tid / TD;
+
+  float4 va[kVec4 ? kVecLoads : 1], vb[kVec4 ? kVecLoads : 1];
+  float sa[kVec4 ? 1 : kScalarLoads], sb[kVec4 ? 1 : kScalarLoads];
+
+  auto load = [&](index_t k0) {
+    if constexpr (kVec4) {
+#pragma unroll
+      for (int l = 0; l < kVecLoads; ++l) {
+        const int idx = tid + l * NT;
+        va[l] = vb[l] = make_float4(0.f, 0.f, 0.f, 0.f);
+        if ((kPanelFloats / 4) % NT == 0 || idx < kPanelFloats / 4) {
+          const index_t row = k0 + idx / (BM / 4);
+          const index_t c = (idx % (BM / 4)) * 4;
+          if (row < k_end) {
+            const float* src = D + row * n;
+            if (row_base + c < n) va[l] = __ldg(reinterpret_cast<const float4*>(src + row_base + c));
+            if (col_base + c < n) vb[l] = __ldg(reinterpret_cast<const float4*>(src + col_base + c));
+          }
+        }
+      }
+    } else {
+#pragma unroll
+      for (int l = 0; l < kScalarLoads; ++l) {
+        const int idx = tid + l * NT;
+        sa[l] = sb[l] = 0.f;
+        if (kPanelFloats % NT == 0 || idx < kPanelFloats) {
+          const index_t row = k0 + idx / BM;
+          const index_t c = idx % BM;
+          if (row < k_end) {
+            const float* src = D + row * n;
+            if (row_base + c < n) sa[l] = __ldg(src + row_base + c);
+            if (col_base + c < n) sb[l] = __ldg(src + col_base + c);
+          }
+        }
+      }
+    }
+  };
+  auto store = [&](int buf) {
+    if constexpr (kVec4) {
+#pragma unroll
+      for (int l = 0; l < kVecLoads; ++l) {
+        const int idx = tid + l * NT;
+        if ((kPanelFloats / 4) % NT == 0 || idx < kPanelFloats / 4) {
+          const int kr = idx / (BM / 4), c = (idx % (BM / 4)) * 4;
+          *reinterpret_cast<float4*>(&As[buf][kr][c]) = va[l];
+          *reinterpret_cast<float4*>(&Bs[buf][kr][c]) = vb[l];
+        }
+      }
+    } else {
+#pragma unroll
+      for (int l = 0; l < kScalarLoads; ++l) {
+        const int idx = tid + l * NT;
+        if (kPanelFloats % NT == 0 || idx < kPanelFloats) {
+          As[buf][idx / BM][idx % BM] = sa[l];
+          Bs[buf][idx / BM][idx % BM] = sb[l];
+        }
+      }
+    }
+  };
+
+  float acc[TM][TM];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TM; ++j) acc[i][j] = 0.f;
+
+  load(k_begin);
+  store(0);
+  __syncthreads();
+  for (index_t t = 0; t < num_tiles; ++t) {
+    const int cur = int(t & 1);
+    if (t + 1 < num_tiles) load(k_begin + (t + 1) * BK);  // in flight while this stage computes
+#pragma unroll
+    for (int k = 0; k < BK; ++k) {
+      float a[TM], bv[TM];
+#pragma unroll
+      for (int g = 0; g < G; ++g) {
+        const float4 x = *reinterpret_cast<const float4*>(&As[cur][k][g * TD * 4 + ty * 4]);
+        const float4 y = *reinterpret_cast<const float4*>(&Bs[cur][k][g * TD * 4 + tx * 4]);
+        a[4 * g + 0] = x.x, a[4 * g + 1] = x.y, a[4 * g + 2] = x.z, a[4 * g + 3] = x.w;
+        bv[4 * g + 0] = y.x, bv[4 * g + 1] = y.y, bv[4 * g + 2] = y.z, bv[4 * g + 3] = y.w;
+      }
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TM; ++j) acc[i][j] = fmaf(a[i], bv[j], acc[i][j]);
+    }
+    // The other buffer was last read in the previous stage, which the barrier below closed.
+    if (t + 1 < num_tiles) store(cur ^ 1);
+    __syncthreads();
+  }
+
+  const bool diagonal_tile = ti == tj;
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const index_t row = row_base + (i / 4) * TD * 4 + ty * 4 + i % 4;
+    if (row >= n) continue;
+#pragma unroll
+    for (int j = 0; j < TM; ++j) {
+      const index_t col = col_base + (j / 4) * TD * 4 + tx * 4 + j % 4;
+      if (col >= n) continue;
+      const float v = acc[i][j] * inv_m;
+      if (accumulate) {
+        atomicAdd(&C[row * n + col], v);
+        if (!diagonal_tile) atomicAdd(&C[col * n + row], v);
+      } else {
+        C[row * n + col] = v;
+        if (!diagonal_tile) C[col * n + row] = v;
+      }
+    }
+  }
+}
+
+std::uint32_t register_tiled_rows_per_split(std::uint32_t m, std::uint32_t split_k) {
+  std::uint64_t per_split = (std::uint64_t(m) + split_k - 1) / split_k;
+  return std::uint32_t((per_split + kRegisterTiledK - 1) / kRegisterTiledK * kRegisterTiledK);
+}
+
+std::uint32_t register_tiled_splits(std::uint32_t m, std::uint32_t split_k) {
+  std::uint32_t rows = register_tiled_rows_per_split(m, split_k);
+  return std::uint32_t((std::uint64_t(m) + rows - 1) / rows);
+}
+
+// Per stage one block loads 2 BK BM floats (8 BK BM bytes) and does BK BM^2 multiply-adds, so
+// CGMA = 2 BK BM^2 / 8 BK BM = BM/4 FLOP/B (16 at BM = 64, 32 at BM = 128), whatever the thread
+// tile (TM sets the reuse from registers: TM^2 multiply-adds per 2 TM shared-memory reads).
+// The launch: T(T+1)/2 tiles (T = ceil(n/BM)) x the stages of every split, counted whole as for
+// the seed's tiles (padding past n and the last stage's rows past m included); every split stores
+// (or atomically adds) each of the n^2 entries once; split_k > 1 also zeroes C first (memset).
+WorkModel register_tiled_work(std::int64_t m_, std::int64_t n_, std::int64_t block_tile, std::int64_t split_k) {
+  double m = double(m_), n = double(n_), bm = double(block_tile), bk = kRegisterTiledK;
+  double tiles = std::ceil(n / bm), blocks = tiles * (tiles + 1) / 2;
+  std::uint32_t rows = register_tiled_rows_per_split(std::uint32_t(m_), std::uint32_t(split_k));
+  std::uint32_t splits = register_tiled_splits(std::uint32_t(m_), std::uint32_t(split_k));
+  double last_rows = m - double(splits - 1) * rows;
+  double stages = double(splits - 1) * (rows / bk) + std::ceil(last_rows / bk);
+  WorkModel w;
+  w.flops = blocks * stages * bk * 2.0 * bm * bm;
+  w.global_bytes = blocks * stages * 8.0 * bk * bm + 4.0 * n * n * splits + (splits > 1 ? 4.0 * n * n : 0.0);
+  w.dram_bytes = 4.0 * m * n + 4.0 * n * n;
+  w.equivalent_flops = 2.0 * m * n * n;
+  return w;
+}
+
+namespace {
+
+struct TiledKernels {
+  int block_tile, thread_tile;
+  const void* vec4;
+  const void* scalar;
+  const char* vec4_name;
+  const char* scalar_name;
+};
+
+#define OCCBENCH_TILED(bm, tm)                                                                            \
+  TiledKernels {                                                                                          \
+    bm, tm, reinterpret_cast<const void*>(&register_tiled_kernel<bm, tm, true>),                          \
+        reinterpret_cast<const void*>(&register_tiled_kernel<bm, tm, false>),                             \
+        "occbench::covariance::register_tiled_kernel<" #bm ", " #tm ", true>",                            \
+        "occbench::covariance::register_tiled_kernel<" #bm ", " #tm ", false>"                            \
+  }
+const TiledKernels kTiledKernels[] = {OCCBENCH_TILED(64, 4), OCCBENCH_TILED(64, 8), OCCBENCH_TILED(128, 4),
+                                      OCCBENCH_TILED(128, 8)};
+#undef OCCBENCH_TILED
+
+const TiledKernels& tiled_kernels(std::int64_t block_tile, std::int64_t thread_tile) {
+  for (const auto& k : kTiledKernels)
+    if (k.block_tile == block_tile && k.thread_tile == thread_tile) return k;
+  throw std::out_of_range("covariance: no register_tiled kernel instantiated for block_tile " +
+                          std::to_string(block_tile) + ", thread_tile " + std::to_string(thread_tile));
+}
+
+}  // namespace
+
+Variant register_tiled_variant() {
+  Variant v;
+  v.name = "register_tiled";
+  v.description =
+      "block_tile^2 tile of C per block (lower-triangle tiles only, mirrored writes), thread_tile^2 per thread in "
+      "registers, D panels staged in shared memory 8 rows at a time, double-buffered";
+  v.notes = "16-byte global loads when n % 4 == 0, else 4-byte coalesced loads (the kernel name's last template "
+            "argument says which); split_k > 1 adds partial sums with atomicAdd after zeroing C (memset timed)";
+  Axis block_tile;
+  block_tile.name = "block_tile";
+  block_tile.description = "edge of the tile of C one block computes";
+  block_tile.legal_values = {64, 128};
+  block_tile.default_value = 128;
+  Axis thread_tile;
+  thread_tile.name = "thread_tile";
+  thread_tile.description = "edge of the tile of C one thread keeps in registers ((block_tile/thread_tile)^2 threads)";
+  thread_tile.legal_values = {4, 8};
+  thread_tile.default_value = 8;
+  Axis split_k;
+  split_k.name = "split_k";
+  split_k.description = "ranges the m rows are cut into, one block per tile and range (atomicAdd into C when > 1)";
+  split_k.min = 1;
+  split_k.max = 16;
+  split_k.default_value = 1;
+  v.axes = {block_tile, thread_tile, split_k};
+  v.check = [](const Params& p) -> std::string {
+    tiled_kernels(p.get("block_tile"), p.get("thread_tile"));  // every legal pair is instantiated
+    return "";
+  };
+  v.launch = [](const Params& p) {
+    const TiledKernels& k = tiled_kernels(p.get("block_tile"), p.get("thread_tile"));
+    std::uint32_t m = std::uint32_t(p.get("m")), n = std::uint32_t(p.get("n"));
+    bool vec4 = n % 4 == 0;
+    unsigned tiles = ceil_div(n, k.block_tile);
+    unsigned edge = unsigned(k.block_tile / k.thread_tile);
+    LaunchSpec l;
+    l.block = {edge * edge, 1, 1};
+    l.grid = {tiles * (tiles + 1) / 2, register_tiled_splits(m, std::uint32_t(p.get("split_k"))), 1};
+    l.kernel = vec4 ? k.vec4 : k.scalar;
+    l.kernel_name = vec4 ? k.vec4_name : k.scalar_name;
+    return l;
+  };
+  v.work = [](const Params& p) {
+    return register_tiled_work(p.get("m"), p.get("n"), p.get("block_tile"), p.get("split_k"));
+  };
+  v.run = [](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+    auto& p = problem_of(problem);
+    const int accumulate = l.grid.y > 1 ? 1 : 0;
+    if (accumulate) OCCBENCH_CUDA_CHECK(cudaMemsetAsync(p.cov(), 0, std::size_t(p.n()) * p.n() * sizeof(float), stream));
+    const index_t rows = register_tiled_rows_per_split(p.m(), std::uint32_t(params.get("split_k")));
+    launch_kernel(l.kernel, l, stream, static_cast<const float*>(p.data()), p.cov(), index_t(p.m()), index_t(p.n()), rows,
+                  1.0f / float(p.m()), accumulate);
+  };
+  return v;
+}
+
+}  // namespace occbench::covariance
