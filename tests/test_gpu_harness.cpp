@@ -160,7 +160,7 @@ TEST(GpuHarness, RunWritesEveryFileAndResumeKeepsFinishedPoints) {
   resume.resume_path = first.jsonl_path;
   RunSummary second = run_sweep(spec, builtin_registry(), resume, log);
   EXPECT_EQ(second.reused, 5u);
-  EXPECT_EQ(second.ok, 12u);
+  EXPECT_EQ(second.ok, 12u) << log.str();
   EXPECT_EQ(second.json_path, first.json_path);
   EXPECT_EQ(read_jsonl(first.jsonl_path).results.size(), 12u);
   std::filesystem::remove_all(dir);
