@@ -115,7 +115,7 @@ struct Session {
       if (!no_gpu) {
         try {
           device = query_device(device_ordinal);
-          OCCBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+          OCCBENCH_CUDA_CHECK(cudaStreamCreate(&stream));
         } catch (const std::exception& e) {
           no_gpu = fmt::format("no usable CUDA device {}: {}", device_ordinal, e.what());
         }

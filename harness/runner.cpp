@@ -143,7 +143,10 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
   }
 
   // Verification first: poisoned outputs, one run, compare. A wrong result is never timed.
+  // The stream is a blocking one, so it is ordered after the poisoning memsets of the legacy
+  // default stream; the synchronize makes that explicit for any family's poison.
   problem.poison_outputs();
+  if (on_device) OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   run_point_once(point, problem, launch, context.stream);
   // Host code has finished when run returns (and may run where no GPU is).
   if (on_device) OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
@@ -243,7 +246,9 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
                  {"config_source", spec.source}, {"started_utc", started}});
 
   cudaStream_t stream;
-  OCCBENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  // A blocking stream: it waits for the legacy default stream, where problems upload inputs and
+  // poison outputs (cudaMemcpy, cudaMemset). A non-blocking one raced with the poisoning.
+  OCCBENCH_CUDA_CHECK(cudaStreamCreate(&stream));
   std::unique_ptr<L2Flusher> flusher;
   if (spec.measurement.mode == "cold") flusher = std::make_unique<L2Flusher>(device.l2_bytes);
   PointContext context{&device, &spec.measurement, stream, flusher.get()};
