@@ -6,7 +6,9 @@
 Every number in the output comes from the results files: per size (m, n), the shared-memory
 kernels by chunk size (time, CGMA, occupancy with its limiter), static against dynamic shared
 memory, every variant's best configuration against cuBLAS SSYRK, and register_tiled's
-configurations. Useful GFLOP/s count the n(n+1)/2 dot products of length m (2 FLOPs per
+configurations. Several files are several runs: a point found in more than one is shown once, from
+the first file given, and every ratio to cuBLAS uses the cuBLAS time measured in the point's own
+run. Useful GFLOP/s count the n(n+1)/2 dot products of length m (2 FLOPs per
 multiply-add) for every variant alike; "full-equivalent" counts the whole n^2 matrix. Standard
 library only.
 """
@@ -19,6 +21,7 @@ from pathlib import Path
 
 SEED_VARIANTS = ("naive", "symmetric", "shared_static", "shared_dynamic")
 SIZE_KEYS = ("m", "n")
+SOURCE = "_source"  # the file (one run) a point came from: ratios to cuBLAS stay within one run
 
 
 class ReportError(Exception):
@@ -48,7 +51,7 @@ def load(paths):
                 duplicates += 1
                 continue
             seen.add(key)
-            results.append(r)
+            results.append({**r, SOURCE: Path(path).name})
     if not results:
         raise ReportError("no covariance results in " + ", ".join(map(str, paths)))
     return device, results, duplicates
@@ -136,12 +139,29 @@ def section(size, rs):
         by_variant[r["variant"]].append(r)
     timed = [r for r in rs if ok(r)]
     cublas = [r for r in by_variant.get("cublas_syrk", []) if ok(r)]
-    cublas_best = min(cublas, key=ms) if cublas else None
-    t_cublas = ms(cublas_best) if cublas_best else None
-    if cublas_best:
-        modes = ", ".join(f"pedantic={r['params'].get('pedantic')}: {fmt(ms(r))} ms" for r in sorted(cublas, key=lambda r: r["params"].get("pedantic", 0)))
-        out += [f"cuBLAS SSYRK (FP32, mirror kernel included): {modes}; the best, {fmt(t_cublas)} ms "
-                f"= {fmt(useful_gflops(cublas_best))} useful GFLOP/s, is the reference below.", ""]
+    # Each point is compared with the best cuBLAS time of its own run (file): timings from different
+    # runs are not mixed in one ratio. A point whose run has no cuBLAS at this size gets no ratio.
+    run_cublas = {}
+    for r in cublas:
+        if r[SOURCE] not in run_cublas or ms(r) < ms(run_cublas[r[SOURCE]]):
+            run_cublas[r[SOURCE]] = r
+
+    def t_ref(r):
+        ref = run_cublas.get(r[SOURCE])
+        return ms(ref) if ref else None
+
+    sources = sorted({r[SOURCE] for r in rs}, key=lambda f: min(i for i, r in enumerate(rs) if r[SOURCE] == f))
+    if len(sources) > 1:
+        counts = ", ".join(f"{f} ({sum(r[SOURCE] == f for r in rs)})" for f in sources)
+        out += [f"Points from {len(sources)} runs: {counts}. Each ratio to cuBLAS uses the cuBLAS time of the "
+                "point's own run.", ""]
+    for source, best_run in run_cublas.items():
+        mine = sorted((r for r in cublas if r[SOURCE] == source), key=lambda r: r["params"].get("pedantic", 0))
+        modes = ", ".join(f"pedantic={r['params'].get('pedantic')}: {fmt(ms(r))} ms" for r in mine)
+        where = f" in {source}" if len(sources) > 1 else ""
+        out += [f"cuBLAS SSYRK (FP32, mirror kernel included){where}: {modes}; the best, {fmt(ms(best_run))} ms "
+                f"= {fmt(useful_gflops(best_run))} useful GFLOP/s, is the reference"
+                + (" for that run's points." if len(sources) > 1 else " below."), ""]
     problems = [r for r in rs if r.get("status") != "ok"]
     if problems:
         out += ["Points not timed:", ""] + [f"- {r['variant']} {params_text(r)}: {not_run(r)}" for r in problems] + [""]
@@ -165,7 +185,7 @@ def section(size, rs):
                     c, v.replace("shared_", ""), ms(r) if timed_ok else not_run(r),
                     (r.get("work") or {}).get("cgma_flop_per_byte"),
                     useful_gflops(r) if timed_ok else None,
-                    ms(r) / t_cublas if timed_ok and t_cublas else None,
+                    ms(r) / t_ref(r) if timed_ok and t_ref(r) else None,
                     threads_per_block(r), res(r, "registers_per_thread"), smem_per_block(r),
                     occ(r, "active_blocks_per_sm"), occ(r, "active_warps_per_sm"), occ(r, "theoretical"),
                     occ(r, "thread_utilization"), occ(r, "limiter"),
@@ -216,7 +236,7 @@ def section(size, rs):
         r = best[v]
         ver = r.get("verification") or {}
         rows.append([v, params_text(r), ms(r), useful_gflops(r), equivalent_gflops(r),
-                     100.0 * t_cublas / ms(r) if t_cublas else None, ms(r) / t_cublas if t_cublas else None,
+                     100.0 * t_ref(r) / ms(r) if t_ref(r) else None, ms(r) / t_ref(r) if t_ref(r) else None,
                      (r.get("work") or {}).get("cgma_flop_per_byte"), occ(r, "theoretical"), occ(r, "limiter"),
                      ver.get("max_rel_error"), ver.get("tolerance"), ver.get("checked")])
     if rows:
@@ -235,7 +255,7 @@ def section(size, rs):
             timed_ok = ok(r)
             rows.append([p.get("block_tile"), p.get("thread_tile"), p.get("split_k"), "16 B" if n % 4 == 0 else "4 B",
                          ms(r) if timed_ok else not_run(r), useful_gflops(r) if timed_ok else None,
-                         100.0 * t_cublas / ms(r) if timed_ok and t_cublas else None,
+                         100.0 * t_ref(r) / ms(r) if timed_ok and t_ref(r) else None,
                          res(r, "registers_per_thread"), (r.get("launch") or {}).get("grid", [None])[0],
                          occ(r, "active_blocks_per_sm"), occ(r, "theoretical"), occ(r, "limiter")])
         out += ["### register_tiled configurations", "",
@@ -246,13 +266,13 @@ def section(size, rs):
     # Answers in one place.
     answers = []
     seed = [best[v] for v in SEED_VARIANTS if v in best]
-    if seed and t_cublas:
+    if seed and t_ref(min(seed, key=ms)):
         s = min(seed, key=ms)
         answers.append(f"Best seed kernel: {s['variant']} ({params_text(s)}), {fmt(ms(s))} ms, "
-                       f"{fmt(ms(s) / t_cublas)}× cuBLAS's time ({fmt(100 * t_cublas / ms(s))}% of its throughput).")
-    if "register_tiled" in best and t_cublas:
+                       f"{fmt(ms(s) / t_ref(s))}× cuBLAS's time ({fmt(100 * t_ref(s) / ms(s))}% of its throughput).")
+    if "register_tiled" in best and t_ref(best["register_tiled"]):
         r = best["register_tiled"]
-        pct = 100 * t_cublas / ms(r)
+        pct = 100 * t_ref(r) / ms(r)
         answers.append(f"register_tiled at its best ({params_text(r)}): {fmt(ms(r))} ms, {fmt(useful_gflops(r))} "
                        f"useful GFLOP/s, {fmt(pct)}% of cuBLAS SSYRK's throughput (target ≥ 50%: "
                        f"{'met' if pct >= 50 else 'not met'}).")

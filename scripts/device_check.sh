@@ -8,6 +8,7 @@ set -uo pipefail
 BUILD=${BUILD_DIR:-build-h100}
 OUT=${OUT:-device-out}
 WORK=$(mktemp -d)
+export WORK
 mkdir -p "$OUT" "$WORK/results" "$WORK/logs"
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
