@@ -153,19 +153,6 @@ Session& session() {
   return s;
 }
 
-class Events {
- public:
-  Events() {
-    OCCBENCH_CUDA_CHECK(cudaEventCreate(&start));
-    OCCBENCH_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  cudaEvent_t start{}, stop{};
-};
-
 double number_at(const ordered_json& r, const char* object, const char* key) {
   if (!r.contains(object) || !r[object].is_object() || !r[object].contains(key) || !r[object][key].is_number()) return -1;
   return r[object][key].get<double>();
@@ -225,7 +212,7 @@ void run_benchmark(benchmark::State& state, const BenchPoint& b) {
       bool cold = b.settings.mode == "cold";
       for (int i = 0; i < b.settings.warmup_runs; ++i) run_point_once(point, *problem, prepared.launch, s.stream);
       OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(s.stream));
-      Events events;
+      EventPair events;
       samples_ms.reserve(1024);
       for (auto _ : state) {
         if (cold) s.flusher->flush(s.stream);

@@ -15,6 +15,16 @@ L2Flusher::~L2Flusher() {
   if (buffer_) cudaFree(buffer_);
 }
 
+EventPair::EventPair() {
+  OCCBENCH_CUDA_CHECK(cudaEventCreate(&start));
+  OCCBENCH_CUDA_CHECK(cudaEventCreate(&stop));
+}
+
+EventPair::~EventPair() {
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+}
+
 void L2Flusher::flush(cudaStream_t stream) {
   if (!buffer_) return;
   // A different byte each time, so no layer can skip the write as redundant.
@@ -22,19 +32,6 @@ void L2Flusher::flush(cudaStream_t stream) {
 }
 
 namespace {
-
-class Events {
- public:
-  Events() {
-    OCCBENCH_CUDA_CHECK(cudaEventCreate(&start));
-    OCCBENCH_CUDA_CHECK(cudaEventCreate(&stop));
-  }
-  ~Events() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-  cudaEvent_t start{}, stop{};
-};
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -48,7 +45,7 @@ TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const M
   for (int i = 0; i < settings.warmup_runs; ++i) launch(stream);
   OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  Events events;
+  EventPair events;
   std::vector<double> samples;
   TimingStats stats;
   auto t0 = std::chrono::steady_clock::now();

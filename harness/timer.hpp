@@ -27,6 +27,15 @@ class L2Flusher {
   unsigned counter_ = 0;
 };
 
+// A start and a stop event, created and destroyed together.
+struct EventPair {
+  EventPair();
+  ~EventPair();
+  EventPair(const EventPair&) = delete;
+  EventPair& operator=(const EventPair&) = delete;
+  cudaEvent_t start{}, stop{};
+};
+
 // Warm-up launches, then samples until stop_reason() says so. `flusher` is used before every
 // sample in cold mode and may be null in hot mode.
 TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const MeasurementSettings& settings,

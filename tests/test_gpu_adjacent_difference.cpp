@@ -12,15 +12,6 @@ namespace {
 
 const Family& family() { return *builtin_registry().find("adjacent_difference"); }
 
-Verification run_and_verify(const Variant& v, Problem& problem, const Params& params) {
-  LaunchSpec launch = v.launch ? v.launch(params) : LaunchSpec{};
-  problem.poison_outputs();
-  v.run(problem, params, launch, nullptr);
-  OCCBENCH_CHECK_LAUNCH();
-  OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-  return problem.verify();
-}
-
 }  // namespace
 
 TEST(GpuAdjacentDifference, EveryVariantCorrectAtAwkwardSizes) {

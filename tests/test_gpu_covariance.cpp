@@ -57,12 +57,6 @@ void run(const Variant& v, Problem& problem, const Params& params, const LaunchS
   OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
-Verification run_and_verify(const Variant& v, Problem& problem, const Params& params) {
-  problem.poison_outputs();
-  run(v, problem, params);
-  return problem.verify();
-}
-
 void set_entry(Problem& problem, std::size_t row, std::size_t col, float value) {
   auto& p = covariance::problem_of(problem);
   OCCBENCH_CUDA_CHECK(cudaMemcpy(p.cov() + row * p.n() + col, &value, sizeof(float), cudaMemcpyHostToDevice));

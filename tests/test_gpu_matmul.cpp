@@ -40,15 +40,6 @@ std::vector<Params> points_of(const Variant& v, const Params& sizes) {
   return points;
 }
 
-Verification run_and_verify(const Variant& v, Problem& problem, const Params& params, cudaStream_t stream = nullptr) {
-  LaunchSpec launch = v.launch ? v.launch(params) : LaunchSpec{};
-  problem.poison_outputs();
-  v.run(problem, params, launch, stream);
-  OCCBENCH_CHECK_LAUNCH();
-  OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-  return problem.verify();
-}
-
 }  // namespace
 
 namespace {

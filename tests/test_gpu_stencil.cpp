@@ -23,15 +23,6 @@ Params point(int width, int height, int filter, int bx, int by) {
   return p;
 }
 
-Verification run_and_verify(const Variant& v, Problem& problem, const Params& params) {
-  LaunchSpec launch = v.launch(params);
-  problem.poison_outputs();
-  v.run(problem, params, launch, nullptr);
-  OCCBENCH_CHECK_LAUNCH();
-  OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-  return problem.verify();
-}
-
 }  // namespace
 
 // Sizes stay small (a few thousand pixels, except one 1080p-like image at two small filters) so that

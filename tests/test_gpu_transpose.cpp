@@ -23,15 +23,6 @@ Params sizes_of(std::int64_t rows, std::int64_t cols) {
   return p;
 }
 
-Verification run_and_verify(const Variant& v, Problem& problem, const Params& params) {
-  LaunchSpec launch = v.launch(params);
-  problem.poison_outputs();
-  v.run(problem, params, launch, nullptr);
-  OCCBENCH_CHECK_LAUNCH();
-  OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
-  return problem.verify();
-}
-
 }  // namespace
 
 TEST(GpuTranspose, EveryVariantCorrectAtAwkwardSizes) {
