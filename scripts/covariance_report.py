@@ -29,9 +29,11 @@ class ReportError(Exception):
 
 
 def load(paths):
-    """(device name, results, duplicates dropped) from every file; all must be covariance runs on one
-    device. A point (variant and parameters) in several files is kept from the first file given."""
-    device, results, seen, duplicates = None, [], set(), 0
+    """(device name, results, duplicates dropped, cuBLAS references) from every file; all must be
+    covariance runs on one device. A point (variant and parameters) in several files is kept from the
+    first file given; the references are every cuBLAS point of every file, duplicates included, so
+    that each run keeps its own baseline."""
+    device, results, seen, duplicates, references = None, [], set(), 0, []
     for path in paths:
         try:
             doc = json.loads(Path(path).read_text(encoding="utf-8"))
@@ -46,6 +48,8 @@ def load(paths):
         for r in doc["results"]:
             if r.get("family") != "covariance":
                 continue
+            if r.get("variant") == "cublas_syrk":
+                references.append({**r, SOURCE: Path(path).name})
             key = (r.get("variant"), json.dumps(r.get("params"), sort_keys=True))
             if key in seen:
                 duplicates += 1
@@ -54,7 +58,7 @@ def load(paths):
             results.append({**r, SOURCE: Path(path).name})
     if not results:
         raise ReportError("no covariance results in " + ", ".join(map(str, paths)))
-    return device, results, duplicates
+    return device, results, duplicates, references
 
 
 def ok(r):
@@ -131,16 +135,16 @@ def not_run(r):
     return f"{r.get('status')}: {r.get('reason', '')}"[:120]
 
 
-def section(size, rs):
+def section(size, rs, references):
     m, n = size
     out = [f"## m = {m:,} entries, n = {n:,} features", ""]
     by_variant = defaultdict(list)
     for r in rs:
         by_variant[r["variant"]].append(r)
     timed = [r for r in rs if ok(r)]
-    cublas = [r for r in by_variant.get("cublas_syrk", []) if ok(r)]
     # Each point is compared with the best cuBLAS time of its own run (file): timings from different
     # runs are not mixed in one ratio. A point whose run has no cuBLAS at this size gets no ratio.
+    cublas = [r for r in references if ok(r) and (r["params"].get("m"), r["params"].get("n")) == size]
     run_cublas = {}
     for r in cublas:
         if r[SOURCE] not in run_cublas or ms(r) < ms(run_cublas[r[SOURCE]]):
@@ -150,7 +154,8 @@ def section(size, rs):
         ref = run_cublas.get(r[SOURCE])
         return ms(ref) if ref else None
 
-    sources = sorted({r[SOURCE] for r in rs}, key=lambda f: min(i for i, r in enumerate(rs) if r[SOURCE] == f))
+    sources = sorted({r[SOURCE] for r in rs} | set(run_cublas),
+                     key=lambda f: min(i for i, r in enumerate(rs + cublas) if r[SOURCE] == f))
     if len(sources) > 1:
         counts = ", ".join(f"{f} ({sum(r[SOURCE] == f for r in rs)})" for f in sources)
         out += [f"Points from {len(sources)} runs: {counts}. Each ratio to cuBLAS uses the cuBLAS time of the "
@@ -288,7 +293,7 @@ def section(size, rs):
 
 
 def report(paths):
-    device, results, duplicates = load(paths)
+    device, results, duplicates, references = load(paths)
     groups = defaultdict(list)
     for r in results:
         p = r.get("params", {})
@@ -298,7 +303,7 @@ def report(paths):
            + (f" {duplicates} points measured in more than one file are shown once, from the first file given."
               if duplicates else ""), ""]
     for size in sorted(groups, key=lambda s: (s[1] or 0, s[0] or 0)):
-        out += section(size, groups[size])
+        out += section(size, groups[size], references)
     return "\n".join(out).rstrip() + "\n"
 
 
