@@ -6,3 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=build-h100 CUDA_ARCHS=90 bash scripts/build.sh
 du -sh build-h100
+# The binaries alone (about 20 MiB) travel to the device machine more easily than the whole build
+# folder: run there with BUILD_DIR=build-h100-bin scripts/device_check.sh ...
+rm -rf build-h100-bin && mkdir -p build-h100-bin/tests build-h100-bin/bench
+cp build-h100/occbench build-h100-bin/
+cp build-h100/tests/occbench_gpu_tests build-h100/tests/occbench_cpu_tests build-h100-bin/tests/
+if [ -x build-h100/bench/occbench_gbench ]; then cp build-h100/bench/occbench_gbench build-h100/bench/libbenchmark* build-h100-bin/bench/; fi
+du -sh build-h100-bin
