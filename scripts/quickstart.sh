@@ -26,4 +26,4 @@ latest=$(ls -t "$OUT"/*.json | head -n 1)
 python=python3
 python3 -c "import matplotlib" >/dev/null 2>&1 || python=/usr/bin/python3
 "$python" plots/occplot.py "$latest" --out "$OUT/plots"
-echo "quickstart: results in $latest (and .csv, .jsonl beside it), figures in $OUT/plots/"
+echo "quickstart: results in $latest (the .csv is beside it), figures in $OUT/plots/"
