@@ -20,7 +20,7 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-  echo "install-deps: nvcc not found: install the CUDA toolkit (12.x or 13.x) and put its bin/ on PATH" >&2
+  echo "install-deps: nvcc not found: install the CUDA toolkit (tested with 13.0) and put its bin/ on PATH" >&2
   exit 1
 fi
 echo "install-deps: all dependencies present"
