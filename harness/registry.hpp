@@ -49,6 +49,13 @@ struct Dim3 {
   std::uint64_t count() const { return std::uint64_t(x) * y * z; }
 };
 
+// Blocks of `per_block` work items each that cover `items` work items: at least one block, so a
+// launch whose kernel also handles a remainder (or an empty main part) still runs.
+inline unsigned blocks_for(std::int64_t items, std::int64_t per_block) {
+  std::int64_t blocks = (items + per_block - 1) / per_block;
+  return unsigned(blocks < 1 ? 1 : blocks);
+}
+
 struct LaunchSpec {
   Dim3 grid;
   Dim3 block;

@@ -1,6 +1,7 @@
 // Stencil: both variants x filters x block shapes against the CPU reference at awkward sizes, with
 // poisoned outputs (a poisoned pixel is neither 0 nor 255), and verification that can fail.
 #include "gpu_test_support.hpp"
+#include "stencil_test_support.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/registry.hpp"
 #include "kernels/stencil/stencil.hpp"
@@ -12,16 +13,6 @@ using namespace occbench;
 namespace {
 
 const Family& family() { return *builtin_registry().find("stencil"); }
-
-Params point(int width, int height, int filter, int bx, int by) {
-  Params p;
-  p.set("width", width);
-  p.set("height", height);
-  p.set("filter_size", filter);
-  p.set("block_x", bx);
-  p.set("block_y", by);
-  return p;
-}
 
 }  // namespace
 
@@ -41,7 +32,7 @@ TEST(GpuStencil, EveryVariantCorrectAtAwkwardSizes) {
     for (const auto& v : family().variants)
       for (int f : {3, 7, 31})
         for (auto [bx, by] : blocks) {
-          Params params = point(w, h, f, bx, by);
+          Params params = stencil_point(w, h, f, bx, by);
           auto result = run_and_verify(v, *problem, params);
           EXPECT_EQ(result.status, "passed") << v.name << " " << params.to_string() << ": " << result.detail;
           EXPECT_EQ(result.checked, std::uint64_t(w) * h);
@@ -58,7 +49,7 @@ TEST(GpuStencil, EveryFilterSize) {
   for (const auto& v : family().variants)
     for (int f = stencil::kMinFilter; f <= stencil::kMaxFilter; f += 2)
       for (auto [bx, by] : {std::pair{32, 4}, std::pair{16, 16}}) {
-        auto result = run_and_verify(v, *problem, point(61, 37, f, bx, by));
+        auto result = run_and_verify(v, *problem, stencil_point(61, 37, f, bx, by));
         EXPECT_EQ(result.status, "passed") << v.name << " filter " << f << " " << bx << "x" << by << ": " << result.detail;
       }
 }
@@ -71,7 +62,7 @@ TEST(GpuStencil, ConfigSizeNoBlockDivides) {
   auto problem = family().make_problem(sizes, 1921);
   for (const auto& v : family().variants)
     for (int f : {3, 7}) {  // the sweeps verify every filter at this size; here racecheck must stay quick
-      auto result = run_and_verify(v, *problem, point(1921, 1081, f, 32, 4));
+      auto result = run_and_verify(v, *problem, stencil_point(1921, 1081, f, 32, 4));
       EXPECT_EQ(result.status, "passed") << v.name << " filter " << f << ": " << result.detail;
     }
 }
@@ -93,7 +84,7 @@ TEST(GpuStencil, VerificationCatchesAMissingRowOfBlocks) {
   // Both variants launched one block row short (as the seed's integer-division grid would be on a
   // height that is not a multiple of block_y): the bottom rows stay poisoned.
   for (const auto& v : family().variants) {
-    Params params = point(100, 30, 5, 32, 4);
+    Params params = stencil_point(100, 30, 5, 32, 4);
     auto problem = family().make_problem(params, 9);
     LaunchSpec launch = v.launch(params);
     launch.grid.y -= 1;  // 8 block rows -> 7: rows 28 and 29 unwritten
@@ -110,7 +101,7 @@ TEST(GpuStencil, VerificationChecksTheFilterThatRan) {
   OCCBENCH_REQUIRE_GPU();
   // The output of filter 3 is not that of filter 31: verify() must use the filter run() launched with.
   const Variant& global = *family().find_variant("global");
-  Params p3 = point(64, 64, 3, 32, 4), p31 = point(64, 64, 31, 32, 4);
+  Params p3 = stencil_point(64, 64, 3, 32, 4), p31 = stencil_point(64, 64, 31, 32, 4);
   auto problem = family().make_problem(p3, 17);
   EXPECT_EQ(run_and_verify(global, *problem, p3).status, "passed");
   EXPECT_EQ(run_and_verify(global, *problem, p31).status, "passed");

@@ -1,5 +1,6 @@
 // Stencil (adaptive threshold): the CPU reference on hand-computed cases, the summed-area-table
 // reference against the seed's direct loop, the exact comparison, the work model and the axes.
+#include "stencil_test_support.hpp"
 #include "harness/random.hpp"
 #include "harness/registry.hpp"
 #include "kernels/stencil/stencil.hpp"
@@ -22,16 +23,6 @@ std::vector<std::uint8_t> random_image(int width, int height, std::uint64_t seed
 }
 
 const Family& family() { return *builtin_registry().find("stencil"); }
-
-Params point(int width, int height, int filter, int bx, int by) {
-  Params p;
-  p.set("width", width);
-  p.set("height", height);
-  p.set("filter_size", filter);
-  p.set("block_x", bx);
-  p.set("block_y", by);
-  return p;
-}
 
 }  // namespace
 
@@ -165,17 +156,17 @@ TEST(StencilRegistration, AxesLaunchAndChecks) {
   EXPECT_NE(filter.check(1), "");
   EXPECT_NE(filter.check(4), "");
   EXPECT_NE(filter.check(33), "");
-  EXPECT_EQ(shared.check(point(10, 10, 3, 32, 32)), "");
-  EXPECT_NE(shared.check(point(10, 10, 3, 64, 32)), "");
+  EXPECT_EQ(shared.check(stencil_point(10, 10, 3, 32, 32)), "");
+  EXPECT_NE(shared.check(stencil_point(10, 10, 3, 64, 32)), "");
 
-  auto l = shared.launch(point(1921, 1081, 7, 32, 8));
+  auto l = shared.launch(stencil_point(1921, 1081, 7, 32, 8));
   EXPECT_EQ(l.grid.x, 61u);  // ceil(1921 / 32): the seed's integer division would give 60
   EXPECT_EQ(l.grid.y, 136u);
   EXPECT_EQ(l.block.x, 32u);
   EXPECT_EQ(l.block.y, 8u);
   EXPECT_EQ(l.dynamic_smem_bytes, std::size_t(38 * 14));
   EXPECT_NE(l.kernel, nullptr);
-  auto lg = f.find_variant("global")->launch(point(1921, 1081, 7, 32, 8));
+  auto lg = f.find_variant("global")->launch(stencil_point(1921, 1081, 7, 32, 8));
   EXPECT_EQ(lg.dynamic_smem_bytes, 0u);
   EXPECT_NE(lg.kernel, l.kernel);
   // The largest tile any legal point needs stays under the 48 KiB default: no opt-in.

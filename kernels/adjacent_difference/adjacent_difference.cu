@@ -152,10 +152,6 @@ Axis block_size_axis() {
   return axis;
 }
 
-unsigned blocks_for(std::int64_t work_items, std::int64_t per_block) {
-  return unsigned(std::max<std::int64_t>(1, (work_items + per_block - 1) / per_block));
-}
-
 // Bytes each variant's loads and stores ask of global memory (for CGMA); DRAM traffic is 8n for all.
 WorkModel model(double n, double extra_load_bytes, double loads_per_element) {
   WorkModel w;

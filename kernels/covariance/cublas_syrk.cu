@@ -84,7 +84,7 @@ Variant cublas_syrk_variant() {
     const float alpha = 1.0f / float(p.m()), beta = 0.0f;  // beta = 0: C's poison is never read
     OCCBENCH_CUBLAS_CHECK(
         cublasSsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, p.data(), n, &beta, p.cov(), n));
-    unsigned tiles = ceil_div(p.n(), kMirrorTile);
+    unsigned tiles = blocks_for(p.n(), kMirrorTile);
     mirror_lower_to_upper_kernel<<<dim3(tiles, tiles), dim3(kMirrorTile, kMirrorRows), 0, stream>>>(p.cov(), p.n());
     OCCBENCH_CHECK_LAUNCH();
   };

@@ -14,6 +14,4 @@ void launch_kernel(const void* kernel, const LaunchSpec& l, cudaStream_t stream,
                                        arguments, l.dynamic_smem_bytes, stream));
 }
 
-inline unsigned ceil_div(std::int64_t a, std::int64_t b) { return unsigned((a + b - 1) / b); }
-
 }  // namespace occbench::covariance

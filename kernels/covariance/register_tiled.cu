@@ -271,7 +271,7 @@ Variant register_tiled_variant() {
     const TiledKernels& k = tiled_kernels(p.get("block_tile"), p.get("thread_tile"));
     std::uint32_t m = std::uint32_t(p.get("m")), n = std::uint32_t(p.get("n"));
     bool vec4 = n % 4 == 0;
-    unsigned tiles = ceil_div(n, k.block_tile);
+    unsigned tiles = blocks_for(n, k.block_tile);
     unsigned edge = unsigned(k.block_tile / k.thread_tile);
     LaunchSpec l;
     l.block = {edge * edge, 1, 1};

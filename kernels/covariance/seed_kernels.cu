@@ -215,7 +215,7 @@ Variant per_entry_variant(std::string name, std::string description, CovKernel k
     LaunchSpec l;
     unsigned edge = unsigned(p.get("block_size"));
     l.block = {edge, edge, 1};
-    l.grid = {ceil_div(p.get("n"), edge), ceil_div(p.get("n"), edge), 1};
+    l.grid = {blocks_for(p.get("n"), edge), blocks_for(p.get("n"), edge), 1};
     l.kernel = reinterpret_cast<const void*>(kernel);
     l.kernel_name = kernel_name;
     return l;
@@ -241,7 +241,7 @@ Variant shared_variant(bool dynamic) {
     unsigned c = unsigned(k.chunk);
     LaunchSpec l;
     l.block = {c, c, 1};
-    l.grid = {ceil_div(p.get("n"), c), ceil_div(p.get("n"), c), 1};
+    l.grid = {blocks_for(p.get("n"), c), blocks_for(p.get("n"), c), 1};
     l.dynamic_smem_bytes = dynamic ? 2 * std::size_t(c) * c * sizeof(float) : 0;
     l.kernel = reinterpret_cast<const void*>(dynamic ? k.dynamic_kernel : k.static_kernel);
     l.kernel_name = dynamic ? k.dynamic_name : k.static_name;

@@ -90,10 +90,6 @@ namespace {
 
 MatmulProblem& problem_of(Problem& p) { return static_cast<MatmulProblem&>(p); }
 
-unsigned blocks_for(std::int64_t extent, std::int64_t per_block) {
-  return unsigned(std::max<std::int64_t>(1, (extent + per_block - 1) / per_block));
-}
-
 constexpr std::int64_t kMaxGridY = 65535;
 
 // grid.y counts blocks of rows: at most 65535 of them.

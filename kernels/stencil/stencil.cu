@@ -132,8 +132,6 @@ Axis block_axis(const char* name, const char* description, std::int64_t default_
   return a;
 }
 
-unsigned blocks_for(std::int64_t extent, std::int64_t per_block) { return unsigned((extent + per_block - 1) / per_block); }
-
 using KernelFn = void (*)(const unsigned char*, unsigned char*, int, int, int, float);
 
 Variant make_variant(std::string name, std::string description, KernelFn kernel, std::string kernel_name, bool tile) {
