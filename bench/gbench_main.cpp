@@ -19,7 +19,7 @@
 #include "harness/device.hpp"
 #include "harness/metrics.hpp"
 #include "harness/registry.hpp"
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 #include "harness/runner.hpp"
 #include "harness/stats.hpp"
 #include "harness/sweep.hpp"

@@ -4,7 +4,7 @@
 #include "harness/config.hpp"
 #include "harness/device.hpp"
 #include "harness/plan.hpp"
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 #include "harness/runner.hpp"
 #include "harness/summary.hpp"
 #include "harness/sweep.hpp"

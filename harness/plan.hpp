@@ -8,7 +8,7 @@
 #include "harness/gpu_table.hpp"
 #include "harness/kernel_resources.hpp"
 #include "harness/registry.hpp"
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 #include "harness/sweep.hpp"
 
 #include <cstdint>

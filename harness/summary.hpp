@@ -2,7 +2,7 @@
 // Reading results files back and summarizing them for people: `occbench report` (a markdown
 // table for a README or a pull request, or conversion to CSV/JSON; several files merge into one
 // table keyed by point_id, one column group per file). Pure CPU code; knows the result record.
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 
 #include <stdexcept>
 #include <string>

@@ -1,4 +1,4 @@
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 
 #include <fmt/format.h>
 
