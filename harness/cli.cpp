@@ -6,7 +6,7 @@
 #include "harness/plan.hpp"
 #include "harness/record_writer.hpp"
 #include "harness/runner.hpp"
-#include "harness/summary.hpp"
+#include "harness/report.hpp"
 #include "harness/sweep.hpp"
 
 #include <CLI/CLI.hpp>

@@ -1,4 +1,4 @@
-#include "harness/summary.hpp"
+#include "harness/report.hpp"
 
 #include <fmt/format.h>
 
