@@ -54,6 +54,7 @@ struct PlanOptions {
   bool list_gpus = false;
   bool write_files = true;
   std::string command_line;
+  PointSelection selection;         // --variants, --filter, --set (harness/selection.hpp)
 };
 
 struct PlanSummary {

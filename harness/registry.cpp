@@ -58,6 +58,12 @@ std::string Axis::describe_legal() const {
   return "an integer " + range;
 }
 
+std::vector<std::string> axis_names(const std::vector<Axis>& axes) {
+  std::vector<std::string> names;
+  for (const auto& axis : axes) names.push_back(axis.name);
+  return names;
+}
+
 const Axis* Variant::find_axis(std::string_view axis_name) const {
   for (const auto& axis : axes)
     if (axis.name == axis_name) return &axis;

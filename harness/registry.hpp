@@ -44,6 +44,9 @@ struct Axis {
   std::string describe_legal() const;           // "one of [2, 4, 8]" / "a multiple of 32 in [32, 1024]"
 };
 
+// The axes' names, in order.
+std::vector<std::string> axis_names(const std::vector<Axis>& axes);
+
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
   std::uint64_t count() const { return std::uint64_t(x) * y * z; }
