@@ -227,8 +227,8 @@ const CompiledKernel& KernelResourceTable::lookup(std::string_view kernel_name, 
         for (const auto& k : kernels_) distinct.insert(k.name);
         return distinct.size();
       }(),
-      close.empty() ? "no kernel name even starts like it: check the variant's LaunchSpec.kernel_name (namespace, template "
-                      "arguments as the demangler prints them, e.g. <8u> for an unsigned 8)"
+      close.empty() ? "no kernel name even starts like it: check the variant's LaunchSpec.kernel_name (namespace and "
+                      "template arguments; LaunchSpec::set_kernel(kernel_ref<&the_kernel>()) derives it from the kernel)"
                     : "these start like it (the LaunchSpec.kernel_name must equal one up to its parameter list):" + hint));
 }
 

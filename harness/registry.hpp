@@ -70,13 +70,28 @@ struct KernelRef {
   std::string name;  // "occbench::adjacent_difference::vectorized_kernel<4>"
 };
 
-// The template argument's name in a __PRETTY_FUNCTION__ of kernel_ref ("... [with auto Kernel = ns::k<4>]").
+// The template argument's name in the __PRETTY_FUNCTION__ of occbench_kernel_signature
+// ("... [with auto Kernel = ns::k<4>]").
 std::string kernel_name_in_signature(std::string_view pretty_function);
+
+template <auto Kernel>
+KernelRef kernel_ref();
+
+}  // namespace occbench
+
+// At global scope: inside a namespace, gcc prints the argument relative to it ("adjacent_difference::k"
+// from within occbench), and the lookup needs the fully qualified name.
+template <auto Kernel>
+const char* occbench_kernel_signature() {
+  return __PRETTY_FUNCTION__;
+}
+
+namespace occbench {
 
 template <auto Kernel>
 KernelRef kernel_ref() {
   static_assert(std::is_pointer_v<decltype(Kernel)>, "kernel_ref takes the kernel's address: kernel_ref<&my_kernel>()");
-  return {reinterpret_cast<const void*>(Kernel), kernel_name_in_signature(__PRETTY_FUNCTION__)};
+  return {reinterpret_cast<const void*>(Kernel), kernel_name_in_signature(::occbench_kernel_signature<Kernel>())};
 }
 
 struct LaunchSpec {

@@ -151,8 +151,7 @@ Family make_family() {
                               "the seed's layout: one block per image row, one thread per channel, block_pixels pixels' "
                               "weights and features staged in dynamic shared memory per step, two __syncthreads per step")
                    .axis(axis("block_pixels", "pixels in flight per block step (blockDim = 32 x block_pixels; the seed: 1)")
-                             .in(1, kMaxBlockPixels)
-                             .by_default(1))
+                             .in(1, kMaxBlockPixels).by_default(1))
                    .launch([](const Params& p) {
                      return launch_of(kernel_ref<&shared_kernel>(), {unsigned(p.get("height"))},
                                       {unsigned(kChannels), unsigned(p.get("block_pixels"))},

@@ -118,8 +118,7 @@ Axis filter_axis() {
   std::vector<std::int64_t> odd_sizes;
   for (int f = kMinFilter; f <= kMaxFilter; f += 2) odd_sizes.push_back(f);
   return axis("filter_size", "side of the square averaging window (odd); the tile's halo is filter_size/2 on each side")
-      .one_of(odd_sizes)
-      .by_default(15);
+      .one_of(odd_sizes).by_default(15);
 }
 
 // One thread per pixel; with Tile, the block's tile and its halo in dynamic shared memory.
@@ -155,8 +154,7 @@ Family make_family() {
              "stencil",
              "adaptive threshold on an 8-bit image (seed 001): out = (mean of the clamped filter^2 window - C < pixel) ? 255 : 0")
       .size(axis("width", "image width in pixels").in(1, 1 << 20).by_default(4096))
-      .size(axis("height", "image height in pixels (at most 65535: the grid's y extent with block_y = 1)")
-                .in(1, 65535)
+      .size(axis("height", "image height in pixels (at most 65535: the grid's y extent with block_y = 1)").in(1, 65535)
                 .by_default(4096))
       .check_sizes([](const Params& s) -> std::string {
         auto pixels = s.get("width") * s.get("height");

@@ -85,8 +85,7 @@ template <auto Kernel>
 Variant tile_variant(std::string name, std::string description) {
   return VariantBuilder(std::move(name), std::move(description))
       .axis(axis("block_rows", "threads per block in y: 32 x block_rows threads move a 32 x 32 tile, 32/block_rows elements each")
-                .one_of({std::begin(kBlockRows), std::end(kBlockRows)})
-                .by_default(8))
+                .one_of({std::begin(kBlockRows), std::end(kBlockRows)}).by_default(8))
       .launch([](const Params& p) {
         return launch_of(kernel_ref<Kernel>(), {tiles_for(p.get("cols")), tiles_for(p.get("rows"))},
                          {unsigned(kTile), unsigned(p.get("block_rows"))});
