@@ -101,6 +101,14 @@ class VariantBuilder {
     variant_.run = std::move(f);
     return *this;
   }
+  // run with the family's own problem type: fn(FamilyProblem&, params, launch, stream).
+  template <typename FamilyProblem, typename Fn>
+  VariantBuilder& run_on(Fn fn) {
+    variant_.run = [fn](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+      fn(static_cast<FamilyProblem&>(problem), params, l, stream);
+    };
+    return *this;
+  }
   operator Variant() const { return variant_; }
 
  private:

@@ -163,8 +163,7 @@ VariantBuilder simple_variant(std::string name, std::string description, bool dy
         return launch_of(kernel_ref<Kernel>(), {blocks_for(p.get("n"), block)}, {unsigned(block)},
                          dynamic_tile ? std::size_t(block) * sizeof(float) : 0);
       })
-      .run([](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-        auto& p = problem_of(problem);
+      .run_on<AdjacentDifferenceProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
         Kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.output(), p.input(), p.n());
       });
 }
@@ -208,8 +207,7 @@ Family make_family() {
                      double n = double(p.get("n"));
                      return model(n, 4.0 * std::ceil(n / 128.0), 1);  // lane 0 of every 32 float4s loads one neighbour
                    })
-                   .run([](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     auto& p = problem_of(problem);
+                   .run_on<AdjacentDifferenceProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
                      vectorized_kernel<kVectorItems><<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.output(), p.input(), p.n());
                    }));
 }

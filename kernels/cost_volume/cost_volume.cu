@@ -111,7 +111,6 @@ class CostVolumeProblem : public Problem {
   std::vector<double> reference_;
 };
 
-CostVolumeProblem& problem_of(Problem& p) { return static_cast<CostVolumeProblem&>(p); }
 
 }  // namespace
 
@@ -142,8 +141,7 @@ Family make_family() {
                      return launch_of(kernel_ref<&global_kernel>(), {unsigned((threads + block - 1) / block)}, {unsigned(block)});
                    })
                    .work([](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("views"))); })
-                   .run([](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     auto& p = problem_of(problem);
+                   .run_on<CostVolumeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
                      global_kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.features(), p.weights(), p.out(),
                                                                                    p.views(), p.pixels());
                    }))
@@ -158,8 +156,7 @@ Family make_family() {
                                       shared_bytes(int(p.get("views")), int(p.get("block_pixels"))));
                    })
                    .work([](const Params& p) { return shared_work(p.get("width"), p.get("height"), int(p.get("views"))); })
-                   .run([](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     auto& p = problem_of(problem);
+                   .run_on<CostVolumeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
                      shared_kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(
                          p.features(), p.weights(), p.out(), p.views(), p.width(), p.height());
                    }));

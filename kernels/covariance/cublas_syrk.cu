@@ -67,8 +67,7 @@ Variant cublas_syrk_variant() {
       })
       // No launch spec: the timed work is a library call (occupancy is not ours to report).
       .work([](const Params& p) { return cublas_work(p.get("m"), p.get("n")); })
-      .run([](Problem& problem, const Params& params, const LaunchSpec&, cudaStream_t stream) {
-        auto& p = problem_of(problem);
+      .run_on<CovarianceProblem>([](auto& p, const Params& params, const LaunchSpec&, cudaStream_t stream) {
         cublasHandle_t h = p.cublas();
         OCCBENCH_CUBLAS_CHECK(cublasSetStream(h, stream));
         // cublasSetStream resets the workspace to cuBLAS's own pool: give it ours again.

@@ -214,16 +214,17 @@ namespace {
 
 struct TiledKernels {
   int block_tile, thread_tile;
-  KernelRef vec4, scalar;
+  KernelRef (*vec4)();  // functions, so the table stays constant-initialized
+  KernelRef (*scalar)();
 };
 
 template <int kBlockTile, int kThreadTile>
-TiledKernels tiled_kernels_of() {
-  return {kBlockTile, kThreadTile, kernel_ref<&register_tiled_kernel<kBlockTile, kThreadTile, true>>(),
-          kernel_ref<&register_tiled_kernel<kBlockTile, kThreadTile, false>>()};
+constexpr TiledKernels tiled_kernels_of() {
+  return {kBlockTile, kThreadTile, &kernel_ref<&register_tiled_kernel<kBlockTile, kThreadTile, true>>,
+          &kernel_ref<&register_tiled_kernel<kBlockTile, kThreadTile, false>>};
 }
 
-const TiledKernels kTiledKernels[] = {tiled_kernels_of<64, 4>(), tiled_kernels_of<64, 8>(), tiled_kernels_of<128, 4>(),
+constexpr TiledKernels kTiledKernels[] = {tiled_kernels_of<64, 4>(), tiled_kernels_of<64, 8>(), tiled_kernels_of<128, 4>(),
                                       tiled_kernels_of<128, 8>()};
 
 const TiledKernels& tiled_kernels(std::int64_t block_tile, std::int64_t thread_tile) {
@@ -254,12 +255,11 @@ Variant register_tiled_variant() {
         const TiledKernels& k = tiled_kernels(p.get("block_tile"), p.get("thread_tile"));
         std::uint32_t m = std::uint32_t(p.get("m")), n = std::uint32_t(p.get("n"));
         unsigned tiles = blocks_for(n, k.block_tile), edge = unsigned(k.block_tile / k.thread_tile);
-        return launch_of(n % 4 == 0 ? k.vec4 : k.scalar,
+        return launch_of(n % 4 == 0 ? k.vec4() : k.scalar(),
                          {tiles * (tiles + 1) / 2, register_tiled_splits(m, std::uint32_t(p.get("split_k")))}, {edge * edge});
       })
       .work([](const Params& p) { return register_tiled_work(p.get("m"), p.get("n"), p.get("block_tile"), p.get("split_k")); })
-      .run([](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
-        auto& p = problem_of(problem);
+      .run_on<CovarianceProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
         const int accumulate = l.grid.y > 1 ? 1 : 0;
         if (accumulate) OCCBENCH_CUDA_CHECK(cudaMemsetAsync(p.cov(), 0, std::size_t(p.n()) * p.n() * sizeof(float), stream));
         const index_t rows = register_tiled_rows_per_split(p.m(), std::uint32_t(params.get("split_k")));

@@ -166,15 +166,16 @@ namespace {
 
 struct ChunkKernels {
   std::int64_t chunk;
-  KernelRef static_kernel, dynamic_kernel;
+  KernelRef (*static_kernel)();  // functions, so the table stays constant-initialized
+  KernelRef (*dynamic_kernel)();
 };
 
 template <index_t kChunk>
-ChunkKernels chunk_kernels_of() {
-  return {kChunk, kernel_ref<&shared_static_kernel<kChunk>>(), kernel_ref<&shared_dynamic_kernel<kChunk>>()};
+constexpr ChunkKernels chunk_kernels_of() {
+  return {kChunk, &kernel_ref<&shared_static_kernel<kChunk>>, &kernel_ref<&shared_dynamic_kernel<kChunk>>};
 }
 
-const ChunkKernels kChunkKernels[] = {chunk_kernels_of<2>(), chunk_kernels_of<4>(), chunk_kernels_of<8>(),
+constexpr ChunkKernels kChunkKernels[] = {chunk_kernels_of<2>(), chunk_kernels_of<4>(), chunk_kernels_of<8>(),
                                       chunk_kernels_of<16>(), chunk_kernels_of<32>()};
 
 const ChunkKernels& chunk_kernels(std::int64_t chunk) {
@@ -195,8 +196,7 @@ Axis chunk_size_axis() {
       .one_of(chunks).by_default(8);  // the seed's default
 }
 
-void run_seed_kernel(Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-  auto& p = problem_of(problem);
+void run_seed_kernel(CovarianceProblem& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
   launch_kernel(l.kernel, l, stream, p.data(), p.cov(), index_t(p.m()), index_t(p.n()));
 }
 
@@ -210,7 +210,7 @@ Variant per_entry_variant(std::string name, std::string description, WorkModel (
         return launch_of(kernel_ref<Kernel>(), {blocks_for(p.get("n"), edge), blocks_for(p.get("n"), edge)}, {edge, edge});
       })
       .work([work](const Params& p) { return work(p.get("m"), p.get("n")); })
-      .run(run_seed_kernel);
+      .run_on<CovarianceProblem>(run_seed_kernel);
 }
 
 Variant shared_variant(bool dynamic) {
@@ -223,11 +223,11 @@ Variant shared_variant(bool dynamic) {
       .launch([dynamic](const Params& p) {
         const ChunkKernels& k = chunk_kernels(p.get("chunk_size"));
         unsigned c = unsigned(k.chunk);
-        return launch_of(dynamic ? k.dynamic_kernel : k.static_kernel, {blocks_for(p.get("n"), c), blocks_for(p.get("n"), c)},
+        return launch_of(dynamic ? k.dynamic_kernel() : k.static_kernel(), {blocks_for(p.get("n"), c), blocks_for(p.get("n"), c)},
                          {c, c}, dynamic ? 2 * std::size_t(c) * c * sizeof(float) : 0);
       })
       .work([](const Params& p) { return shared_work(p.get("m"), p.get("n"), p.get("chunk_size")); })
-      .run(run_seed_kernel);
+      .run_on<CovarianceProblem>(run_seed_kernel);
 }
 
 }  // namespace

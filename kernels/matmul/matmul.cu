@@ -89,7 +89,6 @@ Verification MatmulProblem::verify() {
 
 namespace {
 
-MatmulProblem& problem_of(Problem& p) { return static_cast<MatmulProblem&>(p); }
 
 constexpr std::int64_t kMaxGridY = 65535;
 
@@ -106,16 +105,16 @@ using KernelFn = void (*)(const float*, const float*, float*, int, int, int);
 struct TiledInstance {
   std::int64_t tile;
   KernelFn kernel;
-  KernelRef ref;
+  KernelRef (*ref)();  // a function, so the table stays constant-initialized
 };
 
 template <int kTile>
-TiledInstance tiled_instance_of() {
-  return {kTile, &tiled_kernel<kTile>, kernel_ref<&tiled_kernel<kTile>>()};
+constexpr TiledInstance tiled_instance_of() {
+  return {kTile, &tiled_kernel<kTile>, &kernel_ref<&tiled_kernel<kTile>>};
 }
 
 // The tiled kernel's instantiations, one per legal tile.
-const TiledInstance kTiledInstances[] = {tiled_instance_of<8>(), tiled_instance_of<16>(), tiled_instance_of<32>()};
+constexpr TiledInstance kTiledInstances[] = {tiled_instance_of<8>(), tiled_instance_of<16>(), tiled_instance_of<32>()};
 static_assert(std::size(kTiledInstances) == std::size(kTiles));
 
 const TiledInstance& tiled_instance(std::int64_t tile) {
@@ -165,8 +164,7 @@ Family make_family() {
                    })
                    .check([](const Params& p) { return grid_y_check(p, p.get("block_size")); })
                    .work([](const Params& p) { return naive_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); })
-                   .run([](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     auto& p = problem_of(problem);
+                   .run_on<MatmulProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
                      naive_kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
                    }))
       .variant(VariantBuilder("tiled", "the seed's shared-memory tiles: tile x tile threads, one tile of A and of B per step")
@@ -174,13 +172,12 @@ Family make_family() {
                              .one_of({std::begin(kTiles), std::end(kTiles)}).by_default(32))
                    .launch([](const Params& p) {
                      const auto& t = tiled_instance(p.get("tile"));
-                     return launch_of(t.ref, {blocks_for(p.get("n"), t.tile), blocks_for(p.get("m"), t.tile)},
+                     return launch_of(t.ref(), {blocks_for(p.get("n"), t.tile), blocks_for(p.get("m"), t.tile)},
                                       {unsigned(t.tile), unsigned(t.tile)});
                    })
                    .check([](const Params& p) { return grid_y_check(p, p.get("tile")); })
                    .work([](const Params& p) { return tiled_work(dim(p, "m"), dim(p, "n"), dim(p, "k"), dim(p, "tile")); })
-                   .run([](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
-                     auto& p = problem_of(problem);
+                   .run_on<MatmulProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
                      KernelFn kernel = tiled_instance(params.get("tile")).kernel;
                      kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
                    }))
@@ -191,8 +188,7 @@ Family make_family() {
                      "reject TF32 results). work.global_bytes is the minimal DRAM traffic: cuBLAS's own traffic is not "
                      "modelled.")
               .work([](const Params& p) { return library_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); })
-              .run([](Problem& problem, const Params&, const LaunchSpec&, cudaStream_t stream) {
-                auto& p = problem_of(problem);
+              .run_on<MatmulProblem>([](auto& p, const Params&, const LaunchSpec&, cudaStream_t stream) {
                 const float alpha = 1.0f, beta = 0.0f;
                 OCCBENCH_CUBLAS_CHECK(cublasSetStream(p.cublas(), stream));
                 // Row-major C (m x n) is column-major C^T (n x m) = B^T (n x k) · A^T (k x m): B and A are

@@ -112,7 +112,6 @@ class StencilProblem : public Problem {
   std::map<int, std::vector<std::uint8_t>> references_;
 };
 
-StencilProblem& problem_of(Problem& p) { return static_cast<StencilProblem&>(p); }
 
 Axis filter_axis() {
   std::vector<std::int64_t> odd_sizes;
@@ -138,8 +137,7 @@ VariantBuilder make_variant(std::string name, std::string description) {
         return launch_of(kernel_ref<Kernel>(), {blocks_for(p.get("width"), bx), blocks_for(p.get("height"), by)}, {bx, by},
                          Tile ? tile_bytes(int(p.get("filter_size")), int(bx), int(by)) : 0);
       })
-      .run([](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
-        auto& p = problem_of(problem);
+      .run_on<StencilProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
         int filter_size = int(params.get("filter_size"));
         p.set_filter(filter_size);
         Kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.src(), p.dst(), p.width(), p.height(),

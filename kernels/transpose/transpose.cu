@@ -77,7 +77,6 @@ class TransposeProblem : public Problem {
   DeviceBuffer<float> in_, out_;
 };
 
-TransposeProblem& problem_of(Problem& p) { return static_cast<TransposeProblem&>(p); }
 
 unsigned tiles_for(std::int64_t extent) { return unsigned(std::max<std::int64_t>(1, (extent + kTile - 1) / kTile)); }
 
@@ -91,8 +90,7 @@ Variant tile_variant(std::string name, std::string description) {
                          {unsigned(kTile), unsigned(p.get("block_rows"))});
       })
       .work([](const Params& p) { return work(double(p.get("rows")), double(p.get("cols"))); })
-      .run([](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-        auto& p = problem_of(problem);
+      .run_on<TransposeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
         Kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.input(), p.output(), p.rows(), p.cols());
       });
 }
