@@ -1,7 +1,8 @@
 // occbench_gbench: every registered variant x point of a sweep as a Google Benchmark, over the
 // same registry and harness as `occbench run` (no kernel code of its own).
 //
-//   occbench_gbench [--config FILE]... [--device N] [--benchmark_* flags]
+//   occbench_gbench [--config FILE]... [--device N] [--variants A,B] [--filter REGEX]
+//                   [--set AXIS=V1,V2]... [--axis "AXIS=[V1,V2]"]... [--benchmark_* flags]
 //
 // Names read family/variant/param:value/..., so --benchmark_filter selects naturally; Google
 // Benchmark appends /manual_time (device variants) or /real_time (host variants). Without
@@ -19,8 +20,9 @@
 #include "harness/device.hpp"
 #include "harness/metrics.hpp"
 #include "harness/registry.hpp"
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 #include "harness/runner.hpp"
+#include "harness/selection.hpp"
 #include "harness/stats.hpp"
 #include "harness/sweep.hpp"
 #include "harness/timer.hpp"
@@ -63,10 +65,16 @@ std::string benchmark_name(const Point& point) {
   return name;
 }
 
-// The sweep with each size axis cut down to its smallest value.
-SweepSpec smallest_sizes(SweepSpec spec) {
-  for (auto& [axis, values] : spec.sizes)
-    if (!values.empty()) values = {*std::min_element(values.begin(), values.end())};
+// The sweep with each size axis cut down to its smallest value, in its raw JSON too (which
+// apply_selection parses again); an axis the selection sets keeps the selection's values.
+SweepSpec smallest_sizes(SweepSpec spec, const PointSelection& selection) {
+  for (auto& [axis, values] : spec.sizes) {
+    bool overridden = std::any_of(selection.overrides.begin(), selection.overrides.end(),
+                                  [&](const auto& o) { return o.first == axis; });
+    if (values.empty() || overridden) continue;
+    values = {*std::min_element(values.begin(), values.end())};
+    if (spec.raw.contains("sizes")) spec.raw["sizes"][axis] = values;
+  }
   return spec;
 }
 
@@ -251,7 +259,11 @@ void print_help() {
   std::cout << "occbench_gbench: occbench's kernel variants as Google Benchmarks (GPU time from cudaEvents)\n\n"
                "  --config FILE   a sweep config (repeatable); default: every shipped config (configs/*.json)\n"
                "                  at its smallest sizes\n"
-               "  --device N      CUDA device ordinal (default 0)\n\n"
+               "  --device N      CUDA device ordinal (default 0)\n"
+               "  --variants A,B  only these variants; --filter REGEX: only points whose occbench id\n"
+               "                  (family/variant/axis=value/...) matches; --set AXIS=V1,V2 or --axis \"AXIS=[V1,V2]\":\n"
+               "                  replace an axis's values (repeatable). As for `occbench run`; without --config,\n"
+               "                  shipped configs the selection does not fit are left out\n\n"
                "Benchmarks are named family/variant/param:value/... (+ /manual_time or /real_time).\n"
                "Counters: bytes_per_second (minimal DRAM bytes), flop_per_second, cgma (FLOP/B), occupancy,\n"
                "active_blocks_per_sm, thread_utilization, registers; sample_median_us and sample_noise are the\n"
@@ -262,6 +274,7 @@ void print_help() {
 int gbench_main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv, print_help);
   std::vector<std::string> config_paths;
+  PointSelection selection;  // --variants, --filter, --set, --axis: as for occbench run
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -277,9 +290,18 @@ int gbench_main(int argc, char** argv) {
       }
       return std::nullopt;
     };
-    if (auto v = value("--config")) config_paths.push_back(*v);
-    else if (auto d = value("--device")) session().device_ordinal = std::atoi(d->c_str());
-    else rest.push_back(argv[i]);
+    try {
+      if (auto v = value("--config")) config_paths.push_back(*v);
+      else if (auto d = value("--device")) session().device_ordinal = std::atoi(d->c_str());
+      else if (auto names = value("--variants")) add_variant_names(selection, *names);
+      else if (auto regex = value("--filter")) selection.filter = *regex;
+      else if (auto set = value("--set")) add_axis_override(selection, "--set", *set);
+      else if (auto axis = value("--axis")) add_axis_override(selection, "--axis", *axis);
+      else rest.push_back(argv[i]);
+    } catch (const ConfigError& e) {
+      std::cerr << "error: " << e.what() << "\n";
+      return 2;
+    }
   }
   if (benchmark::ReportUnrecognizedArguments(int(rest.size()), rest.data())) return 2;
 
@@ -300,7 +322,13 @@ int gbench_main(int argc, char** argv) {
   for (const auto& path : config_paths) {
     try {
       SweepSpec spec = parse_sweep_file(path, registry);
-      if (smallest) spec = smallest_sizes(spec);
+      if (smallest) spec = smallest_sizes(spec, selection);
+      try {
+        spec = apply_selection(spec, selection, registry);
+      } catch (const ConfigError& e) {
+        if (!smallest) throw;
+        continue;  // a shipped config the selection does not fit (another family's variants or axes)
+      }
       for (auto& point : expand_sweep(spec, registry)) {
         std::string name = benchmark_name(point);
         if (!names.insert(name).second) continue;  // the same point from another config

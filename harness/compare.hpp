@@ -18,7 +18,7 @@
 //
 // --fail-on-regression PCT: a regression is a point judged slower whose slowdown (r - 1) × 100
 // is more than PCT, or a point that was ok in BASE and failed (wrong result) in NEW.
-#include "harness/summary.hpp"
+#include "harness/report.hpp"
 
 #include <optional>
 #include <string>

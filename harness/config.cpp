@@ -100,12 +100,6 @@ class Checker {
   std::string source_;
 };
 
-std::vector<std::string> axis_names(const std::vector<Axis>& axes) {
-  std::vector<std::string> names;
-  for (const auto& axis : axes) names.push_back(axis.name);
-  return names;
-}
-
 std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte) {
   std::size_t line = 1, column = 1;
   for (std::size_t i = 0; i < text.size() && i + 1 < byte; ++i) {

@@ -26,6 +26,16 @@ struct MeasurementSettings {
   std::uint64_t seed = 42;      // random inputs
 };
 
+// What the command line narrows or overrides in a sweep (harness/selection.hpp applies it):
+// --variants, --filter (a regular expression searched in each point id), --set / --axis.
+struct PointSelection {
+  std::vector<std::string> variants;  // empty: the config's variants
+  std::string filter;                 // empty: every point
+  AxisValues overrides;               // axis -> values, replacing the config's (sizes or launch axes)
+  std::vector<std::string> flags;     // each override as typed, for messages ("--set block_size=128,256")
+  bool empty() const { return variants.empty() && filter.empty() && overrides.empty(); }
+};
+
 struct SweepSpec {
   std::string source;  // the file it came from
   std::string name;
@@ -38,6 +48,7 @@ struct SweepSpec {
   std::vector<std::pair<std::string, AxisValues>> variant_axes;  // per-variant overrides
   MeasurementSettings measurement;
   nlohmann::ordered_json raw;  // the input as given, echoed in every result file
+  PointSelection selection;    // from the command line; echoed in the record's run block
 };
 
 class ConfigError : public std::runtime_error {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -87,8 +88,34 @@ std::string demangle_kernel_name(const std::string& mangled) {
   return name;
 }
 
+namespace {
+
+bool identifier_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Without spaces, and without the suffixes of integer literals ("k<32u>" -> "k<32>"): the
+// demangler writes unsigned template arguments with a suffix, the host compiler (kernel_ref) not.
+std::string canonical_kernel_name(std::string_view name) {
+  std::string text = without_spaces(name), out;
+  for (std::size_t i = 0; i < text.size();) {
+    bool number_starts = std::isdigit(static_cast<unsigned char>(text[i])) && (i == 0 || !identifier_char(text[i - 1]));
+    if (!number_starts) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t end = i;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    std::size_t suffix_end = end;
+    while (suffix_end < text.size() && std::strchr("uUlL", text[suffix_end])) ++suffix_end;
+    out.append(text, i, end - i);
+    i = suffix_end < text.size() && identifier_char(text[suffix_end]) ? end : suffix_end;
+  }
+  return out;
+}
+
+}  // namespace
+
 bool kernel_name_matches(std::string_view demangled, std::string_view kernel_name) {
-  std::string have = without_spaces(demangled), want = without_spaces(kernel_name);
+  std::string have = canonical_kernel_name(demangled), want = canonical_kernel_name(kernel_name);
   if (want.empty()) return false;
   if (have == want) return true;
   return have.size() > want.size() && starts_with(have, want) && have[want.size()] == '(';
@@ -200,8 +227,8 @@ const CompiledKernel& KernelResourceTable::lookup(std::string_view kernel_name, 
         for (const auto& k : kernels_) distinct.insert(k.name);
         return distinct.size();
       }(),
-      close.empty() ? "no kernel name even starts like it: check the variant's LaunchSpec.kernel_name (namespace, template "
-                      "arguments as the demangler prints them, e.g. <8u> for an unsigned 8)"
+      close.empty() ? "no kernel name even starts like it: check the variant's LaunchSpec.kernel_name (namespace and "
+                      "template arguments; LaunchSpec::set_kernel(kernel_ref<&the_kernel>()) derives it from the kernel)"
                     : "these start like it (the LaunchSpec.kernel_name must equal one up to its parameter list):" + hint));
 }
 

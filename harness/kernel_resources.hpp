@@ -84,7 +84,8 @@ std::string arch_list_text(const std::vector<int>& archs);  // "sm_75, sm_80, sm
 // unchanged where it is not a mangled name (extern "C" kernels).
 std::string demangle_kernel_name(const std::string& mangled);
 
-// The demangled-name match that KernelResourceTable::find uses.
+// The demangled-name match that KernelResourceTable::find uses: equal up to the parameter list,
+// ignoring spaces and integer-literal suffixes (ptxas's "k<32u>" is kernel_ref's "k<32>").
 bool kernel_name_matches(std::string_view demangled, std::string_view kernel_name);
 
 namespace generated {

@@ -1,5 +1,6 @@
 #include "harness/plan.hpp"
 
+#include "harness/selection.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
 #include "harness/runner.hpp"
@@ -186,6 +187,7 @@ PlanSummary plan_sweep(const SweepSpec& spec, const Registry& registry, const Pl
                       {"resources_from", "nvcc --resource-usage (ptxas) of every kernel, captured when this binary was built"},
                       {"built_architectures", arch_list_text(built_cuda_architectures())},
                       {"note", target.note}};
+  if (!spec.selection.empty()) run["selection"] = to_json(spec.selection);  // --variants, --filter, --set
   summary.document = make_document(run, target.device, spec.raw, results);
   summary.document["units"]["footprint.device_bytes"] = "bytes of device memory the problem allocates";
   summary.document["units"]["occupancy.waves"] = "grid blocks / (active blocks per SM x SMs)";
@@ -282,7 +284,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
       err << "error: plan needs a sweep config (or --list-gpus)\n";
       return 2;
     }
-    SweepSpec spec = parse_sweep_file(options.config, registry);
+    SweepSpec spec = apply_selection(parse_sweep_file(options.config, registry), options.selection, registry);
     std::vector<int> built = built_cuda_architectures();
     PlanTarget target;
     if (!options.gpu.empty()) {

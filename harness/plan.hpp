@@ -8,7 +8,7 @@
 #include "harness/gpu_table.hpp"
 #include "harness/kernel_resources.hpp"
 #include "harness/registry.hpp"
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 #include "harness/sweep.hpp"
 
 #include <cstdint>
@@ -54,6 +54,7 @@ struct PlanOptions {
   bool list_gpus = false;
   bool write_files = true;
   std::string command_line;
+  PointSelection selection;         // --variants, --filter, --set (harness/selection.hpp)
 };
 
 struct PlanSummary {

@@ -58,6 +58,23 @@ std::string Axis::describe_legal() const {
   return "an integer " + range;
 }
 
+std::vector<std::string> axis_names(const std::vector<Axis>& axes) {
+  std::vector<std::string> names;
+  for (const auto& axis : axes) names.push_back(axis.name);
+  return names;
+}
+
+std::string kernel_name_in_signature(std::string_view pretty_function) {
+  // gcc: "... [with auto Kernel = ns::k<4>]"; clang: "... [Kernel = &ns::k<4>]".
+  constexpr std::string_view marker = "Kernel = ";
+  auto at = pretty_function.find(marker);
+  if (at == std::string_view::npos) return std::string(pretty_function);
+  std::string_view name = pretty_function.substr(at + marker.size());
+  name = name.substr(0, name.find_first_of("];"));
+  while (!name.empty() && (name.front() == '&' || name.front() == ' ')) name.remove_prefix(1);
+  return std::string(name);
+}
+
 const Axis* Variant::find_axis(std::string_view axis_name) const {
   for (const auto& axis : axes)
     if (axis.name == axis_name) return &axis;

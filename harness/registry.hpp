@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -44,6 +45,9 @@ struct Axis {
   std::string describe_legal() const;           // "one of [2, 4, 8]" / "a multiple of 32 in [32, 1024]"
 };
 
+// The axes' names, in order.
+std::vector<std::string> axis_names(const std::vector<Axis>& axes);
+
 struct Dim3 {
   unsigned x = 1, y = 1, z = 1;
   std::uint64_t count() const { return std::uint64_t(x) * y * z; }
@@ -56,6 +60,40 @@ inline unsigned blocks_for(std::int64_t items, std::int64_t per_block) {
   return unsigned(blocks < 1 ? 1 : blocks);
 }
 
+// A __global__ function and its demangled name, both from the one template argument, so the name
+// `plan` looks up cannot drift from the function that is launched:
+//   l.set_kernel(kernel_ref<&global_kernel>());  l.set_kernel(kernel_ref<&tiled_kernel<32>>());
+// The name is the host compiler's spelling of the template argument ("ns::k<32>" where ptxas
+// demangles "ns::k<32u>"); kernel_name_matches (harness/kernel_resources.hpp) reads them alike.
+struct KernelRef {
+  const void* function = nullptr;
+  std::string name;  // "occbench::adjacent_difference::vectorized_kernel<4>"
+};
+
+// The template argument's name in the __PRETTY_FUNCTION__ of occbench_kernel_signature
+// ("... [with auto Kernel = ns::k<4>]").
+std::string kernel_name_in_signature(std::string_view pretty_function);
+
+template <auto Kernel>
+KernelRef kernel_ref();
+
+}  // namespace occbench
+
+// At global scope: inside a namespace, gcc prints the argument relative to it ("adjacent_difference::k"
+// from within occbench), and the lookup needs the fully qualified name.
+template <auto Kernel>
+const char* occbench_kernel_signature() {
+  return __PRETTY_FUNCTION__;
+}
+
+namespace occbench {
+
+template <auto Kernel>
+KernelRef kernel_ref() {
+  static_assert(std::is_pointer_v<decltype(Kernel)>, "kernel_ref takes the kernel's address: kernel_ref<&my_kernel>()");
+  return {reinterpret_cast<const void*>(Kernel), kernel_name_in_signature(::occbench_kernel_signature<Kernel>())};
+}
+
 struct LaunchSpec {
   Dim3 grid;
   Dim3 block;
@@ -66,6 +104,11 @@ struct LaunchSpec {
   // Demangled name prefix of that kernel ("occbench::adjacent_difference::global_kernel"), which
   // `plan` uses to find its compiled resource usage for other architectures.
   std::string kernel_name;
+
+  void set_kernel(const KernelRef& k) {
+    kernel = k.function;
+    kernel_name = k.name;
+  }
 };
 
 // Work of one launch, from the family's model, in FLOPs (a multiply-add counts 2) and bytes.

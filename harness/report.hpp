@@ -1,65 +1,57 @@
 #pragma once
-// Result files and tables. Knows the result record's shape, nothing of CUDA.
-#include <nlohmann/json.hpp>
+// Reading results files back and summarizing them for people: `occbench report` (a markdown
+// table for a README or a pull request, or conversion to CSV/JSON; several files merge into one
+// table keyed by point_id, one column group per file). Pure CPU code; knows the result record.
+#include "harness/record_writer.hpp"
 
-#include <fstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace occbench {
 
-using ordered_json = nlohmann::ordered_json;
-
-inline constexpr int kSchemaVersion = 1;
-
-// What each numeric field is measured in, written into every result file.
-ordered_json units_block();
-
-ordered_json tool_block();  // name, version, git commit of this build
-
-// The whole run record: schema_version, tool, run, device, config, units, results.
-ordered_json make_document(const ordered_json& run, const ordered_json& device, const ordered_json& config,
-                           const std::vector<ordered_json>& results);
-
-// Flattens a record with '_' between keys: timing.median_ms -> timing_median_ms; arrays of three
-// (grid, block) become _x, _y, _z; other arrays join with ';'.
-std::vector<std::pair<std::string, std::string>> flatten(const ordered_json& record);
-
-// One CSV row per result; the columns are the union of all records' flattened keys, in first-seen order.
-std::string to_csv(const std::vector<ordered_json>& results);
-// Parses what to_csv writes (RFC 4180 quoting) back into header + rows of strings.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text);
-
-void write_text_file(const std::string& path, const std::string& text);  // throws naming the path
-ordered_json read_json_file(const std::string& path);                    // throws naming path, line, column
-
-// Appends one JSON object a line and flushes, so a killed run keeps every finished point.
-class JsonlWriter {
+// A results file that cannot be used: the message names the file and what was expected.
+class ResultsFileError : public std::runtime_error {
  public:
-  JsonlWriter(const std::string& path, bool append);
-  void write(const ordered_json& line);
-  const std::string& path() const { return path_; }
-
- private:
-  std::string path_;
-  std::ofstream out_;
+  using std::runtime_error::runtime_error;
 };
 
-struct JsonlContents {
-  ordered_json header;                // first line: tool, device, config, config_source
-  std::vector<ordered_json> results;  // one per finished point
+struct ResultsFile {
+  std::string path;
+  ordered_json document;  // schema_version, tool, run, device, config, units, results
+  std::string label;      // column-group title in merged tables (device name, made unique)
 };
-JsonlContents read_jsonl(const std::string& path);  // a torn last line (killed mid-write) is ignored
 
-// Console table of the results (fmt), one row per point.
-std::string format_table(const std::vector<ordered_json>& results);
-// One progress line for a finished point.
-std::string format_progress(const ordered_json& result, std::size_t done, std::size_t total);
+// Reads and checks a results document written by `occbench run` (or `plan`): valid JSON, an
+// object, schema_version == kSchemaVersion, a non-empty results array of objects each with a
+// point_id (or family, variant and params to rebuild it). Throws ResultsFileError.
+ResultsFile load_results_file(const std::string& path);
+ResultsFile results_from_json(const ordered_json& document, const std::string& path);  // same checks
 
-// "results/<name>-<device>-<YYYYmmddTHHMMSSZ>" without the extension.
-std::string output_stem(const std::string& out_dir, const std::string& sweep_name, const std::string& device_name,
-                        const std::string& utc_compact);
-std::string utc_now_iso();      // 2026-11-22T18:30:00Z
-std::string utc_now_compact();  // 20261122T183000Z
+// Gives each file its column label: the device name without a leading "NVIDIA ", with the file
+// name added where two files would otherwise share one.
+void assign_labels(std::vector<ResultsFile>& files);
+
+// The point_id of a record (its own, or rebuilt from family/variant/params).
+std::string record_point_id(const ordered_json& record);
+
+enum class ReportFormat { markdown, csv, json };
+
+// One file: variant | params | median ± noise | GB/s | % copy | GFLOP/s | CGMA | occupancy
+// (limiter) | speedup. Several: variant | params | CGMA, then per file median ± noise | GB/s |
+// occupancy | speedup, rows keyed by point_id in first-seen order. Points that were not timed
+// are listed under the table with their status and reason.
+std::string report_markdown(const std::vector<ResultsFile>& files);
+// Every record of every file, one row each, flattened as the run's own CSV, after two columns
+// naming the source file and its device.
+std::string report_csv(const std::vector<ResultsFile>& files);
+// {"occbench_report": 1, "sources": [{file, label, device, tool, run, sweep}], "points": [{point_id,
+// family, variant, params, results: [the record from each source, or null]}]}.
+ordered_json report_json(const std::vector<ResultsFile>& files);
+
+std::string render_report(const std::vector<ResultsFile>& files, ReportFormat format);
+
+// Shared number formatting: "66.78 us", "1.234 ms", "2.500 s".
+std::string format_duration_ms(double ms);
 
 }  // namespace occbench

@@ -1,5 +1,6 @@
 #include "harness/runner.hpp"
 
+#include "harness/selection.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
@@ -319,6 +320,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
                       {"config_source", spec.source},
                       {"measurement", to_json(spec.measurement)},
                       {"resumed_points", summary.reused}};
+  if (!spec.selection.empty()) run["selection"] = to_json(spec.selection);  // --variants, --filter, --set
   ordered_json document = make_document(run, to_json(device), spec.raw, results);
   write_text_file(summary.json_path, document.dump(2) + "\n");
   write_text_file(summary.csv_path, to_csv(results));

@@ -4,7 +4,7 @@
 #include "harness/config.hpp"
 #include "harness/device.hpp"
 #include "harness/registry.hpp"
-#include "harness/report.hpp"
+#include "harness/record_writer.hpp"
 #include "harness/sweep.hpp"
 
 #include <iosfwd>

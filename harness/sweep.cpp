@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+#include <regex>
 #include <stdexcept>
 
 namespace occbench {
@@ -53,6 +55,9 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
   const Family* family = registry.find(spec.family);
   if (!family) throw std::invalid_argument("unknown family " + spec.family);
   std::vector<Point> points;
+  // --filter: ECMAScript, searched anywhere in the id (as Google Benchmark's --benchmark_filter).
+  std::optional<std::regex> filter;
+  if (!spec.selection.filter.empty()) filter.emplace(spec.selection.filter);
   cartesian(spec.sizes, Params{}, 0, [&](const Params& sizes) {
     for (const auto& variant_name : spec.variants) {
       const Variant* variant = family->find_variant(variant_name);
@@ -60,13 +65,15 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
       if (check_points && axes.size() != variant->axes.size())
         throw std::invalid_argument("variant " + variant_name + " is missing axis values");
       cartesian(axes, sizes, 0, [&](const Params& params) {
+        std::string id = point_id(family->name, variant->name, params);
+        if (filter && !std::regex_search(id, *filter)) return;
         Point point;
         point.index = points.size();
         point.family = family;
         point.variant = variant;
         point.sizes = sizes;
         point.params = params;
-        point.id = point_id(family->name, variant->name, params);
+        point.id = std::move(id);
         points.push_back(std::move(point));
       });
     }

@@ -1,5 +1,6 @@
 #pragma once
 // Expands a sweep into points: sizes outermost, then variants, then each variant's launch axes.
+// Only the points whose id the selection's --filter matches are kept.
 #include "harness/config.hpp"
 #include "harness/registry.hpp"
 

@@ -19,14 +19,20 @@ import textwrap
 from collections import Counter, defaultdict
 from pathlib import Path
 
-import matplotlib
+try:
+    import matplotlib
 
-matplotlib.use("Agg")  # files only; never needs a display
+    matplotlib.use("Agg")  # files only; never needs a display
 
-import numpy as np  # noqa: E402  (after the backend is chosen)
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.lines import Line2D  # noqa: E402
-from matplotlib.ticker import FuncFormatter, NullLocator  # noqa: E402
+    import numpy as np
+    from matplotlib.figure import Figure
+    from matplotlib.lines import Line2D
+    from matplotlib.ticker import FuncFormatter, NullLocator
+except ImportError as missing:  # say what to install instead of a traceback (exit 2: the setup)
+    print(f"occplot: Python module '{missing.name}' is missing; install the plotting dependencies with\n"
+          f"  pip install -r {Path(__file__).resolve().parent / 'requirements.txt'}\n"
+          "or, on Debian/Ubuntu: apt install python3-matplotlib python3-numpy", file=sys.stderr)
+    sys.exit(2)
 
 SCHEMA_VERSION = 1
 KINDS = ("sweep", "compare", "roofline", "occupancy")

@@ -102,8 +102,37 @@ TEST(KernelResources, NameMatchingNeedsTheWholeNameUpToTheParameters) {
   EXPECT_FALSE(kernel_name_matches("ns::k<40>(float*)", "ns::k<4"));
   EXPECT_FALSE(kernel_name_matches("ns::k<40>(float*)", "ns::k<4>"));
   EXPECT_FALSE(kernel_name_matches("ns::global_kernel2(float*)", "ns::global_kernel"));
-  EXPECT_FALSE(kernel_name_matches("ns::k<8u>(float*)", "ns::k<8>"));  // an unsigned argument prints as 8u
+  // ptxas's demangler writes an unsigned template argument as 8u, the host compiler (kernel_ref) as 8.
+  EXPECT_TRUE(kernel_name_matches("ns::k<8u>(float*)", "ns::k<8>"));
+  EXPECT_TRUE(kernel_name_matches("ns::k<8u, 16ul>(float*)", "ns::k<8,16>"));
+  EXPECT_FALSE(kernel_name_matches("ns::k<8u>(float*)", "ns::k<80>"));
+  EXPECT_FALSE(kernel_name_matches("ns::k2u<8>(float*)", "ns::k2<8>"));  // an identifier's letters stay
   EXPECT_FALSE(kernel_name_matches("ns::k(float*)", ""));
+}
+
+namespace kernel_ref_test {
+void plain(float*) {}
+template <int kItems, bool kFlag>
+void templated(float*) {}
+template <unsigned kChunk>
+void unsigned_templated(float*) {}
+}  // namespace kernel_ref_test
+
+// The name comes from the template argument itself, so it names the function that is launched.
+TEST(KernelResources, KernelRefNamesTheFunctionItPointsTo) {
+  using namespace kernel_ref_test;
+  KernelRef a = kernel_ref<&plain>();
+  EXPECT_EQ(a.function, reinterpret_cast<const void*>(&plain));
+  EXPECT_EQ(a.name, "kernel_ref_test::plain");
+  EXPECT_EQ((kernel_ref<&templated<4, true>>().name), "kernel_ref_test::templated<4, true>");
+  EXPECT_TRUE(kernel_name_matches("kernel_ref_test::unsigned_templated<32u>(float*)",
+                                  kernel_ref<&unsigned_templated<32>>().name));
+  EXPECT_EQ(kernel_name_in_signature("const char* occbench_kernel_signature() [with auto Kernel = ns::k<4>]"), "ns::k<4>");
+  EXPECT_EQ(kernel_name_in_signature("const char* occbench_kernel_signature() [Kernel = &ns::k<4>]"), "ns::k<4>");  // clang
+  LaunchSpec l;
+  l.set_kernel(a);
+  EXPECT_EQ(l.kernel, a.function);
+  EXPECT_EQ(l.kernel_name, a.name);
 }
 
 TEST(KernelResources, LookupSaysWhyItFails) {
@@ -122,8 +151,8 @@ TEST(KernelResources, LookupSaysWhyItFails) {
   std::string other = message("occbench::x::uk<8u>", 90);
   EXPECT_NE(other.find("no sm_90"), std::string::npos) << other;
   EXPECT_NE(other.find("sm_75"), std::string::npos) << other;
-  // A near miss lists the names that start like it.
-  std::string near = message("occbench::x::uk<8>", 75);
+  // A near miss lists the names that start like it (uk<8> would match uk<8u>: suffixes are ignored).
+  std::string near = message("occbench::x::uk", 75);
   EXPECT_NE(near.find("occbench::x::uk<8u>(float*)"), std::string::npos) << near;
   // Overloads need the parameter list.
   std::string several = message("occbench::y::ov", 90);

@@ -1,5 +1,5 @@
 # Runs occbench_gbench and checks its output; cmake -DGBENCH=... -DSOURCE_DIR=... -DWORK_DIR=...
-# -DMODE=list_default|list_config|run|bad_config -P check_gbench.cmake. Passes with and without a GPU.
+# -DMODE=list_default|list_config|run|bad_config|selection -P check_gbench.cmake. Passes with and without a GPU.
 cmake_minimum_required(VERSION 3.24)
 set(config ${SOURCE_DIR}/bench/tests/adjacent_difference_small.json)
 
@@ -123,6 +123,29 @@ elseif(MODE STREQUAL "bad_config")
   if(NOT err MATCHES "gbench_bad_config.json")
     message(FATAL_ERROR "the error should name the config file:\n${err}")
   endif()
+
+elseif(MODE STREQUAL "selection")
+  # The same --variants, --set/--axis and --filter as `occbench run` (harness/selection.hpp).
+  run_gbench(--config ${config} --variants global,vectorized --set n=4099 "--axis=block_size=[256]"
+             --filter vectorized --benchmark_list_tests=true)
+  expect_exit(0)
+  if(NOT out STREQUAL "adjacent_difference/vectorized/n:4099/block_size:256/manual_time\n")
+    message(FATAL_ERROR "expected only vectorized at n 4099, block 256:\n${out}\n${err}")
+  endif()
+  # Without --config, the shipped configs the selection does not fit are left out.
+  run_gbench(--variants vectorized --set block_size=128 --benchmark_list_tests=true)
+  expect_exit(0)
+  if(NOT out STREQUAL "adjacent_difference/vectorized/n:16777216/block_size:128/manual_time\n")
+    message(FATAL_ERROR "expected adjacent_difference's vectorized at block 128 only:\n${out}\n${err}")
+  endif()
+  foreach(bad "--set;block_size=100" "--variants;nope" "--filter;(" "--set;block_size")
+    run_gbench(--config ${config} ${bad} --benchmark_list_tests=true)
+    expect_exit(2)
+    list(GET bad 0 flag)
+    if(NOT err MATCHES "${flag}")
+      message(FATAL_ERROR "the error for ${bad} should name ${flag}:\n${err}")
+    endif()
+  endforeach()
 
 else()
   message(FATAL_ERROR "unknown MODE '${MODE}'")

@@ -5,6 +5,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
 #include "harness/device_buffer.hpp"
+#include "harness/family_builder.hpp"
 #include "harness/random.hpp"
 #include "harness/verify.hpp"
 
@@ -141,16 +142,7 @@ class AdjacentDifferenceProblem : public Problem {
 
 AdjacentDifferenceProblem& problem_of(Problem& p) { return static_cast<AdjacentDifferenceProblem&>(p); }
 
-Axis block_size_axis() {
-  Axis axis;
-  axis.name = "block_size";
-  axis.description = "threads per block";
-  axis.min = 32;
-  axis.max = kMaxBlock;
-  axis.multiple_of = 32;
-  axis.default_value = 256;
-  return axis;
-}
+Axis block_size_axis() { return axis("block_size", "threads per block").in(32, kMaxBlock).multiple_of(32).by_default(256); }
 
 // Bytes each variant's loads and stores ask of global memory (for CGMA); DRAM traffic is 8n for all.
 WorkModel model(double n, double extra_load_bytes, double loads_per_element) {
@@ -161,103 +153,63 @@ WorkModel model(double n, double extra_load_bytes, double loads_per_element) {
   return w;
 }
 
-// A one-element-per-thread kernel with block_size threads per block.
-Variant simple_variant(std::string name, std::string description, const void* kernel, std::string kernel_name,
-                       bool dynamic_tile, void (*kernel_fn)(float*, const float*, unsigned)) {
-  Variant v;
-  v.name = std::move(name);
-  v.description = std::move(description);
-  v.axes = {block_size_axis()};
-  v.launch = [=](const Params& p) {
-    LaunchSpec l;
-    auto block = p.get("block_size");
-    l.block.x = unsigned(block);
-    l.grid.x = blocks_for(p.get("n"), block);
-    l.dynamic_smem_bytes = dynamic_tile ? std::size_t(block) * sizeof(float) : 0;
-    l.kernel = kernel;
-    l.kernel_name = kernel_name;
-    return l;
-  };
-  v.run = [=](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    kernel_fn<<<dim3(l.grid.x), dim3(l.block.x), l.dynamic_smem_bytes, stream>>>(p.output(), p.input(), p.n());
-  };
-  return v;
+// A one-element-per-thread kernel with block_size threads per block (a float of dynamic tile each with dynamic_tile).
+template <auto Kernel>
+VariantBuilder simple_variant(std::string name, std::string description, bool dynamic_tile) {
+  return VariantBuilder(std::move(name), std::move(description))
+      .axis(block_size_axis())
+      .launch([=](const Params& p) {
+        auto block = p.get("block_size");
+        return launch_of(kernel_ref<Kernel>(), {blocks_for(p.get("n"), block)}, {unsigned(block)},
+                         dynamic_tile ? std::size_t(block) * sizeof(float) : 0);
+      })
+      .run_on<AdjacentDifferenceProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+        Kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.output(), p.input(), p.n());
+      });
+}
+
+// Each tile's first element reads its neighbour from global memory.
+WorkModel tiled_work(const Params& p) {
+  double n = double(p.get("n"));
+  return model(n, 4.0 * std::ceil(n / double(p.get("block_size"))), 1);
 }
 
 }  // namespace
 
 Family make_family() {
-  Family f;
-  f.name = "adjacent_difference";
-  f.description = "b[i] = a[i] - a[i-1], b[0] = a[0] on float32 (seed 003): shared memory with nothing to reuse";
-  Axis n;
-  n.name = "n";
-  n.description = "elements; kernels index with 32-bit unsigned integers";
-  n.min = 1;
-  n.max = std::numeric_limits<std::int32_t>::max();
-  f.size_axes = {n};
-  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("n")) * 8; };
-  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
-    return std::make_unique<AdjacentDifferenceProblem>(std::size_t(s.get("n")), seed);
-  };
-
-  Variant host;
-  host.name = "host";
-  host.description = "the seed's CPU loop, one thread, timed with the host clock";
-  host.executor = Executor::host;
-  host.work = [](const Params& p) { return model(double(p.get("n")), 0, 1); };
-  host.run = [](Problem& problem, const Params&, const LaunchSpec&, cudaStream_t) { problem_of(problem).run_host(); };
-  f.variants.push_back(host);
-
-  Variant global = simple_variant("global", "one thread per element, a[i] and a[i-1] both read from global memory",
-                                  reinterpret_cast<const void*>(&global_kernel),
-                                  "occbench::adjacent_difference::global_kernel", false, global_kernel);
-  global.work = [](const Params& p) { return model(double(p.get("n")), 0, 2); };
-  f.variants.push_back(global);
-
-  auto tiled_work = [](const Params& p) {
-    double n = double(p.get("n"));
-    double tiles = std::ceil(n / double(p.get("block_size")));
-    return model(n, 4.0 * tiles, 1);  // each tile's first element reads its neighbour from global memory
-  };
-  Variant shared_static =
-      simple_variant("shared_static", "the seed's kernel: a static 1024-float tile, neighbour from the tile",
-                     reinterpret_cast<const void*>(&shared_static_kernel),
-                     "occbench::adjacent_difference::shared_static_kernel", false, shared_static_kernel);
-  shared_static.work = tiled_work;
-  f.variants.push_back(shared_static);
-
-  Variant shared_dynamic =
-      simple_variant("shared_dynamic", "the same with an extern __shared__ tile of block_size floats sized at launch",
-                     reinterpret_cast<const void*>(&shared_dynamic_kernel),
-                     "occbench::adjacent_difference::shared_dynamic_kernel", true, shared_dynamic_kernel);
-  shared_dynamic.work = tiled_work;
-  f.variants.push_back(shared_dynamic);
-
-  Variant vectorized;
-  vectorized.name = "vectorized";
-  vectorized.description = "float4 loads/stores, 4 in flight per thread, neighbour by warp shuffle";
-  vectorized.axes = {block_size_axis()};
-  vectorized.launch = [](const Params& p) {
-    LaunchSpec l;
-    auto block = p.get("block_size");
-    l.block.x = unsigned(block);
-    l.grid.x = blocks_for(p.get("n") / 4, block * kVectorItems);
-    l.kernel = reinterpret_cast<const void*>(&vectorized_kernel<kVectorItems>);
-    l.kernel_name = "occbench::adjacent_difference::vectorized_kernel<4>";
-    return l;
-  };
-  vectorized.work = [](const Params& p) {
-    double n = double(p.get("n"));
-    return model(n, 4.0 * std::ceil(n / 128.0), 1);  // lane 0 of every 32 float4s loads one neighbour
-  };
-  vectorized.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    vectorized_kernel<kVectorItems><<<dim3(l.grid.x), dim3(l.block.x), 0, stream>>>(p.output(), p.input(), p.n());
-  };
-  f.variants.push_back(vectorized);
-  return f;
+  return FamilyBuilder("adjacent_difference",
+                       "b[i] = a[i] - a[i-1], b[0] = a[0] on float32 (seed 003): shared memory with nothing to reuse")
+      .size(axis("n", "elements; kernels index with 32-bit unsigned integers").in(1, std::numeric_limits<std::int32_t>::max()))
+      .device_bytes([](const Params& s) { return std::uint64_t(s.get("n")) * 8; })
+      .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+        return std::make_unique<AdjacentDifferenceProblem>(std::size_t(s.get("n")), seed);
+      })
+      .variant(VariantBuilder("host", "the seed's CPU loop, one thread, timed with the host clock")
+                   .host()
+                   .work([](const Params& p) { return model(double(p.get("n")), 0, 1); })
+                   .run([](Problem& problem, const Params&, const LaunchSpec&, cudaStream_t) { problem_of(problem).run_host(); }))
+      .variant(simple_variant<&global_kernel>("global", "one thread per element, a[i] and a[i-1] both read from global memory", false)
+                   .work([](const Params& p) { return model(double(p.get("n")), 0, 2); }))
+      .variant(simple_variant<&shared_static_kernel>("shared_static",
+                                                     "the seed's kernel: a static 1024-float tile, neighbour from the tile", false)
+                   .work(tiled_work))
+      .variant(simple_variant<&shared_dynamic_kernel>(
+                   "shared_dynamic", "the same with an extern __shared__ tile of block_size floats sized at launch", true)
+                   .work(tiled_work))
+      .variant(VariantBuilder("vectorized", "float4 loads/stores, 4 in flight per thread, neighbour by warp shuffle")
+                   .axis(block_size_axis())
+                   .launch([](const Params& p) {
+                     auto block = p.get("block_size");
+                     return launch_of(kernel_ref<&vectorized_kernel<kVectorItems>>(),
+                                      {blocks_for(p.get("n") / 4, block * kVectorItems)}, {unsigned(block)});
+                   })
+                   .work([](const Params& p) {
+                     double n = double(p.get("n"));
+                     return model(n, 4.0 * std::ceil(n / 128.0), 1);  // lane 0 of every 32 float4s loads one neighbour
+                   })
+                   .run_on<AdjacentDifferenceProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+                     vectorized_kernel<kVectorItems><<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.output(), p.input(), p.n());
+                   }));
 }
 
 }  // namespace occbench::adjacent_difference

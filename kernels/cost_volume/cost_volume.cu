@@ -7,6 +7,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
+#include "harness/family_builder.hpp"
 #include "harness/verify.hpp"
 
 #include <fmt/format.h>
@@ -110,101 +111,55 @@ class CostVolumeProblem : public Problem {
   std::vector<double> reference_;
 };
 
-CostVolumeProblem& problem_of(Problem& p) { return static_cast<CostVolumeProblem&>(p); }
-
-Axis size_axis(const char* name, const char* description, std::int64_t max, std::int64_t default_value) {
-  Axis a;
-  a.name = name;
-  a.description = description;
-  a.min = 1;
-  a.max = max;
-  a.default_value = default_value;
-  return a;
-}
 
 }  // namespace
 
 Family make_family() {
-  Family f;
-  f.name = "cost_volume";
-  f.description =
-      "cost-volume aggregation (seed 004): per pixel, the weighted average over N views of 32-channel features, "
-      "denominator clamped at 1e-6";
-  f.size_axes = {size_axis("views", "N, the views averaged per pixel", kMaxViews, 8),
-                 size_axis("width", "image width in pixels", 1 << 20, 640),
-                 size_axis("height", "image height in pixels (one block per row in the shared variant)", 1 << 20, 480)};
-  f.check_sizes = [](const Params& s) -> std::string {
-    std::int64_t pixels = s.get("width") * s.get("height");
-    if (pixels * kChannels > std::numeric_limits<std::int32_t>::max())
-      return fmt::format("width * height * 32 = {} output elements; at most 2^31 - 1", pixels * kChannels);
-    return "";
-  };
-  f.device_bytes = [](const Params& s) {
-    std::uint64_t pixels = std::uint64_t(s.get("width") * s.get("height"));
-    return pixels * (std::uint64_t(s.get("views")) * (kChannels + 1) + kChannels) * sizeof(float);
-  };
-  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
-    return std::make_unique<CostVolumeProblem>(int(s.get("views")), int(s.get("width")), int(s.get("height")), seed);
-  };
-
-  Variant global;
-  global.name = "global";
-  global.description = "one thread per pixel and channel, weights and features read from global memory";
-  Axis block_size;
-  block_size.name = "block_size";
-  block_size.description = "threads per block (32 per pixel)";
-  block_size.min = 32;
-  block_size.max = 1024;
-  block_size.multiple_of = 32;
-  block_size.default_value = 256;
-  global.axes = {block_size};
-  global.launch = [](const Params& p) {
-    LaunchSpec l;
-    std::int64_t threads = p.get("width") * p.get("height") * kChannels;
-    l.block.x = unsigned(p.get("block_size"));
-    l.grid.x = unsigned((threads + l.block.x - 1) / l.block.x);
-    l.kernel = reinterpret_cast<const void*>(&global_kernel);
-    l.kernel_name = "occbench::cost_volume::global_kernel";
-    return l;
-  };
-  global.work = [](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("views"))); };
-  global.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    global_kernel<<<dim3(l.grid.x), dim3(l.block.x), 0, stream>>>(p.features(), p.weights(), p.out(), p.views(),
-                                                                    p.pixels());
-  };
-  f.variants.push_back(global);
-
-  Variant shared;
-  shared.name = "shared";
-  shared.description =
-      "the seed's layout: one block per image row, one thread per channel, block_pixels pixels' weights and features "
-      "staged in dynamic shared memory per step, two __syncthreads per step";
-  Axis block_pixels;
-  block_pixels.name = "block_pixels";
-  block_pixels.description = "pixels in flight per block step (blockDim = 32 x block_pixels; the seed: 1)";
-  block_pixels.min = 1;
-  block_pixels.max = kMaxBlockPixels;
-  block_pixels.default_value = 1;
-  shared.axes = {block_pixels};
-  shared.launch = [](const Params& p) {
-    LaunchSpec l;
-    l.block.x = kChannels;
-    l.block.y = unsigned(p.get("block_pixels"));
-    l.grid.x = unsigned(p.get("height"));
-    l.dynamic_smem_bytes = shared_bytes(int(p.get("views")), int(p.get("block_pixels")));
-    l.kernel = reinterpret_cast<const void*>(&shared_kernel);
-    l.kernel_name = "occbench::cost_volume::shared_kernel";
-    return l;
-  };
-  shared.work = [](const Params& p) { return shared_work(p.get("width"), p.get("height"), int(p.get("views"))); };
-  shared.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    shared_kernel<<<dim3(l.grid.x), dim3(l.block.x, l.block.y), l.dynamic_smem_bytes, stream>>>(
-        p.features(), p.weights(), p.out(), p.views(), p.width(), p.height());
-  };
-  f.variants.push_back(shared);
-  return f;
+  return FamilyBuilder("cost_volume",
+                       "cost-volume aggregation (seed 004): per pixel, the weighted average over N views of 32-channel "
+                       "features, denominator clamped at 1e-6")
+      .size(axis("views", "N, the views averaged per pixel").in(1, kMaxViews).by_default(8))
+      .size(axis("width", "image width in pixels").in(1, 1 << 20).by_default(640))
+      .size(axis("height", "image height in pixels (one block per row in the shared variant)").in(1, 1 << 20).by_default(480))
+      .check_sizes([](const Params& s) -> std::string {
+        std::int64_t pixels = s.get("width") * s.get("height");
+        if (pixels * kChannels > std::numeric_limits<std::int32_t>::max())
+          return fmt::format("width * height * 32 = {} output elements; at most 2^31 - 1", pixels * kChannels);
+        return "";
+      })
+      .device_bytes([](const Params& s) {
+        std::uint64_t pixels = std::uint64_t(s.get("width") * s.get("height"));
+        return pixels * (std::uint64_t(s.get("views")) * (kChannels + 1) + kChannels) * sizeof(float);
+      })
+      .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+        return std::make_unique<CostVolumeProblem>(int(s.get("views")), int(s.get("width")), int(s.get("height")), seed);
+      })
+      .variant(VariantBuilder("global", "one thread per pixel and channel, weights and features read from global memory")
+                   .axis(axis("block_size", "threads per block (32 per pixel)").in(32, 1024).multiple_of(32).by_default(256))
+                   .launch([](const Params& p) {
+                     std::int64_t threads = p.get("width") * p.get("height") * kChannels, block = p.get("block_size");
+                     return launch_of(kernel_ref<&global_kernel>(), {unsigned((threads + block - 1) / block)}, {unsigned(block)});
+                   })
+                   .work([](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("views"))); })
+                   .run_on<CostVolumeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+                     global_kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.features(), p.weights(), p.out(),
+                                                                                   p.views(), p.pixels());
+                   }))
+      .variant(VariantBuilder("shared",
+                              "the seed's layout: one block per image row, one thread per channel, block_pixels pixels' "
+                              "weights and features staged in dynamic shared memory per step, two __syncthreads per step")
+                   .axis(axis("block_pixels", "pixels in flight per block step (blockDim = 32 x block_pixels; the seed: 1)")
+                             .in(1, kMaxBlockPixels).by_default(1))
+                   .launch([](const Params& p) {
+                     return launch_of(kernel_ref<&shared_kernel>(), {unsigned(p.get("height"))},
+                                      {unsigned(kChannels), unsigned(p.get("block_pixels"))},
+                                      shared_bytes(int(p.get("views")), int(p.get("block_pixels"))));
+                   })
+                   .work([](const Params& p) { return shared_work(p.get("width"), p.get("height"), int(p.get("views"))); })
+                   .run_on<CostVolumeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+                     shared_kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(
+                         p.features(), p.weights(), p.out(), p.views(), p.width(), p.height());
+                   }));
 }
 
 }  // namespace occbench::cost_volume

@@ -12,6 +12,8 @@
 #include "kernels/covariance/launch.hpp"
 #include "kernels/covariance/problem.hpp"
 
+#include "harness/family_builder.hpp"
+
 #include <cstdint>
 #include <limits>
 
@@ -53,42 +55,33 @@ WorkModel cublas_work(std::int64_t m_, std::int64_t n_) {
 }
 
 Variant cublas_syrk_variant() {
-  Variant v;
-  v.name = "cublas_syrk";
-  v.description = "cuBLAS SSYRK (FP32) of the row-major lower triangle, then a mirror kernel to the upper triangle";
-  v.notes =
-      "math mode: pedantic=0 CUBLAS_DEFAULT_MATH, pedantic=1 CUBLAS_PEDANTIC_MATH; FP32 inputs, FP32 FMA, no TF32 (TF32 "
-      "needs CUBLAS_TF32_TENSOR_OP_MATH or a TF32 compute type, never set); 32 MiB workspace; time includes the "
-      "mirror kernel; global_bytes unknown for the library (0, no CGMA)";
-  Axis pedantic;
-  pedantic.name = "pedantic";
-  pedantic.description = "0: CUBLAS_DEFAULT_MATH, 1: CUBLAS_PEDANTIC_MATH (both plain FP32)";
-  pedantic.legal_values = {0, 1};
-  pedantic.default_value = 0;
-  v.axes = {pedantic};
-  v.check = [](const Params& p) -> std::string {
-    if (p.get("m") > std::numeric_limits<int>::max()) return "cublasSsyrk takes m (its k) as a 32-bit int";
-    return "";
-  };
-  // No launch spec: the timed work is a library call (occupancy is not ours to report).
-  v.work = [](const Params& p) { return cublas_work(p.get("m"), p.get("n")); };
-  v.run = [](Problem& problem, const Params& params, const LaunchSpec&, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    cublasHandle_t h = p.cublas();
-    OCCBENCH_CUBLAS_CHECK(cublasSetStream(h, stream));
-    // cublasSetStream resets the workspace to cuBLAS's own pool: give it ours again.
-    OCCBENCH_CUBLAS_CHECK(cublasSetWorkspace(h, p.cublas_workspace(), kCublasWorkspaceBytes));
-    OCCBENCH_CUBLAS_CHECK(cublasSetMathMode(h, params.get("pedantic") ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
-    OCCBENCH_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
-    const int n = int(p.n()), k = int(p.m());
-    const float alpha = 1.0f / float(p.m()), beta = 0.0f;  // beta = 0: C's poison is never read
-    OCCBENCH_CUBLAS_CHECK(
-        cublasSsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, p.data(), n, &beta, p.cov(), n));
-    unsigned tiles = blocks_for(p.n(), kMirrorTile);
-    mirror_lower_to_upper_kernel<<<dim3(tiles, tiles), dim3(kMirrorTile, kMirrorRows), 0, stream>>>(p.cov(), p.n());
-    OCCBENCH_CHECK_LAUNCH();
-  };
-  return v;
+  return VariantBuilder("cublas_syrk",
+                        "cuBLAS SSYRK (FP32) of the row-major lower triangle, then a mirror kernel to the upper triangle")
+      .notes("math mode: pedantic=0 CUBLAS_DEFAULT_MATH, pedantic=1 CUBLAS_PEDANTIC_MATH; FP32 inputs, FP32 FMA, no TF32 "
+             "(TF32 needs CUBLAS_TF32_TENSOR_OP_MATH or a TF32 compute type, never set); 32 MiB workspace; time includes "
+             "the mirror kernel; global_bytes unknown for the library (0, no CGMA)")
+      .axis(axis("pedantic", "0: CUBLAS_DEFAULT_MATH, 1: CUBLAS_PEDANTIC_MATH (both plain FP32)").one_of({0, 1}).by_default(0))
+      .check([](const Params& p) -> std::string {
+        if (p.get("m") > std::numeric_limits<int>::max()) return "cublasSsyrk takes m (its k) as a 32-bit int";
+        return "";
+      })
+      // No launch spec: the timed work is a library call (occupancy is not ours to report).
+      .work([](const Params& p) { return cublas_work(p.get("m"), p.get("n")); })
+      .run_on<CovarianceProblem>([](auto& p, const Params& params, const LaunchSpec&, cudaStream_t stream) {
+        cublasHandle_t h = p.cublas();
+        OCCBENCH_CUBLAS_CHECK(cublasSetStream(h, stream));
+        // cublasSetStream resets the workspace to cuBLAS's own pool: give it ours again.
+        OCCBENCH_CUBLAS_CHECK(cublasSetWorkspace(h, p.cublas_workspace(), kCublasWorkspaceBytes));
+        OCCBENCH_CUBLAS_CHECK(cublasSetMathMode(h, params.get("pedantic") ? CUBLAS_PEDANTIC_MATH : CUBLAS_DEFAULT_MATH));
+        OCCBENCH_CUBLAS_CHECK(cublasSetPointerMode(h, CUBLAS_POINTER_MODE_HOST));
+        const int n = int(p.n()), k = int(p.m());
+        const float alpha = 1.0f / float(p.m()), beta = 0.0f;  // beta = 0: C's poison is never read
+        OCCBENCH_CUBLAS_CHECK(
+            cublasSsyrk(h, CUBLAS_FILL_MODE_UPPER, CUBLAS_OP_N, n, k, &alpha, p.data(), n, &beta, p.cov(), n));
+        unsigned tiles = blocks_for(p.n(), kMirrorTile);
+        mirror_lower_to_upper_kernel<<<dim3(tiles, tiles), dim3(kMirrorTile, kMirrorRows), 0, stream>>>(p.cov(), p.n());
+        OCCBENCH_CHECK_LAUNCH();
+      });
 }
 
 }  // namespace occbench::covariance

@@ -3,6 +3,8 @@
 #include "kernels/covariance/covariance.hpp"
 #include "kernels/covariance/problem.hpp"
 
+#include "harness/family_builder.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -80,43 +82,36 @@ Verification CovarianceProblem::verify() {
 double useful_flops(double m, double n) { return n * (n + 1) * m; }
 
 Family make_family() {
-  Family f;
-  f.name = "covariance";
-  f.description =
-      "C = (1/m) DᵀD for a mean-centred m x n float32 D (seeds 000, 002): naive, symmetric, shared-memory tiles "
-      "(static and dynamic) over chunk sizes, a register-tiled kernel and cuBLAS SSYRK";
-  Axis m;
-  m.name = "m";
-  m.description = "entries (rows of D), the length of each dot product";
-  m.min = 1;
-  m.max = std::numeric_limits<std::uint32_t>::max();
-  Axis n;
-  n.name = "n";
-  n.description = "features (columns of D); C is n x n; the kernels index with 32-bit unsigned integers";
-  n.min = 1;
-  n.max = 65535;  // n*n must fit 32 bits
-  f.size_axes = {m, n};
-  f.check_sizes = [](const Params& s) -> std::string {
-    const std::uint64_t limit = std::numeric_limits<std::uint32_t>::max();
-    std::uint64_t mv = std::uint64_t(s.get("m")), nv = std::uint64_t(s.get("n"));
-    if (mv * nv > limit)
-      return fmt::format("m*n = {} elements of D exceeds the 32-bit unsigned indexing of the kernels (at most {})", mv * nv,
-                         limit);
-    if (nv * nv > limit)
-      return fmt::format("n*n = {} elements of C exceeds the 32-bit unsigned indexing of the kernels (at most {})", nv * nv,
-                         limit);
-    return "";
-  };
-  f.device_bytes = [](const Params& s) {
-    std::uint64_t mv = std::uint64_t(s.get("m")), nv = std::uint64_t(s.get("n"));
-    return (mv * nv + nv * nv) * sizeof(float) + kCublasWorkspaceBytes;
-  };
-  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
-    return std::make_unique<CovarianceProblem>(std::uint32_t(s.get("m")), std::uint32_t(s.get("n")), seed);
-  };
-  f.variants = {naive_variant(),         symmetric_variant(),      shared_static_variant(),
-                shared_dynamic_variant(), register_tiled_variant(), cublas_syrk_variant()};
-  return f;
+  return FamilyBuilder("covariance",
+                       "C = (1/m) DᵀD for a mean-centred m x n float32 D (seeds 000, 002): naive, symmetric, shared-memory "
+                       "tiles (static and dynamic) over chunk sizes, a register-tiled kernel and cuBLAS SSYRK")
+      .size(axis("m", "entries (rows of D), the length of each dot product").in(1, std::numeric_limits<std::uint32_t>::max()))
+      .size(axis("n", "features (columns of D); C is n x n; the kernels index with 32-bit unsigned integers")
+                .in(1, 65535))  // n*n must fit 32 bits
+      .check_sizes([](const Params& s) -> std::string {
+        const std::uint64_t limit = std::numeric_limits<std::uint32_t>::max();
+        std::uint64_t mv = std::uint64_t(s.get("m")), nv = std::uint64_t(s.get("n"));
+        if (mv * nv > limit)
+          return fmt::format("m*n = {} elements of D exceeds the 32-bit unsigned indexing of the kernels (at most {})",
+                             mv * nv, limit);
+        if (nv * nv > limit)
+          return fmt::format("n*n = {} elements of C exceeds the 32-bit unsigned indexing of the kernels (at most {})",
+                             nv * nv, limit);
+        return "";
+      })
+      .device_bytes([](const Params& s) {
+        std::uint64_t mv = std::uint64_t(s.get("m")), nv = std::uint64_t(s.get("n"));
+        return (mv * nv + nv * nv) * sizeof(float) + kCublasWorkspaceBytes;
+      })
+      .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+        return std::make_unique<CovarianceProblem>(std::uint32_t(s.get("m")), std::uint32_t(s.get("n")), seed);
+      })
+      .variant(naive_variant())
+      .variant(symmetric_variant())
+      .variant(shared_static_variant())
+      .variant(shared_dynamic_variant())
+      .variant(register_tiled_variant())
+      .variant(cublas_syrk_variant());
 }
 
 }  // namespace occbench::covariance

@@ -19,6 +19,8 @@
 #include "kernels/covariance/launch.hpp"
 #include "kernels/covariance/problem.hpp"
 
+#include "harness/family_builder.hpp"
+
 #include <cmath>
 #include <cstdint>
 
@@ -212,22 +214,18 @@ namespace {
 
 struct TiledKernels {
   int block_tile, thread_tile;
-  const void* vec4;
-  const void* scalar;
-  const char* vec4_name;
-  const char* scalar_name;
+  KernelRef (*vec4)();  // functions, so the table stays constant-initialized
+  KernelRef (*scalar)();
 };
 
-#define OCCBENCH_TILED(bm, tm)                                                                            \
-  TiledKernels {                                                                                          \
-    bm, tm, reinterpret_cast<const void*>(&register_tiled_kernel<bm, tm, true>),                          \
-        reinterpret_cast<const void*>(&register_tiled_kernel<bm, tm, false>),                             \
-        "occbench::covariance::register_tiled_kernel<" #bm ", " #tm ", true>",                            \
-        "occbench::covariance::register_tiled_kernel<" #bm ", " #tm ", false>"                            \
-  }
-const TiledKernels kTiledKernels[] = {OCCBENCH_TILED(64, 4), OCCBENCH_TILED(64, 8), OCCBENCH_TILED(128, 4),
-                                      OCCBENCH_TILED(128, 8)};
-#undef OCCBENCH_TILED
+template <int kBlockTile, int kThreadTile>
+constexpr TiledKernels tiled_kernels_of() {
+  return {kBlockTile, kThreadTile, &kernel_ref<&register_tiled_kernel<kBlockTile, kThreadTile, true>>,
+          &kernel_ref<&register_tiled_kernel<kBlockTile, kThreadTile, false>>};
+}
+
+constexpr TiledKernels kTiledKernels[] = {tiled_kernels_of<64, 4>(), tiled_kernels_of<64, 8>(), tiled_kernels_of<128, 4>(),
+                                      tiled_kernels_of<128, 8>()};
 
 const TiledKernels& tiled_kernels(std::int64_t block_tile, std::int64_t thread_tile) {
   for (const auto& k : kTiledKernels)
@@ -239,59 +237,35 @@ const TiledKernels& tiled_kernels(std::int64_t block_tile, std::int64_t thread_t
 }  // namespace
 
 Variant register_tiled_variant() {
-  Variant v;
-  v.name = "register_tiled";
-  v.description =
-      "block_tile^2 tile of C per block (lower-triangle tiles only, mirrored writes), thread_tile^2 per thread in "
-      "registers, D panels staged in shared memory 8 rows at a time, double-buffered";
-  v.notes = "16-byte global loads when n % 4 == 0, else 4-byte coalesced loads (the kernel name's last template "
-            "argument says which); split_k > 1 adds partial sums with atomicAdd after zeroing C (memset timed)";
-  Axis block_tile;
-  block_tile.name = "block_tile";
-  block_tile.description = "edge of the tile of C one block computes";
-  block_tile.legal_values = {64, 128};
-  block_tile.default_value = 128;
-  Axis thread_tile;
-  thread_tile.name = "thread_tile";
-  thread_tile.description = "edge of the tile of C one thread keeps in registers ((block_tile/thread_tile)^2 threads)";
-  thread_tile.legal_values = {4, 8};
-  thread_tile.default_value = 8;
-  Axis split_k;
-  split_k.name = "split_k";
-  split_k.description = "ranges the m rows are cut into, one block per tile and range (atomicAdd into C when > 1)";
-  split_k.min = 1;
-  split_k.max = 16;
-  split_k.default_value = 1;
-  v.axes = {block_tile, thread_tile, split_k};
-  v.check = [](const Params& p) -> std::string {
-    tiled_kernels(p.get("block_tile"), p.get("thread_tile"));  // every legal pair is instantiated
-    return "";
-  };
-  v.launch = [](const Params& p) {
-    const TiledKernels& k = tiled_kernels(p.get("block_tile"), p.get("thread_tile"));
-    std::uint32_t m = std::uint32_t(p.get("m")), n = std::uint32_t(p.get("n"));
-    bool vec4 = n % 4 == 0;
-    unsigned tiles = blocks_for(n, k.block_tile);
-    unsigned edge = unsigned(k.block_tile / k.thread_tile);
-    LaunchSpec l;
-    l.block = {edge * edge, 1, 1};
-    l.grid = {tiles * (tiles + 1) / 2, register_tiled_splits(m, std::uint32_t(p.get("split_k"))), 1};
-    l.kernel = vec4 ? k.vec4 : k.scalar;
-    l.kernel_name = vec4 ? k.vec4_name : k.scalar_name;
-    return l;
-  };
-  v.work = [](const Params& p) {
-    return register_tiled_work(p.get("m"), p.get("n"), p.get("block_tile"), p.get("split_k"));
-  };
-  v.run = [](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    const int accumulate = l.grid.y > 1 ? 1 : 0;
-    if (accumulate) OCCBENCH_CUDA_CHECK(cudaMemsetAsync(p.cov(), 0, std::size_t(p.n()) * p.n() * sizeof(float), stream));
-    const index_t rows = register_tiled_rows_per_split(p.m(), std::uint32_t(params.get("split_k")));
-    launch_kernel(l.kernel, l, stream, static_cast<const float*>(p.data()), p.cov(), index_t(p.m()), index_t(p.n()), rows,
-                  1.0f / float(p.m()), accumulate);
-  };
-  return v;
+  return VariantBuilder("register_tiled",
+                        "block_tile^2 tile of C per block (lower-triangle tiles only, mirrored writes), thread_tile^2 per "
+                        "thread in registers, D panels staged in shared memory 8 rows at a time, double-buffered")
+      .notes("16-byte global loads when n % 4 == 0, else 4-byte coalesced loads (the kernel name's last template argument "
+             "says which); split_k > 1 adds partial sums with atomicAdd after zeroing C (memset timed)")
+      .axis(axis("block_tile", "edge of the tile of C one block computes").one_of({64, 128}).by_default(128))
+      .axis(axis("thread_tile", "edge of the tile of C one thread keeps in registers ((block_tile/thread_tile)^2 threads)")
+                .one_of({4, 8}).by_default(8))
+      .axis(axis("split_k", "ranges the m rows are cut into, one block per tile and range (atomicAdd into C when > 1)")
+                .in(1, 16).by_default(1))
+      .check([](const Params& p) -> std::string {
+        tiled_kernels(p.get("block_tile"), p.get("thread_tile"));  // every legal pair is instantiated
+        return "";
+      })
+      .launch([](const Params& p) {
+        const TiledKernels& k = tiled_kernels(p.get("block_tile"), p.get("thread_tile"));
+        std::uint32_t m = std::uint32_t(p.get("m")), n = std::uint32_t(p.get("n"));
+        unsigned tiles = blocks_for(n, k.block_tile), edge = unsigned(k.block_tile / k.thread_tile);
+        return launch_of(n % 4 == 0 ? k.vec4() : k.scalar(),
+                         {tiles * (tiles + 1) / 2, register_tiled_splits(m, std::uint32_t(p.get("split_k")))}, {edge * edge});
+      })
+      .work([](const Params& p) { return register_tiled_work(p.get("m"), p.get("n"), p.get("block_tile"), p.get("split_k")); })
+      .run_on<CovarianceProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+        const int accumulate = l.grid.y > 1 ? 1 : 0;
+        if (accumulate) OCCBENCH_CUDA_CHECK(cudaMemsetAsync(p.cov(), 0, std::size_t(p.n()) * p.n() * sizeof(float), stream));
+        const index_t rows = register_tiled_rows_per_split(p.m(), std::uint32_t(params.get("split_k")));
+        launch_kernel(l.kernel, l, stream, static_cast<const float*>(p.data()), p.cov(), index_t(p.m()), index_t(p.n()),
+                      rows, 1.0f / float(p.m()), accumulate);
+      });
 }
 
 }  // namespace occbench::covariance

@@ -8,6 +8,8 @@
 #include "kernels/covariance/launch.hpp"
 #include "kernels/covariance/problem.hpp"
 
+#include "harness/family_builder.hpp"
+
 #include <cmath>
 #include <cstdint>
 
@@ -162,24 +164,19 @@ WorkModel shared_work(std::int64_t m_, std::int64_t n_, std::int64_t chunk) {
 // ---- registration -----------------------------------------------------------------------------
 namespace {
 
-using CovKernel = void (*)(const float*, float*, index_t, index_t);
-
 struct ChunkKernels {
   std::int64_t chunk;
-  CovKernel static_kernel;
-  CovKernel dynamic_kernel;
-  const char* static_name;
-  const char* dynamic_name;
+  KernelRef (*static_kernel)();  // functions, so the table stays constant-initialized
+  KernelRef (*dynamic_kernel)();
 };
 
-#define OCCBENCH_CHUNK(c)                                                                          \
-  ChunkKernels {                                                                                   \
-    c, &shared_static_kernel<c>, &shared_dynamic_kernel<c>, "occbench::covariance::shared_static_kernel<" #c "u>", \
-        "occbench::covariance::shared_dynamic_kernel<" #c "u>"                                     \
-  }
-const ChunkKernels kChunkKernels[] = {OCCBENCH_CHUNK(2), OCCBENCH_CHUNK(4), OCCBENCH_CHUNK(8), OCCBENCH_CHUNK(16),
-                                      OCCBENCH_CHUNK(32)};
-#undef OCCBENCH_CHUNK
+template <index_t kChunk>
+constexpr ChunkKernels chunk_kernels_of() {
+  return {kChunk, &kernel_ref<&shared_static_kernel<kChunk>>, &kernel_ref<&shared_dynamic_kernel<kChunk>>};
+}
+
+constexpr ChunkKernels kChunkKernels[] = {chunk_kernels_of<2>(), chunk_kernels_of<4>(), chunk_kernels_of<8>(),
+                                      chunk_kernels_of<16>(), chunk_kernels_of<32>()};
 
 const ChunkKernels& chunk_kernels(std::int64_t chunk) {
   for (const auto& k : kChunkKernels)
@@ -188,83 +185,60 @@ const ChunkKernels& chunk_kernels(std::int64_t chunk) {
 }
 
 Axis block_size_axis() {
-  Axis a;
-  a.name = "block_size";
-  a.description = "edge of the square thread block: block_size x block_size threads, one per entry of C";
-  a.legal_values = {4, 8, 16, 32};
-  a.default_value = 8;  // the seed's 8 x 8
-  return a;
+  return axis("block_size", "edge of the square thread block: block_size x block_size threads, one per entry of C")
+      .one_of({4, 8, 16, 32}).by_default(8);  // the seed's 8 x 8
 }
 
 Axis chunk_size_axis() {
-  Axis a;
-  a.name = "chunk_size";
-  a.description = "edge of the tile: chunk_size x chunk_size threads and two chunk_size^2-float shared tiles";
-  for (const auto& k : kChunkKernels) a.legal_values.push_back(k.chunk);
-  a.default_value = 8;  // the seed's default
-  return a;
+  std::vector<std::int64_t> chunks;
+  for (const auto& k : kChunkKernels) chunks.push_back(k.chunk);
+  return axis("chunk_size", "edge of the tile: chunk_size x chunk_size threads and two chunk_size^2-float shared tiles")
+      .one_of(chunks).by_default(8);  // the seed's default
 }
 
-Variant per_entry_variant(std::string name, std::string description, CovKernel kernel, std::string kernel_name,
-                          WorkModel (*work)(std::int64_t, std::int64_t)) {
-  Variant v;
-  v.name = std::move(name);
-  v.description = std::move(description);
-  v.axes = {block_size_axis()};
-  v.launch = [kernel, kernel_name](const Params& p) {
-    LaunchSpec l;
-    unsigned edge = unsigned(p.get("block_size"));
-    l.block = {edge, edge, 1};
-    l.grid = {blocks_for(p.get("n"), edge), blocks_for(p.get("n"), edge), 1};
-    l.kernel = reinterpret_cast<const void*>(kernel);
-    l.kernel_name = kernel_name;
-    return l;
-  };
-  v.work = [work](const Params& p) { return work(p.get("m"), p.get("n")); };
-  v.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    launch_kernel(l.kernel, l, stream, p.data(), p.cov(), index_t(p.m()), index_t(p.n()));
-  };
-  return v;
+void run_seed_kernel(CovarianceProblem& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+  launch_kernel(l.kernel, l, stream, p.data(), p.cov(), index_t(p.m()), index_t(p.n()));
+}
+
+// One thread per entry of C in block_size x block_size blocks.
+template <auto Kernel>
+Variant per_entry_variant(std::string name, std::string description, WorkModel (*work)(std::int64_t, std::int64_t)) {
+  return VariantBuilder(std::move(name), std::move(description))
+      .axis(block_size_axis())
+      .launch([](const Params& p) {
+        unsigned edge = unsigned(p.get("block_size"));
+        return launch_of(kernel_ref<Kernel>(), {blocks_for(p.get("n"), edge), blocks_for(p.get("n"), edge)}, {edge, edge});
+      })
+      .work([work](const Params& p) { return work(p.get("m"), p.get("n")); })
+      .run_on<CovarianceProblem>(run_seed_kernel);
 }
 
 Variant shared_variant(bool dynamic) {
-  Variant v;
-  v.name = dynamic ? "shared_dynamic" : "shared_static";
-  v.description = dynamic ? "seed 000's tiled kernel with both tiles in one extern __shared__ buffer of 2 chunk^2 "
-                            "floats sized at launch"
-                          : "seed 000's tiled kernel: two static __shared__ chunk x chunk tiles, blocks above the "
-                            "diagonal exit, result mirrored";
-  v.axes = {chunk_size_axis()};
-  v.launch = [dynamic](const Params& p) {
-    const ChunkKernels& k = chunk_kernels(p.get("chunk_size"));
-    unsigned c = unsigned(k.chunk);
-    LaunchSpec l;
-    l.block = {c, c, 1};
-    l.grid = {blocks_for(p.get("n"), c), blocks_for(p.get("n"), c), 1};
-    l.dynamic_smem_bytes = dynamic ? 2 * std::size_t(c) * c * sizeof(float) : 0;
-    l.kernel = reinterpret_cast<const void*>(dynamic ? k.dynamic_kernel : k.static_kernel);
-    l.kernel_name = dynamic ? k.dynamic_name : k.static_name;
-    return l;
-  };
-  v.work = [](const Params& p) { return shared_work(p.get("m"), p.get("n"), p.get("chunk_size")); };
-  v.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    launch_kernel(l.kernel, l, stream, p.data(), p.cov(), index_t(p.m()), index_t(p.n()));
-  };
-  return v;
+  return VariantBuilder(dynamic ? "shared_dynamic" : "shared_static",
+                        dynamic ? "seed 000's tiled kernel with both tiles in one extern __shared__ buffer of 2 chunk^2 "
+                                  "floats sized at launch"
+                                : "seed 000's tiled kernel: two static __shared__ chunk x chunk tiles, blocks above the "
+                                  "diagonal exit, result mirrored")
+      .axis(chunk_size_axis())
+      .launch([dynamic](const Params& p) {
+        const ChunkKernels& k = chunk_kernels(p.get("chunk_size"));
+        unsigned c = unsigned(k.chunk);
+        return launch_of(dynamic ? k.dynamic_kernel() : k.static_kernel(), {blocks_for(p.get("n"), c), blocks_for(p.get("n"), c)},
+                         {c, c}, dynamic ? 2 * std::size_t(c) * c * sizeof(float) : 0);
+      })
+      .work([](const Params& p) { return shared_work(p.get("m"), p.get("n"), p.get("chunk_size")); })
+      .run_on<CovarianceProblem>(run_seed_kernel);
 }
 
 }  // namespace
 
 Variant naive_variant() {
-  return per_entry_variant("naive", "seed 002: one thread per entry of C, the whole n x n matrix", &naive_kernel,
-                           "occbench::covariance::naive_kernel", &naive_work);
+  return per_entry_variant<&naive_kernel>("naive", "seed 002: one thread per entry of C, the whole n x n matrix", &naive_work);
 }
 
 Variant symmetric_variant() {
-  return per_entry_variant("symmetric", "seed 002: only entries with J <= j computed, written to both triangles",
-                           &symmetric_kernel, "occbench::covariance::symmetric_kernel", &symmetric_work);
+  return per_entry_variant<&symmetric_kernel>(
+      "symmetric", "seed 002: only entries with J <= j computed, written to both triangles", &symmetric_work);
 }
 
 Variant shared_static_variant() { return shared_variant(false); }

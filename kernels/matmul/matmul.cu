@@ -5,6 +5,7 @@
 #include "kernels/matmul/problem.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/family_builder.hpp"
 #include "harness/random.hpp"
 
 #include <fmt/format.h>
@@ -88,7 +89,6 @@ Verification MatmulProblem::verify() {
 
 namespace {
 
-MatmulProblem& problem_of(Problem& p) { return static_cast<MatmulProblem&>(p); }
 
 constexpr std::int64_t kMaxGridY = 65535;
 
@@ -105,15 +105,16 @@ using KernelFn = void (*)(const float*, const float*, float*, int, int, int);
 struct TiledInstance {
   std::int64_t tile;
   KernelFn kernel;
-  const char* name;
+  KernelRef (*ref)();  // a function, so the table stays constant-initialized
 };
 
+template <int kTile>
+constexpr TiledInstance tiled_instance_of() {
+  return {kTile, &tiled_kernel<kTile>, &kernel_ref<&tiled_kernel<kTile>>};
+}
+
 // The tiled kernel's instantiations, one per legal tile.
-constexpr TiledInstance kTiledInstances[] = {
-    {8, tiled_kernel<8>, "occbench::matmul::tiled_kernel<8>"},
-    {16, tiled_kernel<16>, "occbench::matmul::tiled_kernel<16>"},
-    {32, tiled_kernel<32>, "occbench::matmul::tiled_kernel<32>"},
-};
+constexpr TiledInstance kTiledInstances[] = {tiled_instance_of<8>(), tiled_instance_of<16>(), tiled_instance_of<32>()};
 static_assert(std::size(kTiledInstances) == std::size(kTiles));
 
 const TiledInstance& tiled_instance(std::int64_t tile) {
@@ -127,111 +128,74 @@ double dim(const Params& p, const char* name) { return double(p.get(name)); }
 }  // namespace
 
 Family make_family() {
-  Family f;
-  f.name = "matmul";
-  f.description =
-      "C = A·B in float32, row-major, alpha = 1, beta = 0 (seed 004): naive vs shared-memory tiles vs cuBLAS SGEMM";
   auto size_axis = [](const char* name, const char* description) {
-    Axis axis;
-    axis.name = name;
-    axis.description = description;
-    axis.min = 1;
-    axis.max = std::numeric_limits<std::int32_t>::max();
-    return axis;
+    return axis(name, description).in(1, std::numeric_limits<std::int32_t>::max());
   };
-  f.size_axes = {size_axis("m", "rows of A and C"), size_axis("n", "columns of B and C"),
-                 size_axis("k", "columns of A, rows of B (the dot-product length)")};
-  f.check_sizes = [](const Params& s) -> std::string {
-    double m = dim(s, "m"), n = dim(s, "n"), k = dim(s, "k");
-    double limit = double(std::numeric_limits<std::int32_t>::max());
-    if (m * k > limit || k * n > limit || m * n > limit)
-      return fmt::format("m*k, k*n and m*n must each fit in a 32-bit int (the kernels' index type); got {}, {}, {}",
-                         m * k, k * n, m * n);
-    return "";
-  };
-  f.device_bytes = [](const Params& s) {
-    std::uint64_t m = s.get("m"), n = s.get("n"), k = s.get("k");
-    return 4 * (m * k + k * n + m * n) + (std::uint64_t(64) << 20);  // + cuBLAS's workspace, generously
-  };
-  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
-    return std::make_unique<MatmulProblem>(std::size_t(s.get("m")), std::size_t(s.get("n")), std::size_t(s.get("k")),
-                                           seed);
-  };
-
-  Variant naive;
-  naive.name = "naive";
-  naive.description = "one thread per element of C, 2k loads from global memory each (block_size^2 threads per block)";
-  Axis edge;
-  edge.name = "block_size";
-  edge.description = "edge of the square thread block (block_size x block_size threads)";
-  edge.legal_values.assign(std::begin(kNaiveEdges), std::end(kNaiveEdges));
-  edge.default_value = 16;
-  naive.axes = {edge};
-  naive.launch = [](const Params& p) {
-    LaunchSpec l;
-    auto e = p.get("block_size");
-    l.block = {unsigned(e), unsigned(e), 1};
-    l.grid = {blocks_for(p.get("n"), e), blocks_for(p.get("m"), e), 1};
-    l.kernel = reinterpret_cast<const void*>(&naive_kernel);
-    l.kernel_name = "occbench::matmul::naive_kernel";
-    return l;
-  };
-  naive.check = [](const Params& p) { return grid_y_check(p, p.get("block_size")); };
-  naive.work = [](const Params& p) { return naive_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); };
-  naive.run = [](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    naive_kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), 0, stream>>>(p.a(), p.b(), p.c(), p.m(),
-                                                                                      p.n(), p.k());
-  };
-  f.variants.push_back(naive);
-
-  Variant tiled;
-  tiled.name = "tiled";
-  tiled.description = "the seed's shared-memory tiles: tile x tile threads, one tile of A and of B per step";
-  Axis tile;
-  tile.name = "tile";
-  tile.description = "tile edge: tile x tile threads per block, two tile x tile float tiles in shared memory";
-  tile.legal_values.assign(std::begin(kTiles), std::end(kTiles));
-  tile.default_value = 32;
-  tiled.axes = {tile};
-  tiled.launch = [](const Params& p) {
-    const auto& t = tiled_instance(p.get("tile"));
-    LaunchSpec l;
-    l.block = {unsigned(t.tile), unsigned(t.tile), 1};
-    l.grid = {blocks_for(p.get("n"), t.tile), blocks_for(p.get("m"), t.tile), 1};
-    l.kernel = reinterpret_cast<const void*>(t.kernel);
-    l.kernel_name = t.name;
-    return l;
-  };
-  tiled.check = [](const Params& p) { return grid_y_check(p, p.get("tile")); };
-  tiled.work = [](const Params& p) { return tiled_work(dim(p, "m"), dim(p, "n"), dim(p, "k"), dim(p, "tile")); };
-  tiled.run = [](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    KernelFn kernel = tiled_instance(params.get("tile")).kernel;
-    kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(),
-                                                                                p.k());
-  };
-  f.variants.push_back(tiled);
-
-  Variant sgemm;
-  sgemm.name = "cublas_sgemm";
-  sgemm.description = "cublasSgemm in FP32 (no TF32), row-major through C^T = B^T A^T";
-  sgemm.notes =
-      "cublasSgemm with cublasSetMathMode(CUBLAS_DEFAULT_MATH): FP32 inputs and FP32 accumulation, no TF32 tensor-core "
-      "math (that needs CUBLAS_TF32_TENSOR_OP_MATH; verification at 1e-5 of sum|a||b| would reject TF32 results). "
-      "work.global_bytes is the minimal DRAM traffic: cuBLAS's own traffic is not modelled.";
-  sgemm.work = [](const Params& p) { return library_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); };
-  sgemm.run = [](Problem& problem, const Params&, const LaunchSpec&, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    const float alpha = 1.0f, beta = 0.0f;
-    OCCBENCH_CUBLAS_CHECK(cublasSetStream(p.cublas(), stream));
-    // Row-major C (m x n) is column-major C^T (n x m) = B^T (n x k) · A^T (k x m): B and A are
-    // passed as they lie in memory, untransposed, with leading dimensions n and k.
-    OCCBENCH_CUBLAS_CHECK(cublasSgemm(p.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, p.n(), p.m(), p.k(), &alpha, p.b(), p.n(),
-                                      p.a(), p.k(), &beta, p.c(), p.n()));
-  };
-  f.variants.push_back(sgemm);
-  return f;
+  return FamilyBuilder("matmul",
+                       "C = A·B in float32, row-major, alpha = 1, beta = 0 (seed 004): naive vs shared-memory tiles vs "
+                       "cuBLAS SGEMM")
+      .size(size_axis("m", "rows of A and C"))
+      .size(size_axis("n", "columns of B and C"))
+      .size(size_axis("k", "columns of A, rows of B (the dot-product length)"))
+      .check_sizes([](const Params& s) -> std::string {
+        double m = dim(s, "m"), n = dim(s, "n"), k = dim(s, "k");
+        double limit = double(std::numeric_limits<std::int32_t>::max());
+        if (m * k > limit || k * n > limit || m * n > limit)
+          return fmt::format("m*k, k*n and m*n must each fit in a 32-bit int (the kernels' index type); got {}, {}, {}",
+                             m * k, k * n, m * n);
+        return "";
+      })
+      .device_bytes([](const Params& s) {
+        std::uint64_t m = s.get("m"), n = s.get("n"), k = s.get("k");
+        return 4 * (m * k + k * n + m * n) + (std::uint64_t(64) << 20);  // + cuBLAS's workspace, generously
+      })
+      .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+        return std::make_unique<MatmulProblem>(std::size_t(s.get("m")), std::size_t(s.get("n")), std::size_t(s.get("k")),
+                                               seed);
+      })
+      .variant(VariantBuilder("naive",
+                              "one thread per element of C, 2k loads from global memory each (block_size^2 threads per block)")
+                   .axis(axis("block_size", "edge of the square thread block (block_size x block_size threads)")
+                             .one_of({std::begin(kNaiveEdges), std::end(kNaiveEdges)}).by_default(16))
+                   .launch([](const Params& p) {
+                     auto e = p.get("block_size");
+                     return launch_of(kernel_ref<&naive_kernel>(), {blocks_for(p.get("n"), e), blocks_for(p.get("m"), e)},
+                                      {unsigned(e), unsigned(e)});
+                   })
+                   .check([](const Params& p) { return grid_y_check(p, p.get("block_size")); })
+                   .work([](const Params& p) { return naive_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); })
+                   .run_on<MatmulProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+                     naive_kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
+                   }))
+      .variant(VariantBuilder("tiled", "the seed's shared-memory tiles: tile x tile threads, one tile of A and of B per step")
+                   .axis(axis("tile", "tile edge: tile x tile threads per block, two tile x tile float tiles in shared memory")
+                             .one_of({std::begin(kTiles), std::end(kTiles)}).by_default(32))
+                   .launch([](const Params& p) {
+                     const auto& t = tiled_instance(p.get("tile"));
+                     return launch_of(t.ref(), {blocks_for(p.get("n"), t.tile), blocks_for(p.get("m"), t.tile)},
+                                      {unsigned(t.tile), unsigned(t.tile)});
+                   })
+                   .check([](const Params& p) { return grid_y_check(p, p.get("tile")); })
+                   .work([](const Params& p) { return tiled_work(dim(p, "m"), dim(p, "n"), dim(p, "k"), dim(p, "tile")); })
+                   .run_on<MatmulProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+                     KernelFn kernel = tiled_instance(params.get("tile")).kernel;
+                     kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
+                   }))
+      .variant(
+          VariantBuilder("cublas_sgemm", "cublasSgemm in FP32 (no TF32), row-major through C^T = B^T A^T")
+              .notes("cublasSgemm with cublasSetMathMode(CUBLAS_DEFAULT_MATH): FP32 inputs and FP32 accumulation, no TF32 "
+                     "tensor-core math (that needs CUBLAS_TF32_TENSOR_OP_MATH; verification at 1e-5 of sum|a||b| would "
+                     "reject TF32 results). work.global_bytes is the minimal DRAM traffic: cuBLAS's own traffic is not "
+                     "modelled.")
+              .work([](const Params& p) { return library_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); })
+              .run_on<MatmulProblem>([](auto& p, const Params&, const LaunchSpec&, cudaStream_t stream) {
+                const float alpha = 1.0f, beta = 0.0f;
+                OCCBENCH_CUBLAS_CHECK(cublasSetStream(p.cublas(), stream));
+                // Row-major C (m x n) is column-major C^T (n x m) = B^T (n x k) · A^T (k x m): B and A are
+                // passed as they lie in memory, untransposed, with leading dimensions n and k.
+                OCCBENCH_CUBLAS_CHECK(cublasSgemm(p.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, p.n(), p.m(), p.k(), &alpha, p.b(),
+                                                  p.n(), p.a(), p.k(), &beta, p.c(), p.n()));
+              }));
 }
 
 }  // namespace occbench::matmul

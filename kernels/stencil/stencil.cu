@@ -6,6 +6,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
+#include "harness/family_builder.hpp"
 #include "harness/random.hpp"
 
 #include <fmt/format.h>
@@ -111,108 +112,68 @@ class StencilProblem : public Problem {
   std::map<int, std::vector<std::uint8_t>> references_;
 };
 
-StencilProblem& problem_of(Problem& p) { return static_cast<StencilProblem&>(p); }
 
 Axis filter_axis() {
-  Axis a;
-  a.name = "filter_size";
-  a.description = "side of the square averaging window (odd); the tile's halo is filter_size/2 on each side";
-  for (int f = kMinFilter; f <= kMaxFilter; f += 2) a.legal_values.push_back(f);
-  a.default_value = 15;
-  return a;
+  std::vector<std::int64_t> odd_sizes;
+  for (int f = kMinFilter; f <= kMaxFilter; f += 2) odd_sizes.push_back(f);
+  return axis("filter_size", "side of the square averaging window (odd); the tile's halo is filter_size/2 on each side")
+      .one_of(odd_sizes).by_default(15);
 }
 
-Axis block_axis(const char* name, const char* description, std::int64_t default_value) {
-  Axis a;
-  a.name = name;
-  a.description = description;
-  a.min = 1;
-  a.max = 1024;
-  a.default_value = default_value;
-  return a;
-}
-
-using KernelFn = void (*)(const unsigned char*, unsigned char*, int, int, int, float);
-
-Variant make_variant(std::string name, std::string description, KernelFn kernel, std::string kernel_name, bool tile) {
-  Variant v;
-  v.name = std::move(name);
-  v.description = std::move(description);
-  v.axes = {filter_axis(), block_axis("block_x", "threads per block along x (a row of pixels)", 32),
-            block_axis("block_y", "threads per block along y", 4)};
-  v.check = [](const Params& p) -> std::string {
-    auto threads = p.get("block_x") * p.get("block_y");
-    if (threads > 1024) return fmt::format("block_x * block_y = {} threads, more than 1024 per block", threads);
-    return "";
-  };
-  v.launch = [=](const Params& p) {
-    LaunchSpec l;
-    l.block.x = unsigned(p.get("block_x"));
-    l.block.y = unsigned(p.get("block_y"));
-    l.grid.x = blocks_for(p.get("width"), l.block.x);
-    l.grid.y = blocks_for(p.get("height"), l.block.y);
-    l.dynamic_smem_bytes = tile ? tile_bytes(int(p.get("filter_size")), int(l.block.x), int(l.block.y)) : 0;
-    l.kernel = reinterpret_cast<const void*>(kernel);
-    l.kernel_name = kernel_name;
-    return l;
-  };
-  v.run = [=](Problem& problem, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    int filter_size = int(params.get("filter_size"));
-    p.set_filter(filter_size);
-    kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), l.dynamic_smem_bytes, stream>>>(
-        p.src(), p.dst(), p.width(), p.height(), filter_size, kOffsetC);
-  };
-  return v;
+// One thread per pixel; with Tile, the block's tile and its halo in dynamic shared memory.
+template <auto Kernel, bool Tile>
+VariantBuilder make_variant(std::string name, std::string description) {
+  return VariantBuilder(std::move(name), std::move(description))
+      .axis(filter_axis())
+      .axis(axis("block_x", "threads per block along x (a row of pixels)").in(1, 1024).by_default(32))
+      .axis(axis("block_y", "threads per block along y").in(1, 1024).by_default(4))
+      .check([](const Params& p) -> std::string {
+        auto threads = p.get("block_x") * p.get("block_y");
+        if (threads > 1024) return fmt::format("block_x * block_y = {} threads, more than 1024 per block", threads);
+        return "";
+      })
+      .launch([](const Params& p) {
+        unsigned bx = unsigned(p.get("block_x")), by = unsigned(p.get("block_y"));
+        return launch_of(kernel_ref<Kernel>(), {blocks_for(p.get("width"), bx), blocks_for(p.get("height"), by)}, {bx, by},
+                         Tile ? tile_bytes(int(p.get("filter_size")), int(bx), int(by)) : 0);
+      })
+      .run_on<StencilProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+        int filter_size = int(params.get("filter_size"));
+        p.set_filter(filter_size);
+        Kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.src(), p.dst(), p.width(), p.height(),
+                                                                                  filter_size, kOffsetC);
+      });
 }
 
 }  // namespace
 
 Family make_family() {
-  Family f;
-  f.name = "stencil";
-  f.description =
-      "adaptive threshold on an 8-bit image (seed 001): out = (mean of the clamped filter^2 window - C < pixel) ? 255 : 0";
-  Axis width;
-  width.name = "width";
-  width.description = "image width in pixels";
-  width.min = 1;
-  width.max = 1 << 20;
-  width.default_value = 4096;
-  Axis height;
-  height.name = "height";
-  height.description = "image height in pixels (at most 65535: the grid's y extent with block_y = 1)";
-  height.min = 1;
-  height.max = 65535;
-  height.default_value = 4096;
-  f.size_axes = {width, height};
-  f.check_sizes = [](const Params& s) -> std::string {
-    auto pixels = s.get("width") * s.get("height");
-    if (pixels > (std::int64_t(1) << 31))
-      return fmt::format("width * height = {} pixels; at most 2^31 (the reference's tables and the host copies)", pixels);
-    return "";
-  };
-  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("width") * s.get("height")) * 2; };
-  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
-    return std::make_unique<StencilProblem>(int(s.get("width")), int(s.get("height")), seed);
-  };
-
-  Variant global = make_variant("global", "one thread per pixel, its filter^2 window read from global memory",
-                                global_kernel, "occbench::stencil::global_kernel", false);
-  global.work = [](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("filter_size"))); };
-  f.variants.push_back(global);
-
-  Variant shared = make_variant(
-      "shared_dynamic",
-      "the seed's kernel: the block's tile with a filter/2 halo in extern __shared__ memory sized at launch, loaded "
-      "with a strided loop, __syncthreads, window from the tile",
-      shared_dynamic_kernel, "occbench::stencil::shared_dynamic_kernel", true);
-  shared.work = [](const Params& p) {
-    return shared_work(p.get("width"), p.get("height"), int(p.get("filter_size")), int(p.get("block_x")),
-                       int(p.get("block_y")));
-  };
-  f.variants.push_back(shared);
-  return f;
+  return FamilyBuilder(
+             "stencil",
+             "adaptive threshold on an 8-bit image (seed 001): out = (mean of the clamped filter^2 window - C < pixel) ? 255 : 0")
+      .size(axis("width", "image width in pixels").in(1, 1 << 20).by_default(4096))
+      .size(axis("height", "image height in pixels (at most 65535: the grid's y extent with block_y = 1)").in(1, 65535)
+                .by_default(4096))
+      .check_sizes([](const Params& s) -> std::string {
+        auto pixels = s.get("width") * s.get("height");
+        if (pixels > (std::int64_t(1) << 31))
+          return fmt::format("width * height = {} pixels; at most 2^31 (the reference's tables and the host copies)", pixels);
+        return "";
+      })
+      .device_bytes([](const Params& s) { return std::uint64_t(s.get("width") * s.get("height")) * 2; })
+      .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+        return std::make_unique<StencilProblem>(int(s.get("width")), int(s.get("height")), seed);
+      })
+      .variant(make_variant<&global_kernel, false>("global", "one thread per pixel, its filter^2 window read from global memory")
+                   .work([](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("filter_size"))); }))
+      .variant(make_variant<&shared_dynamic_kernel, true>(
+                   "shared_dynamic",
+                   "the seed's kernel: the block's tile with a filter/2 halo in extern __shared__ memory sized at launch, "
+                   "loaded with a strided loop, __syncthreads, window from the tile")
+                   .work([](const Params& p) {
+                     return shared_work(p.get("width"), p.get("height"), int(p.get("filter_size")), int(p.get("block_x")),
+                                        int(p.get("block_y")));
+                   }));
 }
 
 }  // namespace occbench::stencil

@@ -6,6 +6,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
+#include "harness/family_builder.hpp"
 #include "harness/random.hpp"
 #include "harness/verify.hpp"
 
@@ -76,78 +77,49 @@ class TransposeProblem : public Problem {
   DeviceBuffer<float> in_, out_;
 };
 
-TransposeProblem& problem_of(Problem& p) { return static_cast<TransposeProblem&>(p); }
 
 unsigned tiles_for(std::int64_t extent) { return unsigned(std::max<std::int64_t>(1, (extent + kTile - 1) / kTile)); }
 
-using KernelFn = void (*)(const float*, float*, int, int);
-
-Variant tile_variant(std::string name, std::string description, KernelFn kernel, std::string kernel_name) {
-  Variant v;
-  v.name = std::move(name);
-  v.description = std::move(description);
-  Axis block_rows;
-  block_rows.name = "block_rows";
-  block_rows.description = "threads per block in y: 32 x block_rows threads move a 32 x 32 tile, 32/block_rows elements each";
-  block_rows.legal_values.assign(std::begin(kBlockRows), std::end(kBlockRows));
-  block_rows.default_value = 8;
-  v.axes = {block_rows};
-  v.launch = [=](const Params& p) {
-    LaunchSpec l;
-    l.block = {unsigned(kTile), unsigned(p.get("block_rows")), 1};
-    l.grid = {tiles_for(p.get("cols")), tiles_for(p.get("rows")), 1};
-    l.kernel = reinterpret_cast<const void*>(kernel);
-    l.kernel_name = kernel_name;
-    return l;
-  };
-  v.work = [](const Params& p) { return work(double(p.get("rows")), double(p.get("cols"))); };
-  v.run = [=](Problem& problem, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-    auto& p = problem_of(problem);
-    kernel<<<dim3(l.grid.x, l.grid.y), dim3(l.block.x, l.block.y), 0, stream>>>(p.input(), p.output(), p.rows(),
-                                                                                p.cols());
-  };
-  return v;
+template <auto Kernel>
+Variant tile_variant(std::string name, std::string description) {
+  return VariantBuilder(std::move(name), std::move(description))
+      .axis(axis("block_rows", "threads per block in y: 32 x block_rows threads move a 32 x 32 tile, 32/block_rows elements each")
+                .one_of({std::begin(kBlockRows), std::end(kBlockRows)}).by_default(8))
+      .launch([](const Params& p) {
+        return launch_of(kernel_ref<Kernel>(), {tiles_for(p.get("cols")), tiles_for(p.get("rows"))},
+                         {unsigned(kTile), unsigned(p.get("block_rows"))});
+      })
+      .work([](const Params& p) { return work(double(p.get("rows")), double(p.get("cols"))); })
+      .run_on<TransposeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
+        Kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.input(), p.output(), p.rows(), p.cols());
+      });
 }
 
 }  // namespace
 
 Family make_family() {
-  Family f;
-  f.name = "transpose";
-  f.description = "out-of-place float32 transpose, rows x cols -> cols x rows: coalescing through a shared tile, "
-                  "and the bank conflicts of an unpadded one";
-  Axis rows;
-  rows.name = "rows";
-  rows.description = "rows of the input (columns of the output); one block row per 32, at most 65535 block rows";
-  rows.min = 1;
-  rows.max = std::int64_t(65535) * kTile;
-  Axis cols;
-  cols.name = "cols";
-  cols.description = "columns of the input (rows of the output)";
-  cols.min = 1;
-  cols.max = std::numeric_limits<std::int32_t>::max();
-  f.size_axes = {rows, cols};
-  f.check_sizes = [](const Params& s) -> std::string {
-    double elements = double(s.get("rows")) * double(s.get("cols"));
-    if (elements > double(std::numeric_limits<std::int32_t>::max()))
-      return fmt::format("rows*cols = {} must fit in a 32-bit int (the kernels' index type)", elements);
-    return "";
-  };
-  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("rows")) * std::uint64_t(s.get("cols")) * 8; };
-  f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
-    return std::make_unique<TransposeProblem>(std::size_t(s.get("rows")), std::size_t(s.get("cols")), seed);
-  };
-
-  f.variants.push_back(tile_variant("naive", "coalesced reads from global memory, strided writes (rows*4 bytes apart)",
-                                    naive_kernel, "occbench::transpose::naive_kernel"));
-  f.variants.push_back(tile_variant("shared_tile",
-                                    "32x32 tile in shared memory, coalesced reads and writes; column reads from the "
-                                    "tile are 32-way bank conflicts",
-                                    shared_tile_kernel<0>, "occbench::transpose::shared_tile_kernel<0>"));
-  f.variants.push_back(tile_variant("shared_tile_padded",
-                                    "the same tile padded to 33 floats per row: column reads hit 32 different banks",
-                                    shared_tile_kernel<1>, "occbench::transpose::shared_tile_kernel<1>"));
-  return f;
+  return FamilyBuilder("transpose",
+                       "out-of-place float32 transpose, rows x cols -> cols x rows: coalescing through a shared tile, "
+                       "and the bank conflicts of an unpadded one")
+      .size(axis("rows", "rows of the input (columns of the output); one block row per 32, at most 65535 block rows")
+                .in(1, std::int64_t(65535) * kTile))
+      .size(axis("cols", "columns of the input (rows of the output)").in(1, std::numeric_limits<std::int32_t>::max()))
+      .check_sizes([](const Params& s) -> std::string {
+        double elements = double(s.get("rows")) * double(s.get("cols"));
+        if (elements > double(std::numeric_limits<std::int32_t>::max()))
+          return fmt::format("rows*cols = {} must fit in a 32-bit int (the kernels' index type)", elements);
+        return "";
+      })
+      .device_bytes([](const Params& s) { return std::uint64_t(s.get("rows")) * std::uint64_t(s.get("cols")) * 8; })
+      .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
+        return std::make_unique<TransposeProblem>(std::size_t(s.get("rows")), std::size_t(s.get("cols")), seed);
+      })
+      .variant(tile_variant<&naive_kernel>("naive", "coalesced reads from global memory, strided writes (rows*4 bytes apart)"))
+      .variant(tile_variant<&shared_tile_kernel<0>>("shared_tile",
+                                                    "32x32 tile in shared memory, coalesced reads and writes; column reads "
+                                                    "from the tile are 32-way bank conflicts"))
+      .variant(tile_variant<&shared_tile_kernel<1>>(
+          "shared_tile_padded", "the same tile padded to 33 floats per row: column reads hit 32 different banks"));
 }
 
 }  // namespace occbench::transpose

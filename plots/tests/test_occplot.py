@@ -174,6 +174,20 @@ def test_script_exit_status_is_2_for_wrong_schema(tmp_path):
 
 # -------------------------------------------------------------------------------- sweep figures
 
+@pytest.mark.parametrize("module", ["matplotlib", "numpy"])
+def test_without_a_plotting_module_it_says_what_to_install_and_exits_2(tmp_path, module):
+    # Blocks the import as a machine without the module would fail it, then runs the script.
+    blocked = (f"import runpy, sys; sys.modules[{module!r}] = None; "
+               f"sys.argv = ['occplot.py', {str(tmp_path / 'r.json')!r}]; "
+               f"runpy.run_path({str(PLOTS / 'occplot.py')!r}, run_name='__main__')")
+    done = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert f"'{module}' is missing" in done.stderr
+    assert "pip install -r" in done.stderr and "requirements.txt" in done.stderr
+    assert "apt install python3-matplotlib" in done.stderr
+
+
 def test_covariance_sweep_shows_time_cgma_and_occupancy_against_chunk_size():
     fig = figures(COV_RUN, ["sweep"])["sweep"]
     ax_time, ax_cgma, ax_occ = fig.axes

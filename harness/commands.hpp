@@ -1,0 +1,37 @@
+#pragma once
+// The subcommands of `occbench`, one file each (harness/command_<name>.cpp): each adds its
+// subcommand and options to the app, and returns what runs when the user chose it. cli.cpp sets
+// up the app, parses and dispatches.
+#include "harness/config.hpp"
+#include "harness/registry.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+struct Command {
+  CLI::App* subcommand = nullptr;
+  std::function<int(const std::string& command_line)> run;  // returns the exit code (harness/cli.hpp)
+};
+
+Command add_list_command(CLI::App& app, const Registry& registry);
+Command add_validate_command(CLI::App& app, const Registry& registry);
+Command add_run_command(CLI::App& app, const Registry& registry);
+Command add_plan_command(CLI::App& app, const Registry& registry);
+Command add_report_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
+
+// --variants, --filter, --set and --axis as typed, shared by run and plan.
+struct SelectionFlags {
+  std::string variants, filter;
+  std::vector<std::string> set, axis;
+};
+void add_selection_options(CLI::App& subcommand, SelectionFlags& flags);
+// Checked into a PointSelection; throws ConfigError naming the flag.
+PointSelection selection_from_flags(const SelectionFlags& flags);
+
+}  // namespace occbench

@@ -1,0 +1,65 @@
+#pragma once
+// Result files and tables. Knows the result record's shape, nothing of CUDA.
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+using ordered_json = nlohmann::ordered_json;
+
+inline constexpr int kSchemaVersion = 1;
+
+// What each numeric field is measured in, written into every result file.
+ordered_json units_block();
+
+ordered_json tool_block();  // name, version, git commit of this build
+
+// The whole run record: schema_version, tool, run, device, config, units, results.
+ordered_json make_document(const ordered_json& run, const ordered_json& device, const ordered_json& config,
+                           const std::vector<ordered_json>& results);
+
+// Flattens a record with '_' between keys: timing.median_ms -> timing_median_ms; arrays of three
+// (grid, block) become _x, _y, _z; other arrays join with ';'.
+std::vector<std::pair<std::string, std::string>> flatten(const ordered_json& record);
+
+// One CSV row per result; the columns are the union of all records' flattened keys, in first-seen order.
+std::string to_csv(const std::vector<ordered_json>& results);
+// Parses what to_csv writes (RFC 4180 quoting) back into header + rows of strings.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text);
+
+void write_text_file(const std::string& path, const std::string& text);  // throws naming the path
+ordered_json read_json_file(const std::string& path);                    // throws naming path, line, column
+
+// Appends one JSON object a line and flushes, so a killed run keeps every finished point.
+class JsonlWriter {
+ public:
+  JsonlWriter(const std::string& path, bool append);
+  void write(const ordered_json& line);
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::ofstream out_;
+};
+
+struct JsonlContents {
+  ordered_json header;                // first line: tool, device, config, config_source
+  std::vector<ordered_json> results;  // one per finished point
+};
+JsonlContents read_jsonl(const std::string& path);  // a torn last line (killed mid-write) is ignored
+
+// Console table of the results (fmt), one row per point.
+std::string format_table(const std::vector<ordered_json>& results);
+// One progress line for a finished point.
+std::string format_progress(const ordered_json& result, std::size_t done, std::size_t total);
+
+// "results/<name>-<device>-<YYYYmmddTHHMMSSZ>" without the extension.
+std::string output_stem(const std::string& out_dir, const std::string& sweep_name, const std::string& device_name,
+                        const std::string& utc_compact);
+std::string utc_now_iso();      // 2026-11-22T18:30:00Z
+std::string utc_now_compact();  // 20261122T183000Z
+
+}  // namespace occbench
