@@ -140,7 +140,7 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   report->add_option("--out", report_out, "Write to this file instead of standard output");
 
   std::string compare_base, compare_new;
-  double fail_on_regression = -1, noise_factor = 1.0;
+  double fail_on_regression = -1, noise_factor = 1.0, min_change_pct = 1.0;
   auto* compare = app.add_subcommand("compare", "Compare two runs point by point: time ratios, noise-aware verdicts, a summary");
   compare->add_option("base", compare_base, "Results of the reference run (.json)")->required();
   compare->add_option("new", compare_new, "Results of the run to judge (.json)")->required();
@@ -149,6 +149,8 @@ int cli_main(int argc, char** argv, const Registry& registry) {
       ->check(CLI::NonNegativeNumber);
   compare->add_option("--noise-factor", noise_factor, "A change counts beyond this many times the combined noise")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  compare->add_option("--min-change", min_change_pct, "A change counts only beyond this many percent, however quiet the runs")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
 
   try {
     app.parse(argc, argv);
@@ -168,6 +170,7 @@ int cli_main(int argc, char** argv, const Registry& registry) {
     if (*compare) {
       CompareOptions options;
       options.noise_factor = noise_factor;
+      options.min_change = min_change_pct / 100;
       if (fail_on_regression >= 0) options.fail_on_regression_pct = fail_on_regression;
       return compare_command(compare_base, compare_new, options);
     }
@@ -198,6 +201,10 @@ int cli_main(int argc, char** argv, const Registry& registry) {
       if (auto reason = no_gpu_reason()) {
         std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate and list work without one)\n", *reason);
         return kExitNoGpu;
+      }
+      if (auto bad = device_choice_error(options.device)) {
+        std::cerr << fmt::format("error: run --device: {}\n", *bad);
+        return kExitBadInput;
       }
       RunSummary summary = run_sweep(spec, registry, options, std::cout);
       if (summary.failed > 0)

@@ -78,7 +78,7 @@ TEST(GpuHarness, TimerSamplesUntilItsRuleSaysStop) {
   m.min_samples = 7;
   m.max_samples = 50;
   m.timeout_s = 5;
-  L2Flusher flusher(device.l2_bytes);
+  L2Flusher flusher(device.l2_bytes, device.sm_count);
   auto stats = time_device([&](cudaStream_t s) { v.run(*problem, params, launch, s); }, m, nullptr, &flusher);
   EXPECT_GE(stats.samples, 7);
   EXPECT_LE(stats.samples, 50);

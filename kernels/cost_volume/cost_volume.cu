@@ -7,7 +7,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
-#include "harness/verify.hpp"
+#include "harness/verify_device.hpp"
 
 #include <fmt/format.h>
 
@@ -91,8 +91,7 @@ class CostVolumeProblem : public Problem {
   void poison_outputs() override { out_.poison(); }
 
   Verification verify() override {
-    std::vector<float> got = out_.download();
-    return compare_values(got.data(), reference_.data(), got.size(), tolerance(views_), 1.0);
+    return reference_device_.compare(out_.get(), reference_, tolerance(views_), 1.0);
   }
 
   int views() const { return views_; }
@@ -108,6 +107,7 @@ class CostVolumeProblem : public Problem {
   std::size_t pixels_;
   DeviceBuffer<float> features_, weights_, out_;
   std::vector<double> reference_;
+  DeviceReference<double> reference_device_;
 };
 
 CostVolumeProblem& problem_of(Problem& p) { return static_cast<CostVolumeProblem&>(p); }
@@ -141,7 +141,9 @@ Family make_family() {
   };
   f.device_bytes = [](const Params& s) {
     std::uint64_t pixels = std::uint64_t(s.get("width") * s.get("height"));
-    return pixels * (std::uint64_t(s.get("views")) * (kChannels + 1) + kChannels) * sizeof(float);
+    // Features, weights, the output, and the double reference kept on the device for verification.
+    return pixels * (std::uint64_t(s.get("views")) * (kChannels + 1) + kChannels) * sizeof(float) +
+           pixels * kChannels * sizeof(double);
   };
   f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
     return std::make_unique<CostVolumeProblem>(int(s.get("views")), int(s.get("width")), int(s.get("height")), seed);

@@ -7,7 +7,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
 #include "harness/random.hpp"
-#include "harness/verify.hpp"
+#include "harness/verify_device.hpp"
 
 #include <fmt/format.h>
 
@@ -61,8 +61,7 @@ class TransposeProblem : public Problem {
       reference(in_host_.data(), reference_.data(), rows_, cols_);
     }
     // A transpose moves bits: the output must equal the reference exactly.
-    std::vector<float> got = out_.download();
-    return compare_values(got.data(), reference_.data(), got.size(), 0.0, 0.0);
+    return reference_device_.compare(out_.get(), reference_, 0.0, 0.0);
   }
 
   int rows() const { return int(rows_); }
@@ -74,6 +73,7 @@ class TransposeProblem : public Problem {
   std::size_t rows_, cols_;
   std::vector<float> in_host_, reference_;
   DeviceBuffer<float> in_, out_;
+  DeviceReference<float> reference_device_;
 };
 
 TransposeProblem& problem_of(Problem& p) { return static_cast<TransposeProblem&>(p); }
@@ -133,7 +133,8 @@ Family make_family() {
       return fmt::format("rows*cols = {} must fit in a 32-bit int (the kernels' index type)", elements);
     return "";
   };
-  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("rows")) * std::uint64_t(s.get("cols")) * 8; };
+  // Input, output and the reference kept on the device for verification.
+  f.device_bytes = [](const Params& s) { return std::uint64_t(s.get("rows")) * std::uint64_t(s.get("cols")) * 12; };
   f.make_problem = [](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
     return std::make_unique<TransposeProblem>(std::size_t(s.get("rows")), std::size_t(s.get("cols")), seed);
   };
