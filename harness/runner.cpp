@@ -8,6 +8,7 @@
 #include "harness/timer.hpp"
 
 #include <fmt/format.h>
+#include <nvtx3/nvToolsExt.h>
 
 #include <chrono>
 #include <filesystem>
@@ -177,7 +178,13 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
   if (!prepared.ready()) return r;
 
   const Variant& variant = *point.variant;
-  auto run_once = [&](cudaStream_t stream) { run_point_once(point, problem, prepared.launch, stream); };
+  // Each timed launch inside an NVTX range named by the point id (free without a tool attached):
+  // `ncu --nvtx --print-nvtx-rename kernel` then names its kernels by point (scripts/ncu_agreement.py).
+  auto run_once = [&](cudaStream_t stream) {
+    nvtxRangePushA(point.id.c_str());
+    run_point_once(point, problem, prepared.launch, stream);
+    nvtxRangePop();
+  };
   bool on_device = variant.executor == Executor::device;
   std::optional<ConditionSampler> sampler;
   if (on_device) sampler.emplace(*context.device);
