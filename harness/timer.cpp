@@ -79,14 +79,26 @@ float elapsed_ms(const EventPair& events) {
   return ms;
 }
 
-// Samples `one_sample` (returns ms) until stop_reason() says so.
-TimingStats sample_until_done(const std::function<double()>& one_sample, const std::string& mode,
-                              const MeasurementSettings& settings, const BetweenSamples& between) {
+// Samples until stop_reason() says so. `enqueue(events)` puts one sample on the stream between
+// the pair's events; `per_sample` scales an event-pair time to the sample's figure. Samples are
+// enqueued in chunks and synchronized once per chunk, so the GPU runs them back to back instead
+// of idling for a host round trip after each: a chunk holds about kChunkMs of kernel time (at
+// least one sample, at most kMaxChunk), judged from the median so far.
+constexpr double kChunkMs = 10.0;
+constexpr int kMaxChunk = 64;
+TimingStats sample_on_device(const std::function<void(const EventPair&)>& enqueue, double per_sample, const std::string& mode,
+                             const MeasurementSettings& settings, const BetweenSamples& between) {
+  std::vector<EventPair> pairs(kMaxChunk);
   std::vector<double> samples;
   TimingStats stats;
   auto t0 = std::chrono::steady_clock::now();
   while (true) {
-    samples.push_back(one_sample());
+    int chunk = 1;
+    if (!samples.empty())
+      chunk = int(std::clamp(kChunkMs / std::max(stats.median_ms * per_sample, 1e-6), 1.0, double(kMaxChunk)));
+    chunk = std::min(chunk, std::max(1, settings.max_samples - int(samples.size())));
+    for (int i = 0; i < chunk; ++i) enqueue(pairs[i]);
+    for (int i = 0; i < chunk; ++i) samples.push_back(elapsed_ms(pairs[i]) / per_sample);
     if (between) between();
     stats = summarize(samples, mode);
     stats.stop_reason = stop_reason(stats, seconds_since(t0), settings);
@@ -127,15 +139,13 @@ TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const M
   for (int i = 0; i < settings.warmup_runs; ++i) launch(stream);
   OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  EventPair events;
-  auto one_launch = [&] {
+  auto one_launch = [&](const EventPair& events) {
     if (flushed) flusher->flush(stream);
     OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
     launch(stream);
     OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    return double(elapsed_ms(events));
   };
-  TimingStats single = sample_until_done(one_launch, flushed ? "cold" : "hot", settings, between);
+  TimingStats single = sample_on_device(one_launch, 1.0, flushed ? "cold" : "hot", settings, between);
   if (settings.mode != "batch") {
     single.sampling_wall_s = seconds_since(t0);
     return single;
@@ -144,7 +154,7 @@ TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const M
   // Batch: enough launches per sample for about kBatchSampleMs, between 2 and 10000.
   int count = int(std::clamp(std::ceil(kBatchSampleMs / std::max(single.median_ms, 1e-6)), 2.0, 10000.0));
   cudaGraphExec_t graph = capture_launches(launch, count, stream);
-  auto one_batch = [&] {
+  auto one_batch = [&](const EventPair& events) {
     OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
     if (graph) {
       OCCBENCH_CUDA_CHECK(cudaGraphLaunch(graph, stream));
@@ -152,12 +162,13 @@ TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const M
       for (int i = 0; i < count; ++i) launch(stream);
     }
     OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    return double(elapsed_ms(events)) / count;
   };
   TimingStats batch;
   try {
-    one_batch();  // warm-up: the graph's first launch uploads it
-    batch = sample_until_done(one_batch, "batch", settings, between);
+    EventPair warmup;
+    one_batch(warmup);  // the graph's first launch uploads it
+    elapsed_ms(warmup);
+    batch = sample_on_device(one_batch, double(count), "batch", settings, between);
   } catch (...) {
     if (graph) cudaGraphExecDestroy(graph);
     throw;
@@ -176,13 +187,18 @@ TimingStats time_host(const std::function<void()>& work, const MeasurementSettin
                       const BetweenSamples& between) {
   auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < settings.warmup_runs; ++i) work();
-  TimingStats stats = sample_until_done(
-      [&] {
-        auto start = std::chrono::steady_clock::now();
-        work();
-        return seconds_since(start) * 1e3;
-      },
-      "host", settings, between);
+  std::vector<double> samples;
+  TimingStats stats;
+  auto sampling_t0 = std::chrono::steady_clock::now();
+  while (true) {
+    auto start = std::chrono::steady_clock::now();
+    work();
+    samples.push_back(seconds_since(start) * 1e3);
+    if (between) between();
+    stats = summarize(samples, "host");
+    stats.stop_reason = stop_reason(stats, seconds_since(sampling_t0), settings);
+    if (!stats.stop_reason.empty()) break;
+  }
   stats.sampling_wall_s = seconds_since(t0);
   return stats;
 }
