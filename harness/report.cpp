@@ -31,6 +31,11 @@ ordered_json units_block() {
           {"timing.max_ms", "ms"},
           {"timing.stddev_ms", "ms"},
           {"timing.noise", "stddev / mean (relative)"},
+          {"timing.total_ms", "ms, the sum of the timed samples"},
+          {"timing.sampling_wall_s", "s of wall time in the sampling loop"},
+          {"timing.cold_median_ms", "ms (batch mode: the cold median beside the per-launch figures)"},
+          {"timing.conditions.sm_mhz_min", "MHz"},
+          {"timing.conditions.memory_mhz_min", "MHz"},
           {"work.flops", "FLOP (a multiply-add counts 2)"},
           {"work.equivalent_flops", "FLOP of the full naive computation"},
           {"work.global_bytes", "bytes of global-memory loads and stores the kernel issues"},
@@ -46,7 +51,11 @@ ordered_json units_block() {
           {"device.memory_clock_mhz", "MHz"},
           {"device.peak_bandwidth_gbps", "GB/s"},
           {"device.measured_bandwidth_gbps", "GB/s, read + write bytes of a device-to-device copy"},
-          {"device.peak_fp32_gflops", "GFLOP/s"}};
+          {"device.peak_fp32_gflops", "GFLOP/s"},
+          {"device.timing_floor_ms", "ms, median event-pair time around an empty kernel"},
+          {"run.wall_s", "s"},
+          {"run.timed_s", "s, the sum of every point's timed samples"},
+          {"run.timed_fraction", "timed_s / wall_s"}};
 }
 
 ordered_json tool_block() {
