@@ -204,17 +204,21 @@ TimingStats time_host(const std::function<void()>& work, const MeasurementSettin
 }
 
 double measure_timing_floor_ms(cudaStream_t stream, int repetitions) {
-  EventPair events;
   launch_empty_kernel(stream);
   OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<double> samples;
-  for (int i = 0; i < repetitions; ++i) {
+  // Enqueued in chunks as the samples are (sample_on_device), so the floor is what an event pair
+  // costs a kernel the GPU already has queued, not the host's launch latency.
+  MeasurementSettings settings;
+  settings.mode = "hot";
+  settings.min_samples = settings.max_samples = repetitions;
+  settings.min_time_s = 0;
+  settings.timeout_s = 10;
+  auto empty = [&](const EventPair& events) {
     OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
     launch_empty_kernel(stream);
     OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    samples.push_back(elapsed_ms(events));
-  }
-  return summarize(samples, "hot").median_ms;
+  };
+  return sample_on_device(empty, 1.0, "hot", settings, {}).median_ms;
 }
 
 bool near_timing_floor(double median_ms, double floor_ms) {

@@ -205,7 +205,7 @@ TEST(GpuHarness, BatchModeTimesLaunchesBackToBackPerLaunch) {
   EXPECT_GT(stats.median_ms, 0);
   // Back to back, a tiny kernel costs less per launch than one launch between two events.
   EXPECT_LT(stats.median_ms, stats.cold_median_ms);
-  EXPECT_GE(between_calls, stats.samples);
+  EXPECT_GE(between_calls, 1);  // once per chunk of samples
   double floor_ms = measure_timing_floor_ms(nullptr);
   EXPECT_GT(floor_ms, 0);
   EXPECT_LT(floor_ms, 0.1);
