@@ -291,6 +291,21 @@ std::string format_progress(const ordered_json& r, std::size_t done, std::size_t
                      or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}"), occupancy);
 }
 
+namespace {
+// Marks after a median the timing flags explain under the table: "!floor" within 5x of the
+// timing floor, "!clocks" measured while throttled or below the start clock.
+std::string timing_marks(const ordered_json& r) {
+  if (!r.contains("timing") || !r["timing"].is_object()) return "";
+  const auto& t = r["timing"];
+  std::string marks;
+  if (t.value("near_timing_floor", false)) marks += " !floor";
+  if (t.contains("conditions") && t["conditions"].is_object() && t["conditions"].contains("flags") &&
+      t["conditions"]["flags"].is_array() && !t["conditions"]["flags"].empty())
+    marks += " !clocks";
+  return marks;
+}
+}  // namespace
+
 std::string format_table(const std::vector<ordered_json>& results) {
   struct Row {
     std::string cells[11];
@@ -302,7 +317,7 @@ std::string format_table(const std::vector<ordered_json>& results) {
     row.cells[0] = r.value("variant", "");
     row.cells[1] = params_text(r);
     row.cells[2] = r.value("status", "");
-    row.cells[3] = format_time(number_at(r, "timing", "median_ms"));
+    row.cells[3] = format_time(number_at(r, "timing", "median_ms")) + timing_marks(r);
     row.cells[4] = or_dash(100 * number_at(r, "timing", "noise"), "{:.1f}%");
     row.cells[5] = or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}");
     row.cells[6] = or_dash(number_at(r, "metrics", "pct_of_measured_bandwidth"), "{:.1f}");

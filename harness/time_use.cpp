@@ -37,10 +37,10 @@ std::string format_timing_flags(const std::vector<nlohmann::ordered_json>& resul
   }
   std::string text;
   if (floor_ms > 0)
-    text += fmt::format("timing floor {:.4f} ms (an empty kernel between two events); {} point(s) within {:g}x of it{}{}\n",
+    text += fmt::format("timing floor {:.4f} ms (an empty kernel between two events); {} point(s) within {:g}x of it (!floor){}{}\n",
                         floor_ms, near_floor.size(), kNearFloorFactor, near_floor.empty() ? "" : ": ",
                         fmt::join(near_floor, ", "));
-  text += fmt::format("{} point(s) measured while throttled or below the run's start clock{}{}\n", conditions.size(),
+  text += fmt::format("{} point(s) measured while throttled or below the run's start clock (!clocks){}{}\n", conditions.size(),
                       conditions.empty() ? "" : ": ", fmt::join(conditions, "; "));
   text += fmt::format("time: {:.1f} s of timed samples in {:.1f} s of wall time ({:.0f}%)\n", use.timed_s, use.wall_s,
                       100 * use.timed_fraction());

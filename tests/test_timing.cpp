@@ -64,8 +64,8 @@ TEST(TimeUse, SumsTimedSamplesAndListsFlags) {
   EXPECT_DOUBLE_EQ(use.timed_s, 2.0);
   EXPECT_DOUBLE_EQ(use.timed_fraction(), 0.5);
   std::string text = format_timing_flags(results, 0.0025, use);
-  EXPECT_NE(text.find("1 point(s) within 5x of it: a"), std::string::npos) << text;
-  EXPECT_NE(text.find("1 point(s) measured while throttled or below the run's start clock: a (throttled (sw_power_cap))"),
+  EXPECT_NE(text.find("1 point(s) within 5x of it (!floor): a"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 point(s) measured while throttled or below the run's start clock (!clocks): a (throttled (sw_power_cap))"),
             std::string::npos) << text;
   EXPECT_NE(text.find("2.0 s of timed samples in 4.0 s of wall time (50%)"), std::string::npos) << text;
 }
