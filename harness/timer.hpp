@@ -16,10 +16,13 @@ namespace occbench {
 // buffer twice the L2's size. It evicts every line (the previous sample's dirty output is written
 // back during the sweep, before the start event) and leaves only clean scratch lines, so the timed
 // kernel neither finds its data in the L2 nor pays for anybody's write-backs. `write` (a memset
-// of 2x L2, what nvbench does) leaves the L2 full of dirty lines whose write-back competes with
-// the timed kernel: on the H100 a memory-bound kernel of ~50 us came out ~7 us longer than
-// Nsight Compute's figure. `write_read` (memset, then the read sweep) is kept for comparison.
-// OCCBENCH_L2_FLUSH=write|write_read|read picks one for the flush study (scripts/flush_study.sh).
+// of 2x L2, what nvbench does and occbench did) leaves the L2 full of dirty lines whose write-back
+// competes with the timed kernel. Measured on the H100 against ncu's gpu__time_duration
+// (results/reference/h100/ncu_agreement.md): adjacent difference at 16 M floats, `write` +6 to
+// +9 us (+10% to +21%), `read` and `write_read` (memset, then the sweep) +1.6 to +2.6 us and within
+// 0.2 us of each other; matmul 1024^3 (compute-bound) +1.8 us with all three. `read` does the job
+// with half of write_read's traffic. The ~2 us left is the event pair's own cost.
+// OCCBENCH_L2_FLUSH=write|write_read|read picks one (scripts/ncu_agreement.py --methods).
 enum class FlushMethod { read, write, write_read };
 FlushMethod flush_method_from_env();  // OCCBENCH_L2_FLUSH, default read; throws on an unknown value
 const char* to_string(FlushMethod method);
