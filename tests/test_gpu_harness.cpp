@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <limits>
 #include <fstream>
@@ -203,8 +205,10 @@ TEST(GpuHarness, BatchModeTimesLaunchesBackToBackPerLaunch) {
   EXPECT_GE(stats.launches_per_sample, 2);
   EXPECT_GT(stats.cold_median_ms, 0);
   EXPECT_GT(stats.median_ms, 0);
-  // Back to back, a tiny kernel costs less per launch than one launch between two events.
-  EXPECT_LT(stats.median_ms, stats.cold_median_ms);
+  // Enough launches for about kBatchSampleMs of kernel time at the cold median. (No timing
+  // comparison here: under compute-sanitizer the instrumented kernels' times mean nothing.)
+  EXPECT_EQ(stats.launches_per_sample,
+            int(std::clamp(std::ceil(kBatchSampleMs / stats.cold_median_ms), 2.0, 10000.0)));
   EXPECT_GE(between_calls, 1);  // once per chunk of samples
   double floor_ms = measure_timing_floor_ms(nullptr);
   EXPECT_GT(floor_ms, 0);
