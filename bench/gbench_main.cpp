@@ -199,7 +199,8 @@ void run_benchmark(benchmark::State& state, const BenchPoint& b) {
     const auto& no_gpu = s.gpu();
     if (on_device && no_gpu) return state.SkipWithError(no_gpu->c_str());
     if (on_device && !s.context_lost.empty()) return state.SkipWithError(s.context_lost.c_str());
-    if (on_device && b.settings.mode == "cold" && !s.flusher) s.flusher = std::make_unique<L2Flusher>(s.device.l2_bytes);
+    if (on_device && b.settings.mode != "hot" && !s.flusher)
+      s.flusher = std::make_unique<L2Flusher>(s.device.l2_bytes, s.device.sm_count);
 
     Problem* problem = s.problem_for(b);
     if (!problem) return state.SkipWithError(("skipped: " + s.problem_skip).c_str());

@@ -20,7 +20,7 @@ int compare_command(const std::string& base_path, const std::string& new_path, c
 
 struct CompareFlags {
   std::string base, next;
-  double fail_on_regression = -1, noise_factor = 1.0;
+  double fail_on_regression = -1, noise_factor = 1.0, min_change_pct = 1.0;
 };
 
 }  // namespace
@@ -35,9 +35,12 @@ Command add_compare_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   compare->add_option("--noise-factor", flags->noise_factor, "A change counts beyond this many times the combined noise")
       ->check(CLI::PositiveNumber)->capture_default_str();
+  compare->add_option("--min-change", flags->min_change_pct, "A change counts only beyond this many percent, however quiet the runs")
+      ->check(CLI::NonNegativeNumber)->capture_default_str();
   return {compare, [flags](const std::string&) {
             CompareOptions options;
             options.noise_factor = flags->noise_factor;
+            options.min_change = flags->min_change_pct / 100;
             if (flags->fail_on_regression >= 0) options.fail_on_regression_pct = flags->fail_on_regression;
             return compare_command(flags->base, flags->next, options);
           }};

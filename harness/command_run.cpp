@@ -64,6 +64,10 @@ int run_command(const RunFlags& flags, const std::string& command_line, const Re
                              *reason);
     return kExitNoGpu;
   }
+  if (auto bad = device_choice_error(options.device)) {
+    std::cerr << fmt::format("error: run --device: {}\n", *bad);
+    return kExitBadInput;
+  }
   RunSummary summary = run_sweep(spec, registry, options, std::cout);
   if (summary.failed > 0)
     std::cerr << fmt::format("occbench run: {} point(s) failed (wrong results or errors); see the table above\n",

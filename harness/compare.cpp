@@ -62,7 +62,7 @@ PointComparison compare_point(const std::string& point_id, const ordered_json& b
   bool noise_known = c.base_samples >= 2 && c.new_samples >= 2 && std::isfinite(c.base_noise) && std::isfinite(c.new_noise);
   if (!noise_known) return c;  // unknown: no spread to judge against
   double combined = std::sqrt(c.base_noise * c.base_noise + c.new_noise * c.new_noise);
-  c.threshold = std::max(options.noise_factor * combined, options.resolution_ms / c.base_ms);
+  c.threshold = std::max({options.noise_factor * combined, options.min_change, options.resolution_ms / c.base_ms});
   if (c.ratio - 1 > c.threshold) c.verdict = Verdict::slower;
   else if (1 - c.ratio > c.threshold) c.verdict = Verdict::faster;
   else c.verdict = Verdict::unchanged;
@@ -134,9 +134,9 @@ std::string format_comparison(const Comparison& c, const ResultsFile& base, cons
     text += fmt::format("note: the runs are from different devices ({} vs {}); the ratios compare the GPUs as well as the code\n",
                         device_name(base).empty() ? "?" : device_name(base), device_name(next).empty() ? "?" : device_name(next));
   text += fmt::format(
-      "A change counts when |NEW/BASE - 1| > {:g} x sqrt(noise_BASE² + noise_NEW²) and > {:g} µs / BASE; noise is the "
+      "A change counts when |NEW/BASE - 1| > {:g} x sqrt(noise_BASE² + noise_NEW²), > {:g}% and > {:g} µs / BASE; noise is the "
       "stddev / mean of each run's samples.\n\n",
-      options.noise_factor, options.resolution_ms * 1e3);
+      options.noise_factor, 100 * options.min_change, options.resolution_ms * 1e3);
 
   if (!c.points.empty()) {
     text += "| point | BASE median | NEW median | NEW/BASE | change | threshold | verdict |\n";

@@ -6,7 +6,7 @@
 // The verdict, for a point that is "ok" with a median in both runs:
 //   ratio     r = median_NEW / median_BASE                      (> 1: NEW is slower)
 //   noise     n = sqrt(noise_BASE² + noise_NEW²)                (noise = stddev / mean of a run's samples)
-//   threshold t = max(noise_factor × n, resolution_ms / median_BASE)
+//   threshold t = max(noise_factor × n, min_change, resolution_ms / median_BASE)
 //   slower    when r - 1 >  t;   faster when 1 - r > t;   unchanged otherwise;
 //   unknown   when either run has fewer than 2 samples (no noise estimate).
 // This follows nvbench's compare script (a point is SAME while |relative diff| <= noise), with
@@ -15,6 +15,9 @@
 // keeps differences below the timer's resolution (cudaEventElapsedTime: about 0.5 us) from
 // counting however quiet both runs were. The min-max ranges are not used: they widen with every
 // sample taken, and one outlier sample would hide any change.
+// min_change (default 0.01, --min-change PCT) is the smallest relative change a user calls a
+// change at all: two quiet runs on two H100s differed by 0.1% at 929 µs, which is noise of the
+// cards, not of the code, and nvbench's rule alone called it "slower".
 //
 // --fail-on-regression PCT: a regression is a point judged slower whose slowdown (r - 1) × 100
 // is more than PCT, or a point that was ok in BASE and failed (wrong result) in NEW.
@@ -29,6 +32,7 @@ namespace occbench {
 struct CompareOptions {
   double noise_factor = 1.0;
   double resolution_ms = 0.0005;
+  double min_change = 0.01;  // relative: 0.01 = 1%
   std::optional<double> fail_on_regression_pct;
 };
 

@@ -120,8 +120,8 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
                   {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed"});
   if (value.contains("mode")) {
     m.mode = check.string(value["mode"], path + ".mode");
-    if (m.mode != "cold" && m.mode != "hot")
-      check.fail(path + ".mode", fmt::format("expected \"cold\" or \"hot\", got \"{}\"", m.mode));
+    if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
+      check.fail(path + ".mode", fmt::format("expected \"cold\", \"hot\" or \"batch\", got \"{}\"", m.mode));
   }
   if (value.contains("warmup_runs")) m.warmup_runs = int(check.integer(value["warmup_runs"], path + ".warmup_runs", 0, 1000));
   if (value.contains("min_samples")) m.min_samples = int(check.integer(value["min_samples"], path + ".min_samples", 1, 1000000));

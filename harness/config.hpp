@@ -16,7 +16,9 @@ namespace occbench {
 using AxisValues = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
 
 struct MeasurementSettings {
-  std::string mode = "cold";    // "cold": L2 flushed before every sample; "hot": not flushed
+  // "cold": L2 swept clean before every sample; "hot": not; "batch": the cold median, then many
+  // back-to-back launches per event pair, timed per launch (harness/timer.hpp)
+  std::string mode = "cold";
   int warmup_runs = 1;          // untimed launches before sampling
   int min_samples = 10;
   int max_samples = 1000;

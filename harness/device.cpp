@@ -28,6 +28,23 @@ std::optional<std::string> no_gpu_reason() {
   return std::nullopt;
 }
 
+std::optional<std::string> device_choice_error(int ordinal, int device_count) {
+  if (ordinal >= 0 && ordinal < device_count) return std::nullopt;
+  std::string ordinals = device_count == 1 ? "0" : fmt::format("0-{}", device_count - 1);
+  if (device_count <= 0) return fmt::format("device {} does not exist: this machine has no GPU", ordinal);
+  return fmt::format("device {} does not exist: this machine has {} GPU{} ({})", ordinal, device_count,
+                     device_count == 1 ? "" : "s", ordinals);
+}
+
+std::optional<std::string> device_choice_error(int ordinal) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    count = 0;
+  }
+  return device_choice_error(ordinal, count);
+}
+
 namespace {
 
 int attribute(cudaDeviceAttr attr, int ordinal) {
@@ -50,9 +67,11 @@ struct Nvml {
   using Init = int (*)();
   using ByPci = int (*)(const char*, void**);
   using Clock = int (*)(void*, int, unsigned*);
+  using Reasons = int (*)(void*, unsigned long long*);
   void* library = nullptr;
   ByPci by_pci = nullptr;
   Clock clock = nullptr;
+  Reasons reasons = nullptr;
   bool ok = false;
 
   Nvml() {
@@ -61,6 +80,8 @@ struct Nvml {
     auto init = reinterpret_cast<Init>(dlsym(library, "nvmlInit_v2"));
     by_pci = reinterpret_cast<ByPci>(dlsym(library, "nvmlDeviceGetHandleByPciBusId_v2"));
     clock = reinterpret_cast<Clock>(dlsym(library, "nvmlDeviceGetClockInfo"));
+    reasons = reinterpret_cast<Reasons>(dlsym(library, "nvmlDeviceGetCurrentClocksEventReasons"));
+    if (!reasons) reasons = reinterpret_cast<Reasons>(dlsym(library, "nvmlDeviceGetCurrentClocksThrottleReasons"));
     ok = init && by_pci && clock && init() == 0;
   }
 };
@@ -139,12 +160,19 @@ ClockReading read_clocks(const DeviceInfo& device) {
   static Nvml nvml;
   ClockReading reading;
   if (!nvml.ok || device.pci_bus_id.empty()) return reading;
-  void* handle = nullptr;
-  if (nvml.by_pci(device.pci_bus_id.c_str(), &handle) != 0) return reading;
+  // One handle per run's device: the lookup by PCI id is slower than the readings themselves.
+  static std::string handle_bus_id;
+  static void* handle = nullptr;
+  if (handle_bus_id != device.pci_bus_id) {
+    if (nvml.by_pci(device.pci_bus_id.c_str(), &handle) != 0) return reading;
+    handle_bus_id = device.pci_bus_id;
+  }
   constexpr int kClockSm = 1, kClockMem = 2;  // nvmlClockType_t
   unsigned mhz = 0;
   if (nvml.clock(handle, kClockSm, &mhz) == 0) reading.sm_mhz = mhz;
   if (nvml.clock(handle, kClockMem, &mhz) == 0) reading.memory_mhz = mhz;
+  unsigned long long bits = 0;
+  if (nvml.reasons && nvml.reasons(handle, &bits) == 0) reading.throttle_reasons = bits;
   return reading;
 }
 
@@ -153,7 +181,9 @@ nlohmann::ordered_json optional_number(const std::optional<double>& v) {
   return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
 }
 nlohmann::ordered_json to_json(const ClockReading& c) {
-  return {{"sm_mhz", optional_number(c.sm_mhz)}, {"memory_mhz", optional_number(c.memory_mhz)}};
+  return {{"sm_mhz", optional_number(c.sm_mhz)},
+          {"memory_mhz", optional_number(c.memory_mhz)},
+          {"throttle_reasons", c.throttle_reasons ? nlohmann::ordered_json(*c.throttle_reasons) : nlohmann::ordered_json(nullptr)}};
 }
 }  // namespace
 
@@ -177,6 +207,7 @@ nlohmann::ordered_json to_json(const DeviceInfo& d) {
           {"pci_bus_id", d.pci_bus_id},
           {"driver_version", d.driver_version},
           {"runtime_version", d.runtime_version},
+          {"timing_floor_ms", optional_number(d.timing_floor_ms)},
           {"clocks", {{"start", to_json(d.clocks_start)}, {"end", to_json(d.clocks_end)}}}};
 }
 

@@ -12,6 +12,9 @@ namespace occbench {
 struct ClockReading {
   std::optional<double> sm_mhz;       // current clocks, from NVML when the driver has it
   std::optional<double> memory_mhz;
+  // nvmlDeviceGetCurrentClocksEventReasons bits (0x1 idle, 0x4 software power cap, 0x8 hardware
+  // slowdown, ...): why the clocks are below their maximum right now.
+  std::optional<unsigned long long> throttle_reasons;
 };
 
 struct DeviceInfo {
@@ -31,12 +34,19 @@ struct DeviceInfo {
   std::string pci_bus_id;
   int driver_version = 0, runtime_version = 0;
   ClockReading clocks_start, clocks_end;
+  std::optional<double> timing_floor_ms;  // empty kernel's event-pair time (harness/timer.hpp)
 
   std::string compute_capability() const;
 };
 
 // Why no GPU can be used ("no CUDA device: ..."), or nullopt when device 0.. exists.
 std::optional<std::string> no_gpu_reason();
+
+// Why `ordinal` names no GPU of a machine with `device_count` of them ("device 7 does not exist:
+// this machine has 1 GPU (0)"), or nullopt when it is one. Pure, for tests.
+std::optional<std::string> device_choice_error(int ordinal, int device_count);
+// The same against this machine's device count.
+std::optional<std::string> device_choice_error(int ordinal);
 
 DeviceInfo query_device(int ordinal);
 

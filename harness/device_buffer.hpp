@@ -12,7 +12,7 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count_) OCCBENCH_CUDA_CHECK(cudaMalloc(&data_, bytes()));
+    if (count_) OCCBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&data_), bytes()));
   }
   ~DeviceBuffer() {
     if (data_) cudaFree(data_);

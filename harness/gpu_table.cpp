@@ -72,6 +72,7 @@ struct GpuRow {
   int sm_count;
   double sm_clock_mhz;           // boost
   double memory_bandwidth_gbps;  // datasheet
+  double memory_gib;             // datasheet capacity (the driver reports slightly less usable)
 };
 
 GpuSpec make_gpu(const GpuRow& r) {
@@ -92,6 +93,7 @@ GpuSpec make_gpu(const GpuRow& r) {
   g.smem_carveout_kib = a->smem_carveout_kib;
   g.sm_clock_mhz = r.sm_clock_mhz;
   g.memory_bandwidth_gbps = r.memory_bandwidth_gbps;
+  g.memory_bytes = std::size_t(r.memory_gib * 1073741824.0);
   g.fp32_lanes_per_sm = a->fp32_lanes_per_sm;
   return g;
 }
@@ -120,15 +122,15 @@ const std::vector<GpuSpec>& gpu_table() {
   // 132 SMs, 233472 B shared memory per SM, 232448 B opt-in per block, 1024 B reserved per block.
   static const std::vector<GpuSpec> table = [] {
     const std::vector<GpuRow> rows = {
-        {"t4", "NVIDIA T4", {"Tesla T4"}, 7, 5, 40, 1590, 320},
-        {"a100", "NVIDIA A100 SXM4 80GB", {"NVIDIA A100-SXM4-80GB"}, 8, 0, 108, 1410, 2039},
-        {"a10", "NVIDIA A10", {}, 8, 6, 72, 1695, 600},
-        {"rtx3090", "NVIDIA GeForce RTX 3090", {}, 8, 6, 82, 1695, 936},
-        {"l4", "NVIDIA L4", {}, 8, 9, 58, 2040, 300},
-        {"rtx4090", "NVIDIA GeForce RTX 4090", {}, 8, 9, 128, 2520, 1008},
-        {"h100", "NVIDIA H100 SXM5 80GB", {"NVIDIA H100 80GB HBM3"}, 9, 0, 132, 1980, 3350},
-        {"h200", "NVIDIA H200 SXM 141GB", {"NVIDIA H200"}, 9, 0, 132, 1980, 4800},
-        {"b200", "NVIDIA B200 (HGX, 180GB)", {"NVIDIA B200"}, 10, 0, 148, 1980, 7700},
+        {"t4", "NVIDIA T4", {"Tesla T4"}, 7, 5, 40, 1590, 320, 16},
+        {"a100", "NVIDIA A100 SXM4 80GB", {"NVIDIA A100-SXM4-80GB"}, 8, 0, 108, 1410, 2039, 80},
+        {"a10", "NVIDIA A10", {}, 8, 6, 72, 1695, 600, 24},
+        {"rtx3090", "NVIDIA GeForce RTX 3090", {}, 8, 6, 82, 1695, 936, 24},
+        {"l4", "NVIDIA L4", {}, 8, 9, 58, 2040, 300, 24},
+        {"rtx4090", "NVIDIA GeForce RTX 4090", {}, 8, 9, 128, 2520, 1008, 24},
+        {"h100", "NVIDIA H100 SXM5 80GB", {"NVIDIA H100 80GB HBM3"}, 9, 0, 132, 1980, 3350, 80},
+        {"h200", "NVIDIA H200 SXM 141GB", {"NVIDIA H200"}, 9, 0, 132, 1980, 4800, 141},
+        {"b200", "NVIDIA B200 (HGX, 180GB)", {"NVIDIA B200"}, 10, 0, 148, 1980, 7700, 180},
     };
     std::vector<GpuSpec> t;
     t.reserve(rows.size());

@@ -39,6 +39,7 @@ struct GpuSpec {
 
   double sm_clock_mhz = 0;            // boost clock
   double memory_bandwidth_gbps = 0;   // datasheet, GB/s = 1e9 B/s
+  std::size_t memory_bytes = 0;       // datasheet capacity, for plan's "does it fit" check
   int fp32_lanes_per_sm = 0;          // FP32 FMA units per SM
 
   int max_warps_per_sm() const { return limits.max_threads_per_sm / limits.warp_size; }

@@ -25,7 +25,7 @@ ordered_json table_device_json(const GpuSpec& g) {
           {"memory_clock_mhz", nullptr},
           {"memory_bus_bits", nullptr},
           {"l2_bytes", nullptr},
-          {"total_memory_bytes", nullptr},
+          {"total_memory_bytes", g.memory_bytes},
           {"peak_bandwidth_gbps", g.memory_bandwidth_gbps},
           {"measured_bandwidth_gbps", nullptr},
           {"peak_fp32_gflops", g.peak_fp32_gflops()},
@@ -70,6 +70,7 @@ PlanTarget plan_target(const GpuSpec& gpu, const std::vector<int>& built_archs) 
   t.key = gpu.key;
   t.name = gpu.name;
   t.limits = gpu.limits;
+  t.memory_bytes = gpu.memory_bytes;
   t.resource_arch = resource_arch_for(fmt::format("the {} ({})", gpu.key, gpu.name), gpu.limits.compute_major,
                                       gpu.limits.compute_minor, built_archs, t.note);
   t.device = table_device_json(gpu);

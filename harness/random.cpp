@@ -1,7 +1,6 @@
 #include "harness/random.hpp"
 
-#include <algorithm>
-#include <thread>
+#include "harness/parallel.hpp"
 
 namespace occbench {
 
@@ -14,25 +13,11 @@ std::uint64_t splitmix64(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-template <typename Fill>
-void parallel_for(std::size_t count, Fill&& fill) {
-  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 32u));
-  if (count < (std::size_t(1) << 20)) threads = 1;
-  std::vector<std::thread> pool;
-  std::size_t chunk = (count + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    std::size_t begin = t * chunk, end = std::min(count, begin + chunk);
-    if (begin >= end) break;
-    pool.emplace_back([=, &fill] { fill(begin, end); });
-  }
-  for (auto& thread : pool) thread.join();
-}
-
 }  // namespace
 
 void fill_uniform(float* data, std::size_t count, std::uint64_t seed, float low, float high) {
   std::uint64_t key = splitmix64(seed);
-  parallel_for(count, [&](std::size_t begin, std::size_t end) {
+  parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       // 24 random bits: every value is exactly representable and uniform in [0, 1).
       float unit = float(splitmix64(key ^ i) >> 40) * (1.0f / 16777216.0f);
@@ -49,7 +34,7 @@ std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float lo
 
 void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t seed) {
   std::uint64_t key = splitmix64(seed);
-  parallel_for(count, [&](std::size_t begin, std::size_t end) {
+  parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) data[i] = std::uint8_t(splitmix64(key ^ i) >> 56);
   });
 }

@@ -31,6 +31,11 @@ ordered_json units_block() {
           {"timing.max_ms", "ms"},
           {"timing.stddev_ms", "ms"},
           {"timing.noise", "stddev / mean (relative)"},
+          {"timing.total_ms", "ms, the sum of the timed samples"},
+          {"timing.sampling_wall_s", "s of wall time in the sampling loop"},
+          {"timing.cold_median_ms", "ms (batch mode: the cold median beside the per-launch figures)"},
+          {"timing.conditions.sm_mhz_min", "MHz"},
+          {"timing.conditions.memory_mhz_min", "MHz"},
           {"work.flops", "FLOP (a multiply-add counts 2)"},
           {"work.equivalent_flops", "FLOP of the full naive computation"},
           {"work.global_bytes", "bytes of global-memory loads and stores the kernel issues"},
@@ -46,7 +51,11 @@ ordered_json units_block() {
           {"device.memory_clock_mhz", "MHz"},
           {"device.peak_bandwidth_gbps", "GB/s"},
           {"device.measured_bandwidth_gbps", "GB/s, read + write bytes of a device-to-device copy"},
-          {"device.peak_fp32_gflops", "GFLOP/s"}};
+          {"device.peak_fp32_gflops", "GFLOP/s"},
+          {"device.timing_floor_ms", "ms, median event-pair time around an empty kernel"},
+          {"run.wall_s", "s"},
+          {"run.timed_s", "s, the sum of every point's timed samples"},
+          {"run.timed_fraction", "timed_s / wall_s"}};
 }
 
 ordered_json tool_block() {
@@ -282,6 +291,21 @@ std::string format_progress(const ordered_json& r, std::size_t done, std::size_t
                      or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}"), occupancy);
 }
 
+namespace {
+// Marks after a median the timing flags explain under the table: "!floor" within 5x of the
+// timing floor, "!clocks" measured while throttled or below the start clock.
+std::string timing_marks(const ordered_json& r) {
+  if (!r.contains("timing") || !r["timing"].is_object()) return "";
+  const auto& t = r["timing"];
+  std::string marks;
+  if (t.value("near_timing_floor", false)) marks += " !floor";
+  if (t.contains("conditions") && t["conditions"].is_object() && t["conditions"].contains("flags") &&
+      t["conditions"]["flags"].is_array() && !t["conditions"]["flags"].empty())
+    marks += " !clocks";
+  return marks;
+}
+}  // namespace
+
 std::string format_table(const std::vector<ordered_json>& results) {
   struct Row {
     std::string cells[11];
@@ -293,7 +317,7 @@ std::string format_table(const std::vector<ordered_json>& results) {
     row.cells[0] = r.value("variant", "");
     row.cells[1] = params_text(r);
     row.cells[2] = r.value("status", "");
-    row.cells[3] = format_time(number_at(r, "timing", "median_ms"));
+    row.cells[3] = format_time(number_at(r, "timing", "median_ms")) + timing_marks(r);
     row.cells[4] = or_dash(100 * number_at(r, "timing", "noise"), "{:.1f}%");
     row.cells[5] = or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}");
     row.cells[6] = or_dash(number_at(r, "metrics", "pct_of_measured_bandwidth"), "{:.1f}");

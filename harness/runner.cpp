@@ -1,16 +1,21 @@
 #include "harness/runner.hpp"
 
+#include "harness/conditions.hpp"
 #include "harness/selection.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
+#include "harness/time_use.hpp"
 #include "harness/timer.hpp"
 
 #include <fmt/format.h>
+#include <nvtx3/nvToolsExt.h>
 
+#include <chrono>
 #include <filesystem>
 #include <limits>
 #include <map>
+#include <optional>
 #include <ostream>
 
 namespace occbench {
@@ -45,9 +50,15 @@ ordered_json to_json(const Verification& v) {
 }
 
 ordered_json to_json(const TimingStats& t) {
-  return {{"mode", t.mode},         {"samples", t.samples}, {"median_ms", t.median_ms}, {"mean_ms", t.mean_ms},
-          {"min_ms", t.min_ms},     {"max_ms", t.max_ms},   {"stddev_ms", t.stddev_ms}, {"noise", t.noise},
-          {"total_ms", t.total_ms}, {"stop_reason", t.stop_reason}};
+  ordered_json j = {{"mode", t.mode},         {"samples", t.samples}, {"median_ms", t.median_ms}, {"mean_ms", t.mean_ms},
+                    {"min_ms", t.min_ms},     {"max_ms", t.max_ms},   {"stddev_ms", t.stddev_ms}, {"noise", t.noise},
+                    {"total_ms", t.total_ms}, {"stop_reason", t.stop_reason}, {"sampling_wall_s", t.sampling_wall_s}};
+  if (t.mode == "batch") {
+    j["launches_per_sample"] = t.launches_per_sample;
+    j["batch_method"] = t.batch_method;
+    j["cold_median_ms"] = t.cold_median_ms;
+  }
+  return j;
 }
 
 ordered_json to_json(const KernelResources& k) {
@@ -168,11 +179,26 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
   if (!prepared.ready()) return r;
 
   const Variant& variant = *point.variant;
-  auto run_once = [&](cudaStream_t stream) { run_point_once(point, problem, prepared.launch, stream); };
-  TimingStats timing = variant.executor == Executor::device
-                           ? time_device(run_once, *context.settings, context.stream, context.flusher)
-                           : time_host([&] { run_once(context.stream); }, *context.settings);
+  // Each timed launch inside an NVTX range named by the point id (free without a tool attached):
+  // `ncu --nvtx --print-nvtx-rename kernel` then names its kernels by point (scripts/ncu_agreement.py).
+  auto run_once = [&](cudaStream_t stream) {
+    nvtxRangePushA(point.id.c_str());
+    run_point_once(point, problem, prepared.launch, stream);
+    nvtxRangePop();
+  };
+  bool on_device = variant.executor == Executor::device;
+  std::optional<ConditionSampler> sampler;
+  if (on_device) sampler.emplace(*context.device);
+  BetweenSamples between;
+  if (sampler) between = [&] { sampler->sample_if_due(); };
+  TimingStats timing = on_device ? time_device(run_once, *context.settings, context.stream, context.flusher, between)
+                                 : time_host([&] { run_once(context.stream); }, *context.settings);
   r["timing"] = to_json(timing);
+  if (on_device) {
+    double floor_ms = context.device->timing_floor_ms.value_or(0);
+    r["timing"]["near_timing_floor"] = near_timing_floor(timing.median_ms, floor_ms);
+    r["timing"]["conditions"] = to_json(sampler->finish(context.device->clocks_start));
+  }
   WorkModel work = variant.work ? variant.work(point.params) : WorkModel{};
   r["metrics"] = to_json(compute_metrics(work, timing.median_ms, context.device->peak_bandwidth_gbps,
                                          context.device->measured_bandwidth_gbps));
@@ -219,6 +245,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   // A copy of 1 GiB (or a quarter of the card) gives the bandwidth this card actually reaches.
   std::size_t copy_bytes = std::min<std::size_t>(std::size_t(1) << 30, device.total_memory_bytes / 8);
   device.measured_bandwidth_gbps = measure_copy_bandwidth_gbps(copy_bytes, 20);
+  auto run_t0 = std::chrono::steady_clock::now();
   log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak\n",
                      options.device, device.name, device.compute_major, device.compute_minor, device.sm_count,
                      device.l2_bytes >> 20, *device.measured_bandwidth_gbps, device.peak_bandwidth_gbps);
@@ -250,8 +277,13 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   // A blocking stream: it waits for the legacy default stream, where problems upload inputs and
   // poison outputs (cudaMemcpy, cudaMemset). A non-blocking one raced with the poisoning.
   OCCBENCH_CUDA_CHECK(cudaStreamCreate(&stream));
+  device.timing_floor_ms = measure_timing_floor_ms(stream);
+  // Read once the GPU has been busy (the copies and the floor above): the clock every point's
+  // readings are judged against.
+  device.clocks_start = read_clocks(device);
   std::unique_ptr<L2Flusher> flusher;
-  if (spec.measurement.mode == "cold") flusher = std::make_unique<L2Flusher>(device.l2_bytes);
+  if (spec.measurement.mode == "cold" || spec.measurement.mode == "batch")
+    flusher = std::make_unique<L2Flusher>(device.l2_bytes, device.sm_count);
   PointContext context{&device, &spec.measurement, stream, flusher.get()};
 
   std::vector<ordered_json> results;
@@ -302,11 +334,13 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     results.push_back(std::move(record));
   }
   problem.reset();
+  std::string flusher_method = flusher ? to_string(flusher->method()) : "none";
   flusher.reset();
   cudaStreamDestroy(stream);
 
   device.clocks_end = read_clocks(device);
   assign_speedups(results, spec.baseline);
+  RunTimeUse time_use = run_time_use(results, std::chrono::duration<double>(std::chrono::steady_clock::now() - run_t0).count());
   for (const auto& r : results) {
     std::string status = r.value("status", "");
     summary.ok += status == "ok";
@@ -319,13 +353,18 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
                       {"command", options.command_line},
                       {"config_source", spec.source},
                       {"measurement", to_json(spec.measurement)},
-                      {"resumed_points", summary.reused}};
+                      {"resumed_points", summary.reused},
+                      {"l2_flush", flusher_method},
+                      {"wall_s", time_use.wall_s},
+                      {"timed_s", time_use.timed_s},
+                      {"timed_fraction", time_use.timed_fraction()}};
   if (!spec.selection.empty()) run["selection"] = to_json(spec.selection);  // --variants, --filter, --set
   ordered_json document = make_document(run, to_json(device), spec.raw, results);
   write_text_file(summary.json_path, document.dump(2) + "\n");
   write_text_file(summary.csv_path, to_csv(results));
 
   log << "\n" << format_table(results);
+  log << format_timing_flags(results, device.timing_floor_ms.value_or(0), time_use);
   log << fmt::format("\n{} ok, {} failed, {} skipped{}\nwrote {}\n      {}\n      {}\n", summary.ok, summary.failed,
                      summary.skipped, summary.reused ? fmt::format(" ({} kept from the resumed run)", summary.reused) : "",
                      summary.json_path, summary.csv_path, summary.jsonl_path);

@@ -8,12 +8,19 @@
 namespace occbench {
 
 struct TimingStats {
-  std::string mode;  // "cold" | "hot" | "host"
+  std::string mode;  // "cold" | "hot" | "batch" | "host"
   int samples = 0;
   double median_ms = 0, mean_ms = 0, min_ms = 0, max_ms = 0, stddev_ms = 0;
   double noise = 0;           // relative: stddev / mean
   double total_ms = 0;        // sum of the samples
   std::string stop_reason;    // "converged" | "max_samples" | "timeout"
+  double sampling_wall_s = 0; // wall time of the sampling loop (warm-up, flushes, syncs included)
+  // Batch mode: each sample is launches_per_sample back-to-back launches (a CUDA graph of them,
+  // or plain launches where capture fails) between one event pair; the figures above are per
+  // launch, and cold_median_ms is the same point's cold median, measured first.
+  int launches_per_sample = 1;
+  std::string batch_method;   // "graph" | "stream" (batch mode only)
+  double cold_median_ms = 0;
 };
 
 // Median, mean, min, max, sample stddev (n - 1) and relative noise of the samples (milliseconds).

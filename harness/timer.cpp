@@ -1,18 +1,49 @@
 #include "harness/timer.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/timer_kernels.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 namespace occbench {
 
-L2Flusher::L2Flusher(std::size_t l2_bytes) : bytes_(2 * l2_bytes) {
-  if (bytes_ > 0) OCCBENCH_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
+FlushMethod flush_method_from_env() {
+  const char* value = std::getenv("OCCBENCH_L2_FLUSH");
+  if (!value || !*value) return FlushMethod::read;
+  std::string name = value;
+  for (FlushMethod m : {FlushMethod::read, FlushMethod::write, FlushMethod::write_read})
+    if (name == to_string(m)) return m;
+  throw std::invalid_argument("OCCBENCH_L2_FLUSH: expected read, write or write_read, got '" + name + "'");
+}
+
+const char* to_string(FlushMethod method) {
+  switch (method) {
+    case FlushMethod::write:
+      return "write";
+    case FlushMethod::write_read:
+      return "write_read";
+    default:
+      return "read";
+  }
+}
+
+L2Flusher::L2Flusher(std::size_t l2_bytes, int sm_count, FlushMethod method)
+    : bytes_(2 * l2_bytes / 16 * 16), sm_count_(sm_count), method_(method) {
+  if (bytes_ == 0) return;
+  OCCBENCH_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
+  OCCBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(float)));
+  // Defined contents for the read sweep (it sums them; any finite values do).
+  OCCBENCH_CUDA_CHECK(cudaMemset(buffer_, 0, bytes_));
 }
 
 L2Flusher::~L2Flusher() {
   if (buffer_) cudaFree(buffer_);
+  if (sink_) cudaFree(sink_);
 }
 
 EventPair::EventPair() {
@@ -27,8 +58,12 @@ EventPair::~EventPair() {
 
 void L2Flusher::flush(cudaStream_t stream) {
   if (!buffer_) return;
-  // A different byte each time, so no layer can skip the write as redundant.
-  OCCBENCH_CUDA_CHECK(cudaMemsetAsync(buffer_, int(++counter_ & 0xff), bytes_, stream));
+  if (method_ != FlushMethod::read) {
+    // A small value that changes each time (a float of bytes 0..0x3f is finite), so no layer can
+    // skip the write as redundant and the read sweep's sum stays finite.
+    OCCBENCH_CUDA_CHECK(cudaMemsetAsync(buffer_, int(++counter_ & 0x3f), bytes_, stream));
+  }
+  if (method_ != FlushMethod::write) launch_read_sweep(buffer_, bytes_, sink_, sm_count_, stream);
 }
 
 namespace {
@@ -37,46 +72,157 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-}  // namespace
+float elapsed_ms(const EventPair& events) {
+  OCCBENCH_CUDA_CHECK(cudaEventSynchronize(events.stop));
+  float ms = 0;
+  OCCBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
+  return ms;
+}
 
-TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const MeasurementSettings& settings,
-                        cudaStream_t stream, L2Flusher* flusher) {
-  bool cold = settings.mode == "cold" && flusher;
-  for (int i = 0; i < settings.warmup_runs; ++i) launch(stream);
-  OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-
-  EventPair events;
+// Samples until stop_reason() says so. `enqueue(events)` puts one sample on the stream between
+// the pair's events; `per_sample` scales an event-pair time to the sample's figure. Samples are
+// enqueued in chunks and synchronized once per chunk, so the GPU runs them back to back instead
+// of idling for a host round trip after each: a chunk holds about kChunkMs of kernel time (at
+// least one sample, at most kMaxChunk), judged from the median so far.
+constexpr double kChunkMs = 10.0;
+constexpr int kMaxChunk = 64;
+TimingStats sample_on_device(const std::function<void(const EventPair&)>& enqueue, double per_sample, const std::string& mode,
+                             const MeasurementSettings& settings, const BetweenSamples& between) {
+  std::vector<EventPair> pairs(kMaxChunk);
   std::vector<double> samples;
   TimingStats stats;
   auto t0 = std::chrono::steady_clock::now();
   while (true) {
-    if (cold) flusher->flush(stream);
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
-    launch(stream);
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
-    OCCBENCH_CUDA_CHECK(cudaEventSynchronize(events.stop));
-    float ms = 0;
-    OCCBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, events.start, events.stop));
-    samples.push_back(ms);
-    stats = summarize(samples, cold ? "cold" : "hot");
+    int chunk = 1;
+    if (!samples.empty())
+      chunk = int(std::clamp(kChunkMs / std::max(stats.median_ms * per_sample, 1e-6), 1.0, double(kMaxChunk)));
+    chunk = std::min(chunk, std::max(1, settings.max_samples - int(samples.size())));
+    for (int i = 0; i < chunk; ++i) enqueue(pairs[i]);
+    for (int i = 0; i < chunk; ++i) samples.push_back(elapsed_ms(pairs[i]) / per_sample);
+    if (between) between();
+    stats = summarize(samples, mode);
     stats.stop_reason = stop_reason(stats, seconds_since(t0), settings);
     if (!stats.stop_reason.empty()) return stats;
   }
 }
 
-TimingStats time_host(const std::function<void()>& work, const MeasurementSettings& settings) {
+// A graph of `count` launches, or nullptr where the launch cannot be captured (a library call
+// that synchronizes, say); the caller then launches them one by one.
+cudaGraphExec_t capture_launches(const std::function<void(cudaStream_t)>& launch, int count, cudaStream_t stream) {
+  cudaStream_t capture_stream = nullptr;
+  if (cudaStreamCreateWithFlags(&capture_stream, cudaStreamNonBlocking) != cudaSuccess) return nullptr;
+  cudaGraph_t graph = nullptr;
+  cudaGraphExec_t exec = nullptr;
+  bool ok = cudaStreamBeginCapture(capture_stream, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+  if (ok) {
+    try {
+      for (int i = 0; i < count; ++i) launch(capture_stream);
+    } catch (const CudaError&) {
+      ok = false;
+    }
+    ok = cudaStreamEndCapture(capture_stream, &graph) == cudaSuccess && ok;
+  }
+  if (ok) ok = cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess;
+  if (graph) cudaGraphDestroy(graph);
+  cudaStreamDestroy(capture_stream);
+  cudaGetLastError();  // a failed capture leaves nothing for the next check to trip on
+  (void)stream;
+  return ok ? exec : nullptr;
+}
+
+}  // namespace
+
+TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const MeasurementSettings& settings,
+                        cudaStream_t stream, L2Flusher* flusher, const BetweenSamples& between) {
+  auto t0 = std::chrono::steady_clock::now();
+  bool flushed = (settings.mode == "cold" || settings.mode == "batch") && flusher;
+  for (int i = 0; i < settings.warmup_runs; ++i) launch(stream);
+  OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+  auto one_launch = [&](const EventPair& events) {
+    if (flushed) flusher->flush(stream);
+    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
+    launch(stream);
+    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
+  };
+  TimingStats single = sample_on_device(one_launch, 1.0, flushed ? "cold" : "hot", settings, between);
+  if (settings.mode != "batch") {
+    single.sampling_wall_s = seconds_since(t0);
+    return single;
+  }
+
+  // Batch: enough launches per sample for about kBatchSampleMs, between 2 and 10000.
+  int count = int(std::clamp(std::ceil(kBatchSampleMs / std::max(single.median_ms, 1e-6)), 2.0, 10000.0));
+  cudaGraphExec_t graph = capture_launches(launch, count, stream);
+  auto one_batch = [&](const EventPair& events) {
+    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
+    if (graph) {
+      OCCBENCH_CUDA_CHECK(cudaGraphLaunch(graph, stream));
+    } else {
+      for (int i = 0; i < count; ++i) launch(stream);
+    }
+    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
+  };
+  TimingStats batch;
+  try {
+    EventPair warmup;
+    one_batch(warmup);  // the graph's first launch uploads it
+    elapsed_ms(warmup);
+    batch = sample_on_device(one_batch, double(count), "batch", settings, between);
+  } catch (...) {
+    if (graph) cudaGraphExecDestroy(graph);
+    throw;
+  }
+  if (graph) cudaGraphExecDestroy(graph);
+  batch.launches_per_sample = count;
+  batch.batch_method = graph ? "graph" : "stream";
+  batch.cold_median_ms = single.median_ms;
+  // Every launch of a batch sample ran on the GPU: the timed time is samples x launches x median.
+  batch.total_ms = batch.total_ms * count + single.total_ms;
+  batch.sampling_wall_s = seconds_since(t0);
+  return batch;
+}
+
+TimingStats time_host(const std::function<void()>& work, const MeasurementSettings& settings,
+                      const BetweenSamples& between) {
+  auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < settings.warmup_runs; ++i) work();
   std::vector<double> samples;
   TimingStats stats;
-  auto t0 = std::chrono::steady_clock::now();
+  auto sampling_t0 = std::chrono::steady_clock::now();
   while (true) {
     auto start = std::chrono::steady_clock::now();
     work();
     samples.push_back(seconds_since(start) * 1e3);
+    if (between) between();
     stats = summarize(samples, "host");
-    stats.stop_reason = stop_reason(stats, seconds_since(t0), settings);
-    if (!stats.stop_reason.empty()) return stats;
+    stats.stop_reason = stop_reason(stats, seconds_since(sampling_t0), settings);
+    if (!stats.stop_reason.empty()) break;
   }
+  stats.sampling_wall_s = seconds_since(t0);
+  return stats;
+}
+
+double measure_timing_floor_ms(cudaStream_t stream, int repetitions) {
+  launch_empty_kernel(stream);
+  OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  // Enqueued in chunks as the samples are (sample_on_device), so the floor is what an event pair
+  // costs a kernel the GPU already has queued, not the host's launch latency.
+  MeasurementSettings settings;
+  settings.mode = "hot";
+  settings.min_samples = settings.max_samples = repetitions;
+  settings.min_time_s = 0;
+  settings.timeout_s = 10;
+  auto empty = [&](const EventPair& events) {
+    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
+    launch_empty_kernel(stream);
+    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
+  };
+  return sample_on_device(empty, 1.0, "hot", settings, {}).median_ms;
+}
+
+bool near_timing_floor(double median_ms, double floor_ms) {
+  return floor_ms > 0 && median_ms > 0 && median_ms < kNearFloorFactor * floor_ms;
 }
 
 }  // namespace occbench

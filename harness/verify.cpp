@@ -1,20 +1,22 @@
 #include "harness/verify.hpp"
 
+#include "harness/parallel.hpp"
+
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace occbench {
 
 namespace {
 
 template <typename Ref>
-Verification compare(const float* out, const Ref* ref, std::size_t count, double tolerance, double abs_floor,
-                     const std::size_t* positions) {
+Verification compare_range(const float* out, const Ref* ref, std::size_t begin, std::size_t end, double tolerance,
+                           double abs_floor, const std::size_t* positions) {
   Verification v;
-  v.tolerance = tolerance;
-  v.checked = count;
-  for (std::size_t k = 0; k < count; ++k) {
+  for (std::size_t k = begin; k < end; ++k) {
     double expected = double(ref[k]);
     double got = double(out[k]);
     double scale = std::max(std::fabs(expected), abs_floor);
@@ -27,6 +29,25 @@ Verification compare(const float* out, const Ref* ref, std::size_t count, double
         v.detail = fmt::format("first at element {}: got {:.9g}, expected {:.9g}", positions ? positions[k] : k, got, expected);
       ++v.mismatches;
     }
+  }
+  return v;
+}
+
+// The ranges on all host cores, merged in order: the first mismatch is the lowest range's.
+template <typename Ref>
+Verification compare(const float* out, const Ref* ref, std::size_t count, double tolerance, double abs_floor,
+                     const std::size_t* positions) {
+  std::vector<Verification> parts(parallel_ranges(count));
+  parallel_for(count, [&](unsigned part, std::size_t begin, std::size_t end) {
+    parts[part] = compare_range(out, ref, begin, end, tolerance, abs_floor, positions);
+  });
+  Verification v;
+  v.tolerance = tolerance;
+  v.checked = count;
+  for (const auto& part : parts) {
+    if (v.mismatches == 0 && part.mismatches > 0) v.detail = part.detail;
+    v.mismatches += part.mismatches;
+    v.max_rel_error = std::max(v.max_rel_error, part.max_rel_error);
   }
   v.status = v.mismatches == 0 ? "passed" : "failed";
   return v;

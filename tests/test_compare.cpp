@@ -175,3 +175,20 @@ TEST(Compare, CommandExitCodes) {
   EXPECT_EQ(run_cli({"compare", base}).code, 2);  // NEW missing from the command line
   EXPECT_EQ(run_cli({"compare", base, same, "--fail-on-regression", "-1"}).code, 2);
 }
+
+TEST(Compare, AMinimumRelativeChangeBeforeAnyVerdict) {
+  // Two very quiet runs at 929 us: a 0.1% difference is not a change (default 1%), a 2% one is.
+  auto base = make_record("global", 256, 0.929, 0.0001);
+  EXPECT_EQ(compare_point("p", base, make_record("global", 256, 0.92993, 0.0001), {}).verdict, Verdict::unchanged);
+  EXPECT_EQ(compare_point("p", base, make_record("global", 256, 0.9476, 0.0001), {}).verdict, Verdict::slower);
+  EXPECT_EQ(compare_point("p", base, make_record("global", 256, 0.9104, 0.0001), {}).verdict, Verdict::faster);
+  EXPECT_NEAR(compare_point("p", base, make_record("global", 256, 0.93, 0.0001), {}).threshold, 0.01, 1e-12);
+  // --min-change 0: only the noise decides, as before.
+  CompareOptions exact;
+  exact.min_change = 0;
+  EXPECT_EQ(compare_point("p", base, make_record("global", 256, 0.92993, 0.0001), exact).verdict, Verdict::slower);
+  // --min-change 5: a 2% change is not enough.
+  CompareOptions coarse;
+  coarse.min_change = 0.05;
+  EXPECT_EQ(compare_point("p", base, make_record("global", 256, 0.9476, 0.0001), coarse).verdict, Verdict::unchanged);
+}

@@ -5,10 +5,16 @@
 #include "harness/occupancy.hpp"
 #include "harness/runner.hpp"
 #include "harness/timer.hpp"
+#include "harness/verify.hpp"
+#include "harness/verify_device.hpp"
+#include "harness/random.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <fstream>
 #include <sstream>
 
@@ -78,7 +84,7 @@ TEST(GpuHarness, TimerSamplesUntilItsRuleSaysStop) {
   m.min_samples = 7;
   m.max_samples = 50;
   m.timeout_s = 5;
-  L2Flusher flusher(device.l2_bytes);
+  L2Flusher flusher(device.l2_bytes, device.sm_count);
   auto stats = time_device([&](cudaStream_t s) { v.run(*problem, params, launch, s); }, m, nullptr, &flusher);
   EXPECT_GE(stats.samples, 7);
   EXPECT_LE(stats.samples, 50);
@@ -141,6 +147,15 @@ TEST(GpuHarness, RunWritesEveryFileAndResumeKeepsFinishedPoints) {
     EXPECT_GT(r["timing"]["median_ms"].get<double>(), 0);
   }
   EXPECT_GT(doc["device"]["measured_bandwidth_gbps"].get<double>(), 0);
+  EXPECT_GT(doc["device"]["timing_floor_ms"].get<double>(), 0);
+  EXPECT_EQ(doc["run"]["l2_flush"], "read");
+  EXPECT_GT(doc["run"]["wall_s"].get<double>(), doc["run"]["timed_s"].get<double>());
+  EXPECT_GT(doc["run"]["timed_fraction"].get<double>(), 0);
+  for (const auto& r : doc["results"]) {
+    EXPECT_GE(r["timing"]["conditions"]["readings"].get<int>(), 1) << r["point_id"];
+    EXPECT_TRUE(r["timing"]["near_timing_floor"].is_boolean()) << r["point_id"];
+  }
+  EXPECT_NE(log.str().find("timing floor"), std::string::npos) << log.str();
   EXPECT_DOUBLE_EQ(doc["results"][0]["metrics"]["speedup_vs_baseline"].get<double>(), 1.0);
 
   // Keep the header and the first 5 points, as if the run had been killed, then resume.
@@ -164,4 +179,80 @@ TEST(GpuHarness, RunWritesEveryFileAndResumeKeepsFinishedPoints) {
   EXPECT_EQ(second.json_path, first.json_path);
   EXPECT_EQ(read_jsonl(first.jsonl_path).results.size(), 12u);
   std::filesystem::remove_all(dir);
+}
+
+TEST(GpuHarness, BatchModeTimesLaunchesBackToBackPerLaunch) {
+  OCCBENCH_REQUIRE_GPU();
+  DeviceInfo device = query_device(0);
+  const Family& family = *builtin_registry().find("adjacent_difference");
+  const Variant& v = *family.find_variant("vectorized");
+  Params params;
+  params.set("n", 4096);
+  params.set("block_size", 128);
+  auto problem = family.make_problem(params, 3);
+  LaunchSpec launch = v.launch(params);
+  MeasurementSettings m;
+  m.mode = "batch";
+  m.min_samples = 5;
+  m.max_samples = 30;
+  m.timeout_s = 2;
+  L2Flusher flusher(device.l2_bytes, device.sm_count);
+  int between_calls = 0;
+  auto stats = time_device([&](cudaStream_t s) { v.run(*problem, params, launch, s); }, m, nullptr, &flusher,
+                           [&] { ++between_calls; });
+  EXPECT_EQ(stats.mode, "batch");
+  EXPECT_EQ(stats.batch_method, "graph");
+  EXPECT_GE(stats.launches_per_sample, 2);
+  EXPECT_GT(stats.cold_median_ms, 0);
+  EXPECT_GT(stats.median_ms, 0);
+  // Enough launches for about kBatchSampleMs of kernel time at the cold median. (No timing
+  // comparison here: under compute-sanitizer the instrumented kernels' times mean nothing.)
+  EXPECT_EQ(stats.launches_per_sample,
+            int(std::clamp(std::ceil(kBatchSampleMs / stats.cold_median_ms), 2.0, 10000.0)));
+  EXPECT_GE(between_calls, 1);  // once per chunk of samples
+  double floor_ms = measure_timing_floor_ms(nullptr);
+  EXPECT_GT(floor_ms, 0);
+  EXPECT_LT(floor_ms, 0.1);
+}
+
+TEST(GpuHarness, EveryFlushMethodRuns) {
+  OCCBENCH_REQUIRE_GPU();
+  DeviceInfo device = query_device(0);
+  for (FlushMethod method : {FlushMethod::read, FlushMethod::write, FlushMethod::write_read}) {
+    L2Flusher flusher(device.l2_bytes, device.sm_count, method);
+    EXPECT_GE(flusher.bytes(), 2 * device.l2_bytes - 16);
+    flusher.flush(nullptr);
+    OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  }
+}
+
+TEST(GpuHarness, DeviceComparisonAgreesWithTheHostOne) {
+  OCCBENCH_REQUIRE_GPU();
+  std::size_t n = (1 << 20) + 3;
+  std::vector<float> reference = random_floats(n, 5), out = reference;
+  std::vector<double> reference_double(reference.begin(), reference.end());
+  out[12345] *= 1.5f;
+  out[777777] = std::numeric_limits<float>::quiet_NaN();
+  out[n - 1] += 1e-7f;
+  DeviceBuffer<float> out_device(n);
+  out_device.upload(out);
+  for (double tolerance : {0.0, 1e-5}) {
+    Verification host = compare_values(out.data(), reference.data(), n, tolerance, 0.0);
+    DeviceReference<float> device_reference;
+    Verification gpu = device_reference.compare(out_device.get(), reference, tolerance, 0.0);
+    EXPECT_EQ(gpu.status, host.status);
+    EXPECT_EQ(gpu.mismatches, host.mismatches) << tolerance;
+    EXPECT_EQ(gpu.checked, host.checked);
+    EXPECT_EQ(gpu.max_rel_error, host.max_rel_error);
+    EXPECT_EQ(gpu.detail, host.detail);
+    DeviceReference<double> device_reference_double;
+    Verification gpu_double = device_reference_double.compare(out_device.get(), reference_double, tolerance, 1.0);
+    Verification host_double = compare_values(out.data(), reference_double.data(), n, tolerance, 1.0);
+    EXPECT_EQ(gpu_double.mismatches, host_double.mismatches);
+    EXPECT_EQ(gpu_double.detail, host_double.detail);
+  }
+  std::vector<float> exact = reference;
+  out_device.upload(exact);
+  DeviceReference<float> device_reference;
+  EXPECT_EQ(device_reference.compare(out_device.get(), reference, 0.0, 0.0).status, "passed");
 }

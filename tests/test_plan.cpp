@@ -81,7 +81,7 @@ void check_adjacent_difference_plan(const std::string& gpu, int max_warps_per_sm
     EXPECT_TRUE(r["metrics"].is_null());
     EXPECT_GT(r["work"]["flops"].get<double>(), 0);
     EXPECT_GT(r["work"]["cgma_flop_per_byte"].get<double>(), 0);
-    EXPECT_EQ(r["footprint"]["device_bytes"], r["params"]["n"].get<std::int64_t>() * 8);
+    EXPECT_EQ(r["footprint"]["device_bytes"], r["params"]["n"].get<std::int64_t>() * 12);
     if (r["variant"] == "host") {
       EXPECT_TRUE(r["occupancy"].is_null());
       EXPECT_NE(r["reason"].get<std::string>().find("no kernel of ours to plan"), std::string::npos);
@@ -292,4 +292,21 @@ TEST(Plan, ArchitectureOfTheMachineCodeAGpuRuns) {
     EXPECT_NE(std::string(e.what()).find("built: sm_86, sm_90"), std::string::npos) << e.what();
   }
   EXPECT_EQ(plan_target(gpu_by_key("sm_100"), {90, 100}).key, "b200");
+}
+
+TEST(Plan, AProblemLargerThanTheGpuMemoryIsSkippedWithTheReason) {
+  // 8192 x 8191 pixels, 32 views of 32 channels: about 272 GiB, more than an 80 GiB H100 holds.
+  SweepSpec spec = parse_sweep_text(
+      R"({"name": "huge", "family": "cost_volume", "variants": ["global"],
+          "sizes": {"views": [2, 32], "width": [8192], "height": [8191]}, "axes": {"block_size": [256]}})",
+      "huge.json", builtin_registry());
+  auto points = expand_sweep(spec, builtin_registry());
+  ASSERT_EQ(points.size(), 2u);
+  PlanTarget target = plan_target(gpu_by_key("h100"), built_cuda_architectures());
+  auto fits = plan_point(points[0], target, built_kernel_resources());
+  auto too_big = plan_point(points[1], target, built_kernel_resources());
+  EXPECT_NE(fits["status"], "skipped") << fits["reason"];
+  EXPECT_EQ(too_big["status"], "skipped");
+  std::string reason = too_big["reason"];
+  EXPECT_NE(reason.find("GiB of device memory; the GPU has 80.00 GiB"), std::string::npos) << reason;
 }

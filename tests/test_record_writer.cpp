@@ -110,4 +110,10 @@ TEST(Report, TableAndProgressShowTheHeadlineFigures) {
   auto table = format_table({r});
   EXPECT_NE(table.find("63.20 us"), std::string::npos) << table;
   EXPECT_NE(table.find("warps"), std::string::npos) << table;
+  EXPECT_EQ(table.find("!floor"), std::string::npos) << table;
+  // Timing flags mark the median.
+  r["timing"]["near_timing_floor"] = true;
+  r["timing"]["conditions"] = {{"flags", {"throttled (sw_power_cap)"}}};
+  table = format_table({r});
+  EXPECT_NE(table.find("63.20 us !floor !clocks"), std::string::npos) << table;
 }

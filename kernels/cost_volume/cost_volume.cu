@@ -8,7 +8,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
 #include "harness/family_builder.hpp"
-#include "harness/verify.hpp"
+#include "harness/verify_device.hpp"
 
 #include <fmt/format.h>
 
@@ -92,8 +92,7 @@ class CostVolumeProblem : public Problem {
   void poison_outputs() override { out_.poison(); }
 
   Verification verify() override {
-    std::vector<float> got = out_.download();
-    return compare_values(got.data(), reference_.data(), got.size(), tolerance(views_), 1.0);
+    return reference_device_.compare(out_.get(), reference_, tolerance(views_), 1.0);
   }
 
   int views() const { return views_; }
@@ -109,6 +108,7 @@ class CostVolumeProblem : public Problem {
   std::size_t pixels_;
   DeviceBuffer<float> features_, weights_, out_;
   std::vector<double> reference_;
+  DeviceReference<double> reference_device_;
 };
 
 
@@ -129,7 +129,9 @@ Family make_family() {
       })
       .device_bytes([](const Params& s) {
         std::uint64_t pixels = std::uint64_t(s.get("width") * s.get("height"));
-        return pixels * (std::uint64_t(s.get("views")) * (kChannels + 1) + kChannels) * sizeof(float);
+        // Features, weights, the output, and the double reference kept on the device for verification.
+        return pixels * (std::uint64_t(s.get("views")) * (kChannels + 1) + kChannels) * sizeof(float) +
+               pixels * kChannels * sizeof(double);
       })
       .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
         return std::make_unique<CostVolumeProblem>(int(s.get("views")), int(s.get("width")), int(s.get("height")), seed);

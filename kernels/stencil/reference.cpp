@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 namespace occbench::stencil {
@@ -60,6 +61,11 @@ Verification compare_images(const std::uint8_t* got, const std::uint8_t* expecte
   Verification v;
   v.tolerance = 0;
   v.checked = std::uint64_t(width) * std::uint64_t(height);
+  // The common case, an exact match, at memcmp's speed: 180 points of 4096² spent seconds here.
+  if (std::memcmp(got, expected, std::size_t(v.checked)) == 0) {
+    v.status = "passed";
+    return v;
+  }
   int worst = 0;
   for (int y = 0; y < height; ++y)
     for (int x = 0; x < width; ++x) {

@@ -8,7 +8,7 @@
 #include "harness/device_buffer.hpp"
 #include "harness/family_builder.hpp"
 #include "harness/random.hpp"
-#include "harness/verify.hpp"
+#include "harness/verify_device.hpp"
 
 #include <fmt/format.h>
 
@@ -62,8 +62,7 @@ class TransposeProblem : public Problem {
       reference(in_host_.data(), reference_.data(), rows_, cols_);
     }
     // A transpose moves bits: the output must equal the reference exactly.
-    std::vector<float> got = out_.download();
-    return compare_values(got.data(), reference_.data(), got.size(), 0.0, 0.0);
+    return reference_device_.compare(out_.get(), reference_, 0.0, 0.0);
   }
 
   int rows() const { return int(rows_); }
@@ -75,6 +74,7 @@ class TransposeProblem : public Problem {
   std::size_t rows_, cols_;
   std::vector<float> in_host_, reference_;
   DeviceBuffer<float> in_, out_;
+  DeviceReference<float> reference_device_;
 };
 
 
@@ -110,7 +110,8 @@ Family make_family() {
           return fmt::format("rows*cols = {} must fit in a 32-bit int (the kernels' index type)", elements);
         return "";
       })
-      .device_bytes([](const Params& s) { return std::uint64_t(s.get("rows")) * std::uint64_t(s.get("cols")) * 8; })
+      // Input, output and the reference kept on the device for verification.
+      .device_bytes([](const Params& s) { return std::uint64_t(s.get("rows")) * std::uint64_t(s.get("cols")) * 12; })
       .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
         return std::make_unique<TransposeProblem>(std::size_t(s.get("rows")), std::size_t(s.get("cols")), seed);
       })

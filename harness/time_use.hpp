@@ -1,0 +1,23 @@
+#pragma once
+// Where a run's time went, and the timing flags of its points, for the run block and the lines
+// under the final table. Pure CPU code over result records.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+struct RunTimeUse {
+  double wall_s = 0;   // from the first point's setup to the last point's record
+  double timed_s = 0;  // sum of the timed samples (timing.total_ms), device and host
+  double timed_fraction() const { return wall_s > 0 ? timed_s / wall_s : 0.0; }
+};
+
+RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, double wall_s);
+
+// "timing floor 0.0046 ms (empty kernel); 2 point(s) within 5x of it: ...", "N point(s) measured
+// while throttled or below the start clock: ...", and the time use. Empty lines are left out.
+std::string format_timing_flags(const std::vector<nlohmann::ordered_json>& results, double floor_ms, const RunTimeUse& use);
+
+}  // namespace occbench

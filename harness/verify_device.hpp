@@ -1,0 +1,35 @@
+#pragma once
+// The comparison of harness/verify.hpp, run on the GPU: the output never leaves the device, so a
+// point of a 1 GiB output is verified in a millisecond instead of a download and a CPU pass.
+// Same rule, same figures (max relative error, mismatches, the first mismatch's detail).
+#include "harness/device_buffer.hpp"
+#include "harness/registry.hpp"
+
+#include <cstddef>
+#include <vector>
+
+namespace occbench {
+
+Verification compare_on_device(const float* out_device, const float* ref_device, std::size_t count, double tolerance,
+                               double abs_floor);
+Verification compare_on_device(const float* out_device, const double* ref_device, std::size_t count, double tolerance,
+                               double abs_floor);
+
+// A family's CPU reference kept on the device: uploaded at the first compare (the family computes
+// it once per problem), reused by every variant and launch configuration of that size.
+template <typename Ref>
+class DeviceReference {
+ public:
+  Verification compare(const float* out_device, const std::vector<Ref>& host_reference, double tolerance, double abs_floor) {
+    if (device_.size() != host_reference.size()) {
+      device_ = DeviceBuffer<Ref>(host_reference.size());
+      device_.upload(host_reference);
+    }
+    return compare_on_device(out_device, device_.get(), host_reference.size(), tolerance, abs_floor);
+  }
+
+ private:
+  DeviceBuffer<Ref> device_;
+};
+
+}  // namespace occbench

@@ -1,0 +1,71 @@
+// The timing pieces that need no GPU: the bad-device message, the conditions' flags, the timing
+// floor's flag, and the run's time use under the final table.
+#include "harness/conditions.hpp"
+#include "harness/device.hpp"
+#include "harness/time_use.hpp"
+#include "harness/timer.hpp"
+
+#include <gtest/gtest.h>
+
+using namespace occbench;
+
+TEST(DeviceChoice, ANonexistentDeviceIsNamedWithTheOnesThatExist) {
+  EXPECT_FALSE(device_choice_error(0, 1));
+  EXPECT_EQ(device_choice_error(7, 1).value(), "device 7 does not exist: this machine has 1 GPU (0)");
+  EXPECT_EQ(device_choice_error(4, 4).value(), "device 4 does not exist: this machine has 4 GPUs (0-3)");
+  EXPECT_EQ(device_choice_error(-1, 2).value(), "device -1 does not exist: this machine has 2 GPUs (0-1)");
+  EXPECT_FALSE(device_choice_error(3, 4));
+}
+
+TEST(Conditions, ThrottleBitsHaveNames) {
+  EXPECT_EQ(throttle_reason_names(0x1 | 0x4), (std::vector<std::string>{"gpu_idle", "sw_power_cap"}));
+  EXPECT_EQ(throttle_reason_names(0x1000), (std::vector<std::string>{"0x1000"}));
+  EXPECT_TRUE(throttle_reason_names(0).empty());
+}
+
+TEST(Conditions, ThrottledOrSlowerThanTheStartIsFlagged) {
+  ClockReading start{1980.0, 2619.0, 0ull};
+  auto judged = [&](std::vector<ClockReading> readings) {
+    PointConditions c;
+    for (const auto& r : readings) add_reading(c, r);
+    judge_conditions(c, start);
+    return c;
+  };
+  // At the start clock, idle bit only: nothing to flag.
+  PointConditions quiet = judged({{1980.0, 2619.0, 0x1ull}, {1980.0, 2619.0, 0ull}});
+  EXPECT_TRUE(quiet.flags.empty());
+  EXPECT_EQ(quiet.readings, 2);
+  // One reading under the software power cap at a lower clock: both flags.
+  PointConditions capped = judged({{1980.0, 2619.0, 0ull}, {1755.0, 2619.0, 0x4ull}});
+  ASSERT_EQ(capped.flags.size(), 2u);
+  EXPECT_EQ(capped.flags[0], "throttled (sw_power_cap)");
+  EXPECT_EQ(capped.flags[1], "SM clock 1755 MHz below the run's start clock 1980 MHz");
+  EXPECT_EQ(*capped.sm_mhz_min, 1755.0);
+  EXPECT_EQ(*capped.sm_mhz_max, 1980.0);
+  // No NVML: no readings, no flags.
+  EXPECT_TRUE(judged({ClockReading{}}).flags.empty());
+}
+
+TEST(TimingFloor, WithinFiveTimesIsFlagged) {
+  EXPECT_TRUE(near_timing_floor(0.010, 0.0025));   // 4x
+  EXPECT_FALSE(near_timing_floor(0.0125, 0.0025));  // 5x
+  EXPECT_FALSE(near_timing_floor(0.010, 0.0));     // floor unknown
+}
+
+TEST(TimeUse, SumsTimedSamplesAndListsFlags) {
+  using json = nlohmann::ordered_json;
+  std::vector<json> results = {
+      {{"point_id", "a"}, {"timing", {{"total_ms", 1500.0}, {"near_timing_floor", true},
+                                      {"conditions", {{"flags", {"throttled (sw_power_cap)"}}}}}}},
+      {{"point_id", "b"}, {"timing", {{"total_ms", 500.0}, {"near_timing_floor", false}, {"conditions", {{"flags", json::array()}}}}}},
+      {{"point_id", "c"}, {"timing", nullptr}},
+  };
+  RunTimeUse use = run_time_use(results, 4.0);
+  EXPECT_DOUBLE_EQ(use.timed_s, 2.0);
+  EXPECT_DOUBLE_EQ(use.timed_fraction(), 0.5);
+  std::string text = format_timing_flags(results, 0.0025, use);
+  EXPECT_NE(text.find("1 point(s) within 5x of it (!floor): a"), std::string::npos) << text;
+  EXPECT_NE(text.find("1 point(s) measured while throttled or below the run's start clock (!clocks): a (throttled (sw_power_cap))"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("2.0 s of timed samples in 4.0 s of wall time (50%)"), std::string::npos) << text;
+}
