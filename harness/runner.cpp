@@ -115,6 +115,7 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
     r["launch"] = {{"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
                    {"block", {launch.block.x, launch.block.y, launch.block.z}},
                    {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
+    if (!launch.compile_json.empty()) r["compile"] = ordered_json::parse(launch.compile_json);
   }
   if (on_device && launch.kernel) {
     KernelResources resources = kernel_resources(launch.kernel);

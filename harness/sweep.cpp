@@ -50,7 +50,7 @@ void cartesian(const AxisValues& axes, Params params, std::size_t depth, Visit&&
 }  // namespace
 
 std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
-  const Family* family = registry.find(spec.family);
+  const Family* family = spec.source_family ? spec.source_family.get() : registry.find(spec.family);
   if (!family) throw std::invalid_argument("unknown family " + spec.family);
   std::vector<Point> points;
   cartesian(spec.sizes, Params{}, 0, [&](const Params& sizes) {
