@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# User kernels (source-defined families) on the GPU, in one call. Run from a folder holding
+# $BIN (occbench, tests/, libmuparser beside them), examples/ and configs/:
+#   BIN=build-h100-bin bash scripts/own_kernel_device.sh
+# 1. GPU tests; 2. compute-sanitizer memcheck over a small run of each user example;
+# 3. the equivalence check: the built-in adjacent_difference family and the same kernels as a user
+#    source, then occbench compare; 4. the deliberately broken kernels (examples/broken/), each under
+#    a time limit; 5. NVRTC compile time of 10 instantiations, cold cache vs warm (occbench plan).
+# Everything goes into one tarball under $OUT; a summary is printed last.
+set -uo pipefail
+BIN=${BIN:-build-h100-bin}
+OUT=${OUT:-device-out}
+WORK=$(mktemp -d)
+mkdir -p "$OUT" "$WORK/results" "$WORK/logs"
+export OCCBENCH_CACHE_DIR="$WORK/nvrtc-cache"
+# NVRTC (libnvrtc.so.13) comes from the machine's CUDA toolkit; libmuparser is carried beside the binaries.
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+occbench="$BIN/occbench"
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$WORK/logs/nvidia-smi.csv" 2>&1
+
+if [ -z "${SKIP_TESTS:-}" ] && [ -x "$BIN/tests/occbench_gpu_tests" ]; then
+  "$BIN/tests/occbench_gpu_tests" > "$WORK/logs/gpu_tests.log" 2>&1
+  note "gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$WORK/logs/gpu_tests.log" | tr '\n' ' '))"
+fi
+
+# A small copy of a config (one size), written beside it so its relative paths still hold.
+small_config() {  # config n -> path
+  python3 - "$1" "$2" <<'PY'
+import json, sys, os
+path, n = sys.argv[1], int(sys.argv[2])
+d = json.load(open(path))
+first = list(d["sizes"])[0]
+d["sizes"][first] = [n]
+d["name"] = d.get("name", "x") + "_small"
+d["measurement"] = {"min_samples": 3, "max_samples": 5, "timeout_s": 0.2, "warmup_runs": 0}
+out = os.path.join(os.path.dirname(path), "small_" + os.path.basename(path))
+json.dump(d, open(out, "w"), indent=1)
+print(out)
+PY
+}
+
+for config in examples/adjacent_difference/adjacent_difference.json examples/compile_benchmark/compile_benchmark.json \
+              ${EXTRA_EXAMPLES:-}; do
+  small=$(small_config "$config" 1000003)
+  name=$(basename "$config" .json)
+  compute-sanitizer --tool memcheck --error-exitcode 99 "$occbench" run "$small" --out "$WORK/results/sanitizer" \
+    > "$WORK/logs/memcheck_$name.log" 2>&1
+  note "memcheck $name: exit $? ($(grep -E 'ERROR SUMMARY' "$WORK/logs/memcheck_$name.log" | tail -1)) $(grep -E '^[0-9]+ ok, ' "$WORK/logs/memcheck_$name.log")"
+done
+
+# Equivalence: same point ids (family adjacent_difference), built-in first.
+"$occbench" run examples/adjacent_difference/builtin_adjacent_difference.json --out "$WORK/results/equivalence" \
+  > "$WORK/logs/run_builtin.log" 2>&1
+note "run built-in adjacent_difference: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_builtin.log"))"
+"$occbench" run examples/adjacent_difference/adjacent_difference.json --out "$WORK/results/equivalence" \
+  > "$WORK/logs/run_user.log" 2>&1
+note "run user adjacent_difference: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_user.log"))"
+base=$(ls "$WORK"/results/equivalence/builtin_adjacent_difference-*.json 2>/dev/null | head -1)
+user=$(ls "$WORK"/results/equivalence/user_adjacent_difference-*.json 2>/dev/null | head -1)
+if [ -n "$base" ] && [ -n "$user" ]; then
+  "$occbench" compare "$base" "$user" > "$WORK/logs/compare_equivalence.md" 2>&1
+  note "compare built-in vs user: exit $? ($(grep -iE 'unchanged|faster|slower' "$WORK/logs/compare_equivalence.md" | tail -1))"
+  python3 - "$base" "$user" > "$WORK/logs/resources_equivalence.txt" 2>&1 <<'PY'
+import json, sys
+b, u = (json.load(open(p))["results"] for p in sys.argv[1:3])
+ub = {r["point_id"]: r for r in u}
+same = 0
+for r in b:
+    o = ub.get(r["point_id"])
+    if not o: print("missing in user run:", r["point_id"]); continue
+    keys = [("resources", "registers_per_thread"), ("resources", "static_smem_bytes"), ("occupancy", "theoretical"), ("occupancy", "limiter")]
+    diff = [(a, k, r[a][k], o[a][k]) for a, k in keys if (r.get(a) or {}).get(k) != (o.get(a) or {}).get(k)]
+    if diff: print(r["point_id"], diff)
+    else: same += 1
+print(f"{same} of {len(b)} points: same registers, static shared memory, occupancy and limiter")
+PY
+  note "resources: $(tail -1 "$WORK/logs/resources_equivalence.txt")"
+fi
+
+# Broken kernels: each must fail with its reason and keep the other points; a hang must be stopped.
+for config in examples/broken/*.json; do
+  name=$(basename "$config" .json)
+  case "$name" in small_*) continue ;; esac
+  timeout "${BROKEN_TIMEOUT_S:-120}" "$occbench" run "$config" --out "$WORK/results/broken" > "$WORK/logs/broken_$name.log" 2>&1
+  code=$?
+  note "broken $name: exit $code; $(grep -E '^[0-9]+ ok, ' "$WORK/logs/broken_$name.log")"
+done
+
+# NVRTC compile time: 10 instantiations, empty cache, then the same again (all hits).
+rm -rf "$OCCBENCH_CACHE_DIR"
+start=$(date +%s.%N); "$occbench" plan examples/compile_benchmark/compile_benchmark.json --gpu h100 --out "$WORK/results/plan" \
+  > "$WORK/logs/compile_cold.log" 2>&1; end=$(date +%s.%N)
+cold=$(python3 -c "print(f'{$end - $start:.2f}')")
+start=$(date +%s.%N); "$occbench" plan examples/compile_benchmark/compile_benchmark.json --gpu h100 --out "$WORK/results/plan" \
+  > "$WORK/logs/compile_warm.log" 2>&1; end=$(date +%s.%N)
+warm=$(python3 -c "print(f'{$end - $start:.2f}')")
+note "NVRTC 10 instantiations ($(nproc) cores): cold cache ${cold} s, warm cache ${warm} s (whole occbench plan)"
+
+tar -C "$WORK" -czf "$OUT/own_kernel.tgz" .
+echo
+printf '%s\n' "${summary[@]}"
