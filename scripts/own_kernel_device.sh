@@ -43,7 +43,7 @@ PY
 }
 
 for config in examples/adjacent_difference/adjacent_difference.json examples/compile_benchmark/compile_benchmark.json \
-              ${EXTRA_EXAMPLES:-}; do
+              examples/reduction/reduction.json examples/histogram/histogram.json ${EXTRA_EXAMPLES:-}; do
   small=$(small_config "$config" 1000003)
   name=$(basename "$config" .json)
   compute-sanitizer --tool memcheck --error-exitcode 99 "$occbench" run "$small" --out "$WORK/results/sanitizer" \
@@ -79,6 +79,32 @@ print(f"{same} of {len(b)} points: same registers, static shared memory, occupan
 PY
   note "resources: $(tail -1 "$WORK/logs/resources_equivalence.txt")"
 fi
+
+# The two studies: each best variant's bandwidth as a fraction of the measured copy bandwidth.
+for config in examples/reduction/reduction.json examples/histogram/histogram.json examples/histogram/histogram_skewed.json; do
+  name=$(basename "$config" .json)
+  "$occbench" run "$config" --out "$WORK/results/studies" > "$WORK/logs/run_$name.log" 2>&1
+  note "run $name: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_$name.log"))"
+  result=$(ls "$WORK"/results/studies/"$name"-*.json 2>/dev/null | grep -v plan | head -1)
+  [ -n "$result" ] && python3 - "$result" > "$WORK/logs/best_$name.md" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+copy = d["device"].get("measured_bandwidth_gbps")
+print(f"# {d['config'].get('name')}: best point per variant and size (copy bandwidth {copy:.0f} GB/s)\n")
+print("| n | variant | params | median | GB/s | of copy | occupancy |")
+print("|---:|---|---|---:|---:|---:|---:|")
+best = {}
+for r in d["results"]:
+    if r.get("status") != "ok": continue
+    key = (r["params"]["n"], r["variant"])
+    if key not in best or r["timing"]["median_ms"] < best[key]["timing"]["median_ms"]: best[key] = r
+for (n, v), r in sorted(best.items(), key=lambda kv: (kv[0][0], kv[1]["timing"]["median_ms"])):
+    gbps = r["metrics"]["achieved_bandwidth_gbps"]
+    params = " ".join(f"{k}={x}" for k, x in r["params"].items() if k != "n")
+    print(f"| {n} | {v} | {params} | {r['timing']['median_ms']*1000:.1f} us | {gbps:.0f} | {gbps/copy:.1%} | {r['occupancy']['theoretical']:.2f} |")
+PY
+  note "best $name: $(sed -n 5p "$WORK/logs/best_$name.md" 2>/dev/null)"
+done
 
 # Broken kernels: each must fail with its reason and keep the other points; a hang must be stopped.
 for config in examples/broken/*.json; do
