@@ -7,6 +7,7 @@
 #include "harness/report.hpp"
 #include "harness/runner.hpp"
 #include "harness/summary.hpp"
+#include "harness/supervisor.hpp"
 #include "harness/sweep.hpp"
 
 #include <CLI/CLI.hpp>
@@ -122,6 +123,11 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   run->add_option("--out", out_dir, "Folder for the result files")->capture_default_str();
   run->add_option("--resume", resume_path, "Finish an interrupted run from its .jsonl, keeping its finished points");
   run->add_option("--device", device_ordinal, "CUDA device ordinal")->capture_default_str();
+  double watchdog_s = 120;
+  bool no_supervisor = false;
+  run->add_option("--watchdog", watchdog_s, "Sweeps of your own kernels: a point running longer (seconds) is stopped and recorded failed")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  run->add_flag("--no-supervisor", no_supervisor, "Sweeps of your own kernels: run in this process (no watchdog, no restart after a fault)");
 
   // plan: occupancy and work for any GPU of the table, no GPU needed (harness/plan.hpp).
   PlanOptions plan_options;
@@ -198,6 +204,22 @@ int cli_main(int argc, char** argv, const Registry& registry) {
       if (auto reason = no_gpu_reason()) {
         std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate and list work without one)\n", *reason);
         return kExitNoGpu;
+      }
+      // A sweep of the user's own kernels runs in a supervised child process: a fault or a hang
+      // fails its point and the sweep goes on (harness/supervisor).
+      options.supervisor_fd = supervisor_fd_from_environment();
+      if (spec.source_family && options.supervisor_fd < 0 && !no_supervisor) {
+        SupervisorOptions supervised;
+        supervised.first_args.assign(argv + 1, argv + argc);
+        supervised.resume_args = {"--device", std::to_string(device_ordinal), "--watchdog", fmt::format("{}", watchdog_s)};
+        supervised.watchdog_s = watchdog_s;
+        auto points = expand_sweep(spec, registry);
+        supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
+          for (const auto& point : points)
+            if (point.id == id) return unrun_record(point, "failed", reason);
+          return ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
+        };
+        return supervise_run(supervised, std::cerr);
       }
       RunSummary summary = run_sweep(spec, registry, options, std::cout);
       if (summary.failed > 0)

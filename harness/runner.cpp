@@ -3,6 +3,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
+#include "harness/supervisor.hpp"
 #include "harness/timer.hpp"
 
 #include <fmt/format.h>
@@ -245,6 +246,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   if (!options.resume)
     jsonl.write({{"occbench_jsonl", 1}, {"tool", tool_block()}, {"device", to_json(device)}, {"config", spec.raw},
                  {"config_source", spec.source}, {"started_utc", started}});
+  announce(options.supervisor_fd, "jsonl " + summary.jsonl_path);
 
   cudaStream_t stream;
   // A blocking stream: it waits for the legacy default stream, where problems upload inputs and
@@ -269,6 +271,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
       ++summary.reused;
       continue;
     }
+    announce(options.supervisor_fd, "begin " + point.id);
     if (context_lost) {
       record = unrun_record(point, "skipped", lost_reason);
     } else {
@@ -299,6 +302,8 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     }
     jsonl.write(record);
     log << format_progress(record, i + 1, points.size()) << std::endl;
+    announce(options.supervisor_fd, "end " + point.id);
+    if (context_lost && options.supervisor_fd >= 0) std::_Exit(kExitContextLost);  // the supervisor resumes in a new process
     results.push_back(std::move(record));
   }
   problem.reset();

@@ -110,7 +110,8 @@ done
 for config in examples/broken/*.json; do
   name=$(basename "$config" .json)
   case "$name" in small_*) continue ;; esac
-  timeout "${BROKEN_TIMEOUT_S:-120}" "$occbench" run "$config" --out "$WORK/results/broken" > "$WORK/logs/broken_$name.log" 2>&1
+  timeout "${BROKEN_TIMEOUT_S:-120}" "$occbench" run "$config" --out "$WORK/results/broken" --watchdog 15 \
+    > "$WORK/logs/broken_$name.log" 2>&1
   code=$?
   note "broken $name: exit $code; $(grep -E '^[0-9]+ ok, ' "$WORK/logs/broken_$name.log")"
 done
