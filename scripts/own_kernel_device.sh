@@ -2,6 +2,7 @@
 # User kernels (source-defined families) on the GPU, in one call. Run from a folder holding
 # $BIN (occbench, tests/, libmuparser beside them), examples/ and configs/:
 #   BIN=build-h100-bin bash scripts/own_kernel_device.sh
+#   SECTIONS="broken memcheck" BIN=... bash scripts/own_kernel_device.sh   # some parts only
 # 1. GPU tests; 2. compute-sanitizer memcheck over a small run of each user example;
 # 3. the equivalence check: the built-in adjacent_difference family and the same kernels as a user
 #    source, then occbench compare; 4. the deliberately broken kernels (examples/broken/), each under
@@ -15,13 +16,16 @@ mkdir -p "$OUT" "$WORK/results" "$WORK/logs"
 export OCCBENCH_CACHE_DIR="$WORK/nvrtc-cache"
 # NVRTC (libnvrtc.so.13) comes from the machine's CUDA toolkit; libmuparser is carried beside the binaries.
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+# SECTIONS picks parts (default all): tests memcheck equivalence studies broken compile
+SECTIONS=${SECTIONS:-tests memcheck equivalence studies broken compile}
+want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
 occbench="$BIN/occbench"
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv > "$WORK/logs/nvidia-smi.csv" 2>&1
 
-if [ -z "${SKIP_TESTS:-}" ] && [ -x "$BIN/tests/occbench_gpu_tests" ]; then
+if want tests && [ -x "$BIN/tests/occbench_gpu_tests" ]; then
   "$BIN/tests/occbench_gpu_tests" > "$WORK/logs/gpu_tests.log" 2>&1
   note "gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$WORK/logs/gpu_tests.log" | tr '\n' ' '))"
 fi
@@ -42,16 +46,18 @@ print(out)
 PY
 }
 
-for config in examples/adjacent_difference/adjacent_difference.json examples/compile_benchmark/compile_benchmark.json \
-              examples/reduction/reduction.json examples/histogram/histogram.json ${EXTRA_EXAMPLES:-}; do
+want memcheck && for config in examples/adjacent_difference/adjacent_difference.json \
+    examples/compile_benchmark/compile_benchmark.json examples/reduction/reduction.json examples/histogram/histogram.json \
+    examples/histogram/histogram_skewed.json ${EXTRA_EXAMPLES:-}; do
   small=$(small_config "$config" 1000003)
   name=$(basename "$config" .json)
-  compute-sanitizer --tool memcheck --error-exitcode 99 "$occbench" run "$small" --out "$WORK/results/sanitizer" \
+  compute-sanitizer --tool memcheck --error-exitcode 99 "$occbench" run "$small" --no-supervisor --out "$WORK/results/sanitizer" \
     > "$WORK/logs/memcheck_$name.log" 2>&1
   note "memcheck $name: exit $? ($(grep -E 'ERROR SUMMARY' "$WORK/logs/memcheck_$name.log" | tail -1)) $(grep -E '^[0-9]+ ok, ' "$WORK/logs/memcheck_$name.log")"
 done
 
 # Equivalence: same point ids (family adjacent_difference), built-in first.
+if want equivalence; then
 "$occbench" run examples/adjacent_difference/builtin_adjacent_difference.json --out "$WORK/results/equivalence" \
   > "$WORK/logs/run_builtin.log" 2>&1
 note "run built-in adjacent_difference: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_builtin.log"))"
@@ -79,9 +85,11 @@ print(f"{same} of {len(b)} points: same registers, static shared memory, occupan
 PY
   note "resources: $(tail -1 "$WORK/logs/resources_equivalence.txt")"
 fi
+fi
 
 # The two studies: each best variant's bandwidth as a fraction of the measured copy bandwidth.
-for config in examples/reduction/reduction.json examples/histogram/histogram.json examples/histogram/histogram_skewed.json; do
+want studies && for config in examples/reduction/reduction.json examples/histogram/histogram.json \
+    examples/histogram/histogram_skewed.json; do
   name=$(basename "$config" .json)
   "$occbench" run "$config" --out "$WORK/results/studies" > "$WORK/logs/run_$name.log" 2>&1
   note "run $name: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_$name.log"))"
@@ -107,7 +115,7 @@ PY
 done
 
 # Broken kernels: each must fail with its reason and keep the other points; a hang must be stopped.
-for config in examples/broken/*.json; do
+want broken && for config in examples/broken/*.json; do
   name=$(basename "$config" .json)
   case "$name" in small_*) continue ;; esac
   timeout "${BROKEN_TIMEOUT_S:-120}" "$occbench" run "$config" --out "$WORK/results/broken" --watchdog 15 \
@@ -117,6 +125,7 @@ for config in examples/broken/*.json; do
 done
 
 # NVRTC compile time: 10 instantiations, empty cache, then the same again (all hits).
+if want compile; then
 rm -rf "$OCCBENCH_CACHE_DIR"
 start=$(date +%s.%N); "$occbench" plan examples/compile_benchmark/compile_benchmark.json --gpu h100 --out "$WORK/results/plan" \
   > "$WORK/logs/compile_cold.log" 2>&1; end=$(date +%s.%N)
@@ -125,6 +134,7 @@ start=$(date +%s.%N); "$occbench" plan examples/compile_benchmark/compile_benchm
   > "$WORK/logs/compile_warm.log" 2>&1; end=$(date +%s.%N)
 warm=$(python3 -c "print(f'{$end - $start:.2f}')")
 note "NVRTC 10 instantiations ($(nproc) cores): cold cache ${cold} s, warm cache ${warm} s (whole occbench plan)"
+fi
 
 tar -C "$WORK" -czf "$OUT/own_kernel.tgz" .
 echo
