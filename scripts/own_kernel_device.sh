@@ -16,8 +16,8 @@ mkdir -p "$OUT" "$WORK/results" "$WORK/logs"
 export OCCBENCH_CACHE_DIR="$WORK/nvrtc-cache"
 # NVRTC (libnvrtc.so.13) comes from the machine's CUDA toolkit; libmuparser is carried beside the binaries.
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-# SECTIONS picks parts (default all): tests memcheck equivalence studies broken compile
-SECTIONS=${SECTIONS:-tests memcheck equivalence studies broken compile}
+# SECTIONS picks parts (default all): tests memcheck equivalence studies broken compile gbench
+SECTIONS=${SECTIONS:-tests memcheck equivalence studies broken compile gbench}
 want() { [[ " $SECTIONS " == *" $1 "* ]]; }
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
@@ -134,6 +134,13 @@ start=$(date +%s.%N); "$occbench" plan examples/compile_benchmark/compile_benchm
   > "$WORK/logs/compile_warm.log" 2>&1; end=$(date +%s.%N)
 warm=$(python3 -c "print(f'{$end - $start:.2f}')")
 note "NVRTC 10 instantiations ($(nproc) cores): cold cache ${cold} s, warm cache ${warm} s (whole occbench plan)"
+fi
+
+# The Google Benchmark front end takes a user-kernel config too.
+if want gbench && [ -x "$BIN/bench/occbench_gbench" ]; then
+  "$BIN/bench/occbench_gbench" --config examples/my_scale/my_scale.json --benchmark_out="$WORK/results/gbench_my_scale.json" \
+    > "$WORK/logs/gbench_my_scale.log" 2>&1
+  note "gbench my_scale: exit $? ($(grep -c manual_time "$WORK/logs/gbench_my_scale.log") benchmarks)"
 fi
 
 tar -C "$WORK" -czf "$OUT/own_kernel.tgz" .
