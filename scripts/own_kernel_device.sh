@@ -30,14 +30,13 @@ if want tests && [ -x "$BIN/tests/occbench_gpu_tests" ]; then
   note "gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$WORK/logs/gpu_tests.log" | tr '\n' ' '))"
 fi
 
-# A small copy of a config (one size), written beside it so its relative paths still hold.
-small_config() {  # config n -> path
+# A small copy of a config (its sizes replaced), written beside it so its relative paths hold.
+small_config() {  # config sizes_json -> path
   python3 - "$1" "$2" <<'PY'
 import json, sys, os
-path, n = sys.argv[1], int(sys.argv[2])
+path, sizes = sys.argv[1], json.loads(sys.argv[2])
 d = json.load(open(path))
-first = list(d["sizes"])[0]
-d["sizes"][first] = [n]
+d["sizes"] = {k: [sizes[k]] for k in d["sizes"]}
 d["name"] = d.get("name", "x") + "_small"
 d["measurement"] = {"min_samples": 3, "max_samples": 5, "timeout_s": 0.2, "warmup_runs": 0}
 out = os.path.join(os.path.dirname(path), "small_" + os.path.basename(path))
@@ -46,30 +45,32 @@ print(out)
 PY
 }
 
-want memcheck && for config in examples/adjacent_difference/adjacent_difference.json \
+want memcheck && for config in examples/adjacent_difference/adjacent_difference.json examples/covariance/covariance.json \
     examples/compile_benchmark/compile_benchmark.json examples/reduction/reduction.json examples/histogram/histogram.json \
     examples/histogram/histogram_skewed.json ${EXTRA_EXAMPLES:-}; do
-  small=$(small_config "$config" 1000003)
+  sizes='{"n": 1000003}'
+  case "$config" in *covariance*) sizes='{"m": 1001, "n": 257}' ;; esac
+  small=$(small_config "$config" "$sizes")
   name=$(basename "$config" .json)
   compute-sanitizer --tool memcheck --error-exitcode 99 "$occbench" run "$small" --no-supervisor --out "$WORK/results/sanitizer" \
     > "$WORK/logs/memcheck_$name.log" 2>&1
   note "memcheck $name: exit $? ($(grep -E 'ERROR SUMMARY' "$WORK/logs/memcheck_$name.log" | tail -1)) $(grep -E '^[0-9]+ ok, ' "$WORK/logs/memcheck_$name.log")"
 done
 
-# Equivalence: same point ids (family adjacent_difference), built-in first.
-if want equivalence; then
-"$occbench" run examples/adjacent_difference/builtin_adjacent_difference.json --out "$WORK/results/equivalence" \
-  > "$WORK/logs/run_builtin.log" 2>&1
-note "run built-in adjacent_difference: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_builtin.log"))"
-"$occbench" run examples/adjacent_difference/adjacent_difference.json --out "$WORK/results/equivalence" \
-  > "$WORK/logs/run_user.log" 2>&1
-note "run user adjacent_difference: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_user.log"))"
-base=$(ls "$WORK"/results/equivalence/builtin_adjacent_difference-*.json 2>/dev/null | head -1)
-user=$(ls "$WORK"/results/equivalence/user_adjacent_difference-*.json 2>/dev/null | head -1)
-if [ -n "$base" ] && [ -n "$user" ]; then
-  "$occbench" compare "$base" "$user" > "$WORK/logs/compare_equivalence.md" 2>&1
-  note "compare built-in vs user: exit $? ($(grep -iE 'unchanged|faster|slower' "$WORK/logs/compare_equivalence.md" | tail -1))"
-  python3 - "$base" "$user" > "$WORK/logs/resources_equivalence.txt" 2>&1 <<'PY'
+# Equivalence: the built-in family and the same kernels as a user source, with the same point ids
+# (same family name), built-in first: occbench compare, and resources point by point.
+equivalence() {  # label builtin_config user_config
+  local label=$1 base user
+  "$occbench" run "$2" --out "$WORK/results/equivalence" > "$WORK/logs/run_builtin_$label.log" 2>&1
+  note "run built-in $label: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_builtin_$label.log"))"
+  "$occbench" run "$3" --out "$WORK/results/equivalence" > "$WORK/logs/run_user_$label.log" 2>&1
+  note "run user $label: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_user_$label.log"))"
+  base=$(ls "$WORK"/results/equivalence/builtin_"$label"-*.json 2>/dev/null | head -1)
+  user=$(ls "$WORK"/results/equivalence/user_"$label"-*.json 2>/dev/null | head -1)
+  [ -n "$base" ] && [ -n "$user" ] || return
+  "$occbench" compare "$base" "$user" > "$WORK/logs/compare_$label.md" 2>&1
+  note "compare built-in vs user $label: exit $? ($(grep -E '^Summary' "$WORK/logs/compare_$label.md" | tail -1))"
+  python3 - "$base" "$user" > "$WORK/logs/resources_$label.txt" 2>&1 <<'PY'
 import json, sys
 b, u = (json.load(open(p))["results"] for p in sys.argv[1:3])
 ub = {r["point_id"]: r for r in u}
@@ -83,8 +84,12 @@ for r in b:
     else: same += 1
 print(f"{same} of {len(b)} points: same registers, static shared memory, occupancy and limiter")
 PY
-  note "resources: $(tail -1 "$WORK/logs/resources_equivalence.txt")"
-fi
+  note "resources $label: $(tail -1 "$WORK/logs/resources_$label.txt")"
+}
+if want equivalence; then
+  equivalence adjacent_difference examples/adjacent_difference/builtin_adjacent_difference.json \
+    examples/adjacent_difference/adjacent_difference.json
+  equivalence covariance examples/covariance/builtin_covariance.json examples/covariance/covariance.json
 fi
 
 # The two studies: each best variant's bandwidth as a fraction of the measured copy bandwidth.

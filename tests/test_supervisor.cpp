@@ -21,7 +21,7 @@ TEST(Supervisor, WatchdogFailsTheHangingPointAndResumes) {
   // records its arguments and finishes with exit 1.
   std::string script = "if [ \"$1\" = run ]; then echo \"$@\" > " + calls.string() + "; exit 1; fi; " +
                        "echo \"jsonl " + jsonl.string() + "\" >&$OCCBENCH_SUPERVISOR_FD; " +
-                       "echo \"begin b\" >&$OCCBENCH_SUPERVISOR_FD; sleep 30";
+                       "echo \"begin b\" >&$OCCBENCH_SUPERVISOR_FD; exec sleep 30";
   fs::path child = dir / "child.sh";
   std::ofstream(child) << "#!/bin/sh\n" << script << "\n";
   fs::permissions(child, fs::perms::owner_all);
