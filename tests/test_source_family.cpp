@@ -149,6 +149,9 @@ struct BadConfig {
   const char* expected;
 };
 
+// gtest names each case by its label (not the struct's bytes).
+void PrintTo(const BadConfig& bad, std::ostream* os) { *os << bad.label; }
+
 class BadSourceConfig : public testing::TestWithParam<BadConfig> {};
 
 TEST_P(BadSourceConfig, IsRefusedWithExit2NamingFilePathAndExpectation) {
