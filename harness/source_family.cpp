@@ -112,12 +112,18 @@ struct KernelSpec {
   std::vector<std::string> axes;
 };
 
-struct Instance {
+// One NVRTC compilation: every kernel name of the sweep that shares its options (defines), so
+// the headers are parsed once for all template instantiations.
+struct Compilation {
   NvrtcResult compiled;
+  cudaLibrary_t library = nullptr;  // loaded on the device on first use
+  bool reported = false;            // the first point reports the compilation; later ones reuse it
+};
+
+struct Instance {
+  std::shared_ptr<Compilation> compilation;
   std::string name_expression;
-  cudaLibrary_t library = nullptr;
   cudaKernel_t kernel = nullptr;
-  bool reported = false;  // the first point reports the compilation; later ones reuse it
 };
 
 // Everything the family's callbacks share: the parsed config and the compiled kernels.
@@ -147,34 +153,60 @@ struct SourceState {
     return options;
   }
 
+  // Every point each kernel can take in this sweep (the config's values), and the reference's.
+  std::vector<std::vector<Params>> sweep_points;
+
+  // The kernel at p, compiled for sm_<arch> together with every other name of the sweep that
+  // needs the same options; alone when that group does not compile (so the error is its own).
   Instance& instance(const KernelSpec& k, const Params& p, int arch) {
+    std::string name = name_expression(k, p);
+    std::vector<std::string> options = user_options(k, p);
+    auto key_of = [&](const std::string& n, const std::vector<std::string>& o) {
+      return fmt::format("sm_{}|{}|{}", arch, n, fmt::join(o, " "));
+    };
+    std::string key = key_of(name, options);
+    if (auto it = instances.find(key); it != instances.end()) return it->second;
+    std::vector<std::string> group{name};
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+      for (const auto& other : sweep_points[i]) {
+        std::string other_name = name_expression(kernels[i], other);
+        if (user_options(kernels[i], other) == options && !instances.count(key_of(other_name, options)) &&
+            std::find(group.begin(), group.end(), other_name) == group.end())
+          group.push_back(other_name);
+      }
     NvrtcRequest request;
     request.source_path = source_path;
     request.source_text = source_text;
-    request.name_expressions = {name_expression(k, p)};
-    request.options = user_options(k, p);
+    request.options = options;
     request.arch = arch;
-    std::string key = fmt::format("sm_{}|{}|{}", arch, request.name_expressions[0], fmt::join(request.options, " "));
-    auto it = instances.find(key);
-    if (it != instances.end()) return it->second;
-    Instance made;
-    made.name_expression = request.name_expressions[0];
-    made.compiled = nvrtc_compile(request);
-    return instances.emplace(key, std::move(made)).first->second;
+    auto compilation = std::make_shared<Compilation>();
+    request.name_expressions = group;
+    try {
+      compilation->compiled = nvrtc_compile(request);
+    } catch (const NvrtcCompileError&) {
+      if (group.size() == 1) throw;
+      group = {name};
+      request.name_expressions = group;
+      compilation->compiled = nvrtc_compile(request);
+    }
+    for (const auto& n : group) instances.emplace(key_of(n, options), Instance{compilation, n, nullptr});
+    return instances.at(key);
   }
 
   std::string compile_json(Instance& inst, int arch) {
-    json c = {{"source", source_path},
-              {"kernel", inst.name_expression},
-              {"lowered_name", inst.compiled.lowered.at(inst.name_expression)},
-              {"arch", fmt::format("sm_{}", arch)},
-              {"options", inst.compiled.options},
-              {"nvrtc_version", inst.compiled.nvrtc_version},
-              {"cache_key", inst.compiled.cache_key},
-              {"cache_hit", inst.reported || inst.compiled.cache_hit},
-              {"compile_ms", inst.reported ? 0.0 : inst.compiled.compile_ms}};
-    inst.reported = true;
-    return c.dump();
+    Compilation& c = *inst.compilation;
+    json record = {{"source", source_path},
+                   {"kernel", inst.name_expression},
+                   {"lowered_name", c.compiled.lowered.at(inst.name_expression)},
+                   {"arch", fmt::format("sm_{}", arch)},
+                   {"options", c.compiled.options},
+                   {"kernels_in_compilation", c.compiled.lowered.size()},
+                   {"nvrtc_version", c.compiled.nvrtc_version},
+                   {"cache_key", c.compiled.cache_key},
+                   {"cache_hit", c.reported || c.compiled.cache_hit},
+                   {"compile_ms", c.reported ? 0.0 : c.compiled.compile_ms}};
+    c.reported = true;
+    return record.dump();
   }
 };
 
@@ -369,8 +401,10 @@ LaunchSpec source_launch(SourceState& state, const KernelSpec& k, const Params& 
   if (arch == 0) return spec;  // no GPU: launch shape only (plan compiles through Variant::compile)
   Instance& inst = state.instance(k, p, arch);
   if (!inst.kernel) {
-    OCCBENCH_CUDA_CHECK(cudaLibraryLoadData(&inst.library, inst.compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
-    OCCBENCH_CUDA_CHECK(cudaLibraryGetKernel(&inst.kernel, inst.library, inst.compiled.lowered.at(inst.name_expression).c_str()));
+    Compilation& c = *inst.compilation;
+    if (!c.library)
+      OCCBENCH_CUDA_CHECK(cudaLibraryLoadData(&c.library, c.compiled.cubin.data(), nullptr, nullptr, 0, nullptr, nullptr, 0));
+    OCCBENCH_CUDA_CHECK(cudaLibraryGetKernel(&inst.kernel, c.library, c.compiled.lowered.at(inst.name_expression).c_str()));
   }
   // The runtime takes a cudaKernel_t wherever it takes a kernel's address (cudaFuncGetAttributes,
   // the occupancy API, cudaLaunchKernel), so the runner's resource and occupancy code applies as is.
@@ -616,6 +650,33 @@ std::vector<std::string> parse_options(const Reader& r, const json& v, const std
   return options;
 }
 
+// Every combination of the config's values for `names` (sizes, then the kernel's axes: its
+// variant_axes first, else the shared axes). Values that are not lists of integers are left to
+// the config's own checks.
+std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names) {
+  std::vector<Params> points{Params{}};
+  for (const auto& name : names) {
+    static const json kNone;
+    auto member = [](const json& object, const std::string& key) -> const json& {
+      return object.is_object() && object.contains(key) ? object[key] : kNone;
+    };
+    const json* values = nullptr;
+    for (const json* where : {&member(member(doc, "variant_axes"), variant), &member(doc, "sizes"), &member(doc, "axes")})
+      if (!values && member(*where, name).is_array()) values = &member(*where, name);
+    if (!values) continue;
+    std::vector<Params> next;
+    for (const auto& point : points)
+      for (const auto& v : *values)
+        if (v.is_number_integer()) {
+          Params p = point;
+          p.set(name, v.get<std::int64_t>());
+          next.push_back(std::move(p));
+        }
+    points = std::move(next);
+  }
+  return points;
+}
+
 }  // namespace
 
 const std::vector<std::string>& source_config_keys() {
@@ -798,6 +859,18 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
     }
   }
 
+  // The points each kernel can take, so that one NVRTC compilation serves all names with the same options.
+  for (const auto& k : state->kernels) {
+    std::vector<std::string> names = size_names;
+    names.insert(names.end(), k.axes.begin(), k.axes.end());
+    state->sweep_points.push_back(config_points(doc, k.variant, names));
+  }
+  if (state->reference_kernel >= 0)
+    for (auto sizes : config_points(doc, "", size_names)) {
+      for (const auto& [axis, value] : state->reference_axes.items()) sizes.set(axis, value);
+      state->sweep_points[std::size_t(state->reference_kernel)].push_back(sizes);
+    }
+
   // The family's callbacks.
   family.check_sizes = [state](const Params& sizes) -> std::string {
     try {
@@ -852,8 +925,8 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
     v.compile = [state, i](const Params& p, int arch) {
       Instance& inst = state->instance(state->kernels[i], p, arch);
       CompiledSource c;
-      c.ptxas_log = inst.compiled.log;
-      c.mangled_name = inst.compiled.lowered.at(inst.name_expression);
+      c.ptxas_log = inst.compilation->compiled.log;
+      c.mangled_name = inst.compilation->compiled.lowered.at(inst.name_expression);
       c.compile_json = state->compile_json(inst, arch);
       return c;
     };
