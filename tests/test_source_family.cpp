@@ -274,3 +274,30 @@ TEST(SourceFamily, PlanReadsResourcesFromNvrtcWithoutAGpu) {
   EXPECT_TRUE(std::regex_search(out.str(), std::regex("vectorized +n=16777216 block_size=256 +planned +4096 +256 +0 +32 ")))
       << out.str();
 }
+
+// Names that share options compile in one NVRTC call; an instantiation that does not compile
+// fails only its own points (the group falls back to compiling each name alone).
+TEST(SourceFamily, OneBadInstantiationFailsOnlyItsPoints) {
+  fs::path dir = scratch_dir();
+  std::ofstream(dir / "pick.cu") << "template <int kWidth>\n"
+                                    "__global__ void pick_kernel(float* out, unsigned n) {\n"
+                                    "  static_assert(kWidth != 3, \"width 3 is not supported\");\n"
+                                    "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                    "  if (i < n) out[i] = float(kWidth);\n"
+                                    "}\n";
+  json doc = {{"source", "pick.cu"},
+              {"sizes", {{"n", {1024}}}},
+              {"axes", {{"width", {1, 2, 3, 4}}}},
+              {"arguments", {{{"name", "out"}, {"role", "output"}, {"type", "float32"}, {"count", "n"}},
+                             {{"name", "n"}, {"role", "scalar"}, {"type", "uint32"}, {"value", "n"}}}},
+              {"kernels", {{"pick", {{"kernel", "pick_kernel<{width}>"}, {"grid", "ceil_div(n, 128)"}, {"block", 128}}}}},
+              {"reference", {{"variant", "pick"}}}};
+  occbench::PlanOptions options;
+  options.config = write_config(doc, "pick.json");
+  options.gpu = "h100";
+  options.write_files = false;
+  std::ostringstream out, err;
+  EXPECT_EQ(occbench::plan_main(options, occbench::builtin_registry(), out, err), 1);
+  EXPECT_NE(out.str().find("3 planned, 0 skipped, 1 failed"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("width 3 is not supported"), std::string::npos) << out.str();
+}
