@@ -320,6 +320,9 @@ int gbench_main(int argc, char** argv) {
 
   std::vector<BenchPoint> points;
   std::set<std::string> names;
+  // A config of the user's own kernels (--config examples/...) owns its family: kept alive with
+  // the points that refer to it.
+  static std::vector<std::shared_ptr<const Family>> source_families;
   for (const auto& path : config_paths) {
     try {
       SweepSpec spec = parse_sweep_file(path, registry);
@@ -330,6 +333,7 @@ int gbench_main(int argc, char** argv) {
         if (!smallest) throw;
         continue;  // a shipped config the selection does not fit (another family's variants or axes)
       }
+      if (spec.source_family) source_families.push_back(spec.source_family);
       for (auto& point : expand_sweep(spec, registry)) {
         std::string name = benchmark_name(point);
         if (!names.insert(name).second) continue;  // the same point from another config

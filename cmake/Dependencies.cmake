@@ -40,3 +40,7 @@ if(OCCBENCH_BUILD_GBENCH)
   occbench_find_or_fetch(benchmark benchmark::benchmark
     URL https://github.com/google/benchmark/archive/refs/tags/v1.8.3.tar.gz)
 endif()
+
+# Expressions of source-defined kernels (launch, sizes, work model): muparser from the system
+# (Debian libmuparser-dev); it has no FetchContent fallback.
+find_package(muparser REQUIRED)

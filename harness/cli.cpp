@@ -14,15 +14,11 @@
 
 namespace occbench {
 
-namespace {
-
-std::string join_command(int argc, char** argv) {
+std::string join_command(const std::vector<std::string>& argv) {
   std::string text;
-  for (int i = 0; i < argc; ++i) text += (i ? " " : "") + std::string(argv[i]);
+  for (std::size_t i = 0; i < argv.size(); ++i) text += (i ? " " : "") + argv[i];
   return text;
 }
-
-}  // namespace
 
 std::string version_text() {
   ordered_json tool = tool_block();
@@ -36,6 +32,15 @@ void add_selection_options(CLI::App& subcommand, SelectionFlags& flags) {
                         "Only points whose id (family/variant/axis=value/...) matches this regular expression");
   subcommand.add_option("--set", flags.set, "Replace an axis's values: AXIS=V1,V2 (a size or launch axis; repeatable)");
   subcommand.add_option("--axis", flags.axis, "The same in nvbench's spelling: \"AXIS=[V1,V2]\" (repeatable)");
+}
+
+std::vector<std::string> selection_arguments(const SelectionFlags& flags) {
+  std::vector<std::string> args;
+  if (!flags.variants.empty()) args.insert(args.end(), {"--variants", flags.variants});
+  if (!flags.filter.empty()) args.insert(args.end(), {"--filter", flags.filter});
+  for (const auto& text : flags.set) args.insert(args.end(), {"--set", text});
+  for (const auto& text : flags.axis) args.insert(args.end(), {"--axis", text});
+  return args;
 }
 
 PointSelection selection_from_flags(const SelectionFlags& flags) {
@@ -63,7 +68,7 @@ int cli_main(int argc, char** argv, const Registry& registry) {
 
   try {
     for (const auto& command : commands)
-      if (*command.subcommand) return command.run(join_command(argc, argv));
+      if (*command.subcommand) return command.run(std::vector<std::string>(argv, argv + argc));
   } catch (const ConfigError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;

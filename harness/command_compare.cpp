@@ -37,7 +37,7 @@ Command add_compare_command(CLI::App& app) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   compare->add_option("--min-change", flags->min_change_pct, "A change counts only beyond this many percent, however quiet the runs")
       ->check(CLI::NonNegativeNumber)->capture_default_str();
-  return {compare, [flags](const std::string&) {
+  return {compare, [flags](const std::vector<std::string>&) {
             CompareOptions options;
             options.noise_factor = flags->noise_factor;
             options.min_change = flags->min_change_pct / 100;

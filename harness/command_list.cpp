@@ -60,7 +60,7 @@ Command add_list_command(CLI::App& app, const Registry& registry) {
   auto as_json = std::make_shared<bool>(false);
   auto* list = app.add_subcommand("list", "Show every kernel family, its variants and the axes each accepts");
   list->add_flag("--json", *as_json, "Print as JSON");
-  return {list, [&registry, as_json](const std::string&) { return list_families(registry, *as_json); }};
+  return {list, [&registry, as_json](const std::vector<std::string>&) { return list_families(registry, *as_json); }};
 }
 
 }  // namespace occbench

@@ -27,8 +27,8 @@ Command add_plan_command(CLI::App& app, const Registry& registry) {
   plan->add_option("--out", options.out_dir, "Folder for the result files")->capture_default_str();
   plan->add_flag("--list-gpus", options.list_gpus, "Show the built-in GPU table and exit");
   add_selection_options(*plan, flags->selection);
-  return {plan, [&registry, flags](const std::string& command_line) {
-            flags->options.command_line = command_line;
+  return {plan, [&registry, flags](const std::vector<std::string>& argv) {
+            flags->options.command_line = join_command(argv);
             flags->options.selection = selection_from_flags(flags->selection);
             return plan_main(flags->options, registry, std::cout, std::cerr);
           }};

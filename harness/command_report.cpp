@@ -37,7 +37,7 @@ Command add_report_command(CLI::App& app) {
   report->add_option("--format", flags->format, "md, csv or json")
       ->check(CLI::IsMember({"md", "csv", "json"}))->capture_default_str();
   report->add_option("--out", flags->out, "Write to this file instead of standard output");
-  return {report, [flags](const std::string&) { return report_command(flags->paths, flags->format, flags->out); }};
+  return {report, [flags](const std::vector<std::string>&) { return report_command(flags->paths, flags->format, flags->out); }};
 }
 
 }  // namespace occbench

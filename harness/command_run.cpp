@@ -5,6 +5,7 @@
 #include "harness/device.hpp"
 #include "harness/runner.hpp"
 #include "harness/selection.hpp"
+#include "harness/supervisor.hpp"
 #include "harness/sweep.hpp"
 
 #include <fmt/format.h>
@@ -20,6 +21,8 @@ struct RunFlags {
   std::string config, out_dir = "results", resume_path;
   int device_ordinal = 0;
   bool dry_run = false;
+  double watchdog_s = 120;
+  bool no_supervisor = false;
   SelectionFlags selection;
 };
 
@@ -32,7 +35,7 @@ int list_points(const SweepSpec& spec, const Registry& registry) {
   return kExitOk;
 }
 
-int run_command(const RunFlags& flags, const std::string& command_line, const Registry& registry) {
+int run_command(const RunFlags& flags, const std::vector<std::string>& argv, const Registry& registry) {
   if (flags.config.empty() && flags.resume_path.empty()) {
     std::cerr << "error: run needs a config file, or --resume FILE.jsonl\n";
     return kExitBadInput;
@@ -42,7 +45,7 @@ int run_command(const RunFlags& flags, const std::string& command_line, const Re
   RunOptions options;
   options.out_dir = flags.out_dir;
   options.device = flags.device_ordinal;
-  options.command_line = command_line;
+  options.command_line = join_command(argv);
   const std::string& resume_path = flags.resume_path;
   if (!resume_path.empty()) {
     if (resume_path.size() < 6 || resume_path.substr(resume_path.size() - 6) != ".jsonl") {
@@ -68,6 +71,23 @@ int run_command(const RunFlags& flags, const std::string& command_line, const Re
     std::cerr << fmt::format("error: run --device: {}\n", *bad);
     return kExitBadInput;
   }
+  // A sweep of the user's own kernels runs in a supervised child process: a fault or a hang
+  // fails its point and the sweep goes on (harness/supervisor).
+  options.supervisor_fd = supervisor_fd_from_environment();
+  if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) {
+    SupervisorOptions supervised;
+    supervised.first_args.assign(argv.begin() + 1, argv.end());
+    supervised.resume_args = {"--device", std::to_string(flags.device_ordinal), "--watchdog", fmt::format("{}", flags.watchdog_s)};
+    for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
+    supervised.watchdog_s = flags.watchdog_s;
+    auto points = expand_sweep(spec, registry);
+    supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
+      for (const auto& point : points)
+        if (point.id == id) return unrun_record(point, "failed", reason);
+      return ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
+    };
+    return supervise_run(supervised, std::cerr);
+  }
   RunSummary summary = run_sweep(spec, registry, options, std::cout);
   if (summary.failed > 0)
     std::cerr << fmt::format("occbench run: {} point(s) failed (wrong results or errors); see the table above\n",
@@ -84,9 +104,14 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
   run->add_option("--out", flags->out_dir, "Folder for the result files")->capture_default_str();
   run->add_option("--resume", flags->resume_path, "Finish an interrupted run from its .jsonl, keeping its finished points");
   run->add_option("--device", flags->device_ordinal, "CUDA device ordinal")->capture_default_str();
+  run->add_option("--watchdog", flags->watchdog_s,
+                  "Sweeps of your own kernels: a point running longer (seconds) is stopped and recorded failed")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  run->add_flag("--no-supervisor", flags->no_supervisor,
+                "Sweeps of your own kernels: run in this process (no watchdog, no restart after a fault)");
   run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
   add_selection_options(*run, flags->selection);
-  return {run, [&registry, flags](const std::string& command_line) { return run_command(*flags, command_line, registry); }};
+  return {run, [&registry, flags](const std::vector<std::string>& argv) { return run_command(*flags, argv, registry); }};
 }
 
 }  // namespace occbench

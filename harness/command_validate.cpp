@@ -34,7 +34,7 @@ Command add_validate_command(CLI::App& app, const Registry& registry) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto* validate = app.add_subcommand("validate", "Check sweep configs without running them");
   validate->add_option("config", *paths, "Sweep config files (JSON)")->required();
-  return {validate, [&registry, paths](const std::string&) { return validate_configs(registry, *paths); }};
+  return {validate, [&registry, paths](const std::vector<std::string>&) { return validate_configs(registry, *paths); }};
 }
 
 }  // namespace occbench

@@ -15,7 +15,8 @@ namespace occbench {
 
 struct Command {
   CLI::App* subcommand = nullptr;
-  std::function<int(const std::string& command_line)> run;  // returns the exit code (harness/cli.hpp)
+  // Given the whole command line (argv[0] first); returns the exit code (harness/cli.hpp).
+  std::function<int(const std::vector<std::string>& argv)> run;
 };
 
 Command add_list_command(CLI::App& app, const Registry& registry);
@@ -31,6 +32,10 @@ struct SelectionFlags {
   std::vector<std::string> set, axis;
 };
 void add_selection_options(CLI::App& subcommand, SelectionFlags& flags);
+// The same flags as arguments, for a child process that must select the same points.
+std::vector<std::string> selection_arguments(const SelectionFlags& flags);
+// The command line as one string, for the run record.
+std::string join_command(const std::vector<std::string>& argv);
 // Checked into a PointSelection; throws ConfigError naming the flag.
 PointSelection selection_from_flags(const SelectionFlags& flags);
 

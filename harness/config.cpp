@@ -1,5 +1,6 @@
 #include "harness/config.hpp"
 
+#include "harness/source_family.hpp"
 #include "harness/sweep.hpp"
 
 #include <fmt/format.h>
@@ -170,20 +171,32 @@ json to_json(const MeasurementSettings& m) {
 SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {
   Checker check(source);
   check.object(doc, "$");
-  check.only_keys(doc, "$",
-                  {"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes", "measurement"});
+  std::vector<std::string> keys{"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes", "measurement"};
+  // A config that names CUDA source ("source") defines its own family (harness/source_family).
+  bool from_source = doc.contains("source");
+  if (from_source) keys.insert(keys.end(), source_config_keys().begin(), source_config_keys().end());
+  check.only_keys(doc, "$", keys);
 
   SweepSpec spec;
   spec.source = source;
   spec.raw = doc;
 
-  if (!doc.contains("family"))
-    check.fail("$.family", fmt::format("missing; expected one of: {}", fmt::join(registry.family_names(), ", ")));
-  spec.family = check.string(doc["family"], "$.family");
-  const Family* family = registry.find(spec.family);
-  if (!family)
-    check.fail("$.family", fmt::format("unknown family '{}'; known families: {}", spec.family,
-                                       fmt::join(registry.family_names(), ", ")));
+  const Family* family = nullptr;
+  if (from_source) {
+    // Files it names are relative to the config's folder (also for a config stored in a .jsonl).
+    spec.source_family = build_source_family(doc, source.substr(0, source.find(" (as stored in ")));
+    family = spec.source_family.get();
+    spec.family = family->name;
+  } else {
+    if (!doc.contains("family"))
+      check.fail("$.family", fmt::format("missing; expected one of: {} (or \"source\": a .cu file of your own)",
+                                         fmt::join(registry.family_names(), ", ")));
+    spec.family = check.string(doc["family"], "$.family");
+    family = registry.find(spec.family);
+    if (!family)
+      check.fail("$.family", fmt::format("unknown family '{}'; known families: {}", spec.family,
+                                         fmt::join(registry.family_names(), ", ")));
+  }
 
   if (doc.contains("name")) {
     spec.name = check.string(doc["name"], "$.name");

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -43,6 +44,9 @@ struct SweepSpec {
   std::string name;
   std::string description;
   std::string family;
+  // Set when the config names CUDA source ("source") instead of a built-in family: the family
+  // built from the config (harness/source_family), which the sweep's points point into.
+  std::shared_ptr<const Family> source_family;
   std::vector<std::string> variants;
   std::string baseline;
   AxisValues sizes;                                        // the family's size axes

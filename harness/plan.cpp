@@ -114,14 +114,27 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
   r["launch"] = {{"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
                  {"block", {launch.block.x, launch.block.y, launch.block.z}},
                  {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
-  if (!launch.kernel) {
+  if (!launch.kernel && !variant.compile) {
     if (r["reason"] == "") r["reason"] = "a library call: no kernel of ours to plan (launch and work model only)";
     return r;
   }
 
   const CompiledKernel* kernel = nullptr;
+  KernelResourceTable compiled;  // a source-defined kernel: ptxas's report of its NVRTC compilation
+  std::string from = "ptxas --resource-usage of this build";
   try {
-    kernel = &resources.lookup(launch.kernel_name, target.resource_arch);
+    if (variant.compile) {
+      int arch = target.limits.compute_major * 10 + target.limits.compute_minor;
+      CompiledSource source = variant.compile(point.params, arch);
+      r["compile"] = ordered_json::parse(source.compile_json);
+      compiled = KernelResourceTable::parse(source.ptxas_log);
+      for (const auto& k : compiled.kernels())
+        if (k.mangled_name == source.mangled_name && k.complete) kernel = &k;
+      if (!kernel) throw KernelLookupError("NVRTC's log has no ptxas resource report for " + source.mangled_name);
+      from = fmt::format("ptxas -v of the NVRTC compilation for sm_{}", arch);
+    } else {
+      kernel = &resources.lookup(launch.kernel_name, target.resource_arch);
+    }
   } catch (const KernelLookupError& e) {
     r["status"] = "failed";
     r["reason"] = e.what();
@@ -136,7 +149,7 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
                     {"spill_load_bytes", kernel->spill_load_bytes},
                     {"arch", kernel->arch_name},
                     {"kernel", kernel->name},
-                    {"from", "ptxas --resource-usage of this build"}};
+                    {"from", from}};
   if (r["status"] != "planned") return r;
 
   int threads = int(launch.block.count());

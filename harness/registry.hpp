@@ -104,11 +104,21 @@ struct LaunchSpec {
   // Demangled name prefix of that kernel ("occbench::adjacent_difference::global_kernel"), which
   // `plan` uses to find its compiled resource usage for other architectures.
   std::string kernel_name;
+  // Source-defined kernels (harness/source_family): the result record's "compile" block (source,
+  // kernel, options, architecture, compile time, cache hit) as JSON text; empty for built-ins.
+  std::string compile_json;
 
   void set_kernel(const KernelRef& k) {
     kernel = k.function;
     kernel_name = k.name;
   }
+};
+
+// A source-defined kernel compiled for one architecture without a GPU, for `occbench plan`.
+struct CompiledSource {
+  std::string ptxas_log;     // ptxas's own resource report of that compilation (-Xptxas -v)
+  std::string mangled_name;  // the entry function to read from it
+  std::string compile_json;  // as LaunchSpec::compile_json
 };
 
 // Work of one launch, from the family's model, in FLOPs (a multiply-add counts 2) and bytes.
@@ -156,6 +166,8 @@ struct Variant {
   std::function<void(Problem&, const Params&, const LaunchSpec&, cudaStream_t)> run;
   // Optional: reasons this point is illegal beyond the axes' own rules ("" when fine).
   std::function<std::string(const Params&)> check;
+  // Source-defined kernels only: compiles the point's kernel for sm_<arch> (NVRTC, no GPU needed).
+  std::function<CompiledSource(const Params&, int arch)> compile;
 
   const Axis* find_axis(std::string_view axis_name) const;
 };

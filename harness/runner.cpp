@@ -5,6 +5,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
+#include "harness/supervisor.hpp"
 #include "harness/time_use.hpp"
 #include "harness/timer.hpp"
 
@@ -127,6 +128,7 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
     r["launch"] = {{"grid", {launch.grid.x, launch.grid.y, launch.grid.z}},
                    {"block", {launch.block.x, launch.block.y, launch.block.z}},
                    {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
+    if (!launch.compile_json.empty()) r["compile"] = ordered_json::parse(launch.compile_json);
   }
   if (on_device && launch.kernel) {
     KernelResources resources = kernel_resources(launch.kernel);
@@ -272,6 +274,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   if (!options.resume)
     jsonl.write({{"occbench_jsonl", 1}, {"tool", tool_block()}, {"device", to_json(device)}, {"config", spec.raw},
                  {"config_source", spec.source}, {"started_utc", started}});
+  announce(options.supervisor_fd, "jsonl " + summary.jsonl_path);
 
   cudaStream_t stream;
   // A blocking stream: it waits for the legacy default stream, where problems upload inputs and
@@ -301,6 +304,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
       ++summary.reused;
       continue;
     }
+    announce(options.supervisor_fd, "begin " + point.id);
     if (context_lost) {
       record = unrun_record(point, "skipped", lost_reason);
     } else {
@@ -331,6 +335,8 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     }
     jsonl.write(record);
     log << format_progress(record, i + 1, points.size()) << std::endl;
+    announce(options.supervisor_fd, "end " + point.id);
+    if (context_lost && options.supervisor_fd >= 0) std::_Exit(kExitContextLost);  // the supervisor resumes in a new process
     results.push_back(std::move(record));
   }
   problem.reset();

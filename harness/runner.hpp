@@ -19,6 +19,9 @@ struct RunOptions {
   std::string command_line;          // echoed into the run record
   const JsonlContents* resume = nullptr;  // finished points to keep (run --resume)
   std::string resume_path;
+  // Under `occbench run`'s supervisor (harness/supervisor): the pipe on which each point is
+  // announced; a lost CUDA context then ends this process after its point is recorded.
+  int supervisor_fd = -1;
 };
 
 struct RunSummary {

@@ -80,7 +80,7 @@ void add_variant_names(PointSelection& selection, const std::string& text) {
 SweepSpec apply_selection(const SweepSpec& spec, const PointSelection& selection, const Registry& registry) {
   SweepSpec selected = spec;
   json doc = spec.raw;
-  const Family* family = registry.find(spec.family);
+  const Family* family = sweep_family(spec, registry);
   if (!selection.variants.empty()) {
     // Variant overrides and shared axes that no chosen variant takes would be refused as unknown.
     doc["variants"] = selection.variants;

@@ -51,8 +51,12 @@ void cartesian(const AxisValues& axes, Params params, std::size_t depth, Visit&&
 
 }  // namespace
 
+const Family* sweep_family(const SweepSpec& spec, const Registry& registry) {
+  return spec.source_family ? spec.source_family.get() : registry.find(spec.family);
+}
+
 std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
-  const Family* family = registry.find(spec.family);
+  const Family* family = sweep_family(spec, registry);
   if (!family) throw std::invalid_argument("unknown family " + spec.family);
   std::vector<Point> points;
   // --filter: ECMAScript, searched anywhere in the id (as Google Benchmark's --benchmark_filter).

@@ -25,6 +25,9 @@ std::string point_id(const std::string& family, const std::string& variant, cons
 AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant);
 
 // With check_points, each point's axes are all set (the config was validated).
+// The sweep's family: its own (a config naming CUDA source) or the registry's built-in one.
+const Family* sweep_family(const SweepSpec& spec, const Registry& registry);
+
 std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry, bool check_points = true);
 
 }  // namespace occbench

@@ -12,4 +12,9 @@ rm -rf build-h100-bin && mkdir -p build-h100-bin/tests build-h100-bin/bench
 cp build-h100/occbench build-h100-bin/
 cp build-h100/tests/occbench_gpu_tests build-h100/tests/occbench_cpu_tests build-h100-bin/tests/
 if [ -x build-h100/bench/occbench_gbench ]; then cp build-h100/bench/occbench_gbench build-h100/bench/libbenchmark* build-h100-bin/bench/; fi
+# muparser (user kernels' expressions) is not on the device machine: carried beside each binary.
+muparser=$(ldd build-h100/occbench | awk '/libmuparser/ {print $3}')
+if [ -n "$muparser" ]; then
+  for dir in build-h100-bin build-h100-bin/tests build-h100-bin/bench; do cp "$muparser" "$dir/"; done
+fi
 du -sh build-h100-bin

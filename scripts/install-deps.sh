@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ git ccache
-          nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev
+          nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev libmuparser-dev
           python3 python3-matplotlib python3-numpy python3-pytest)
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }

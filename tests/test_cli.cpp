@@ -82,6 +82,17 @@ TEST(Cli, VariantsSetAxisAndFilterNarrowTheSweep) {
                                       "adjacent_difference/vectorized/n=4096/block_size=256"}));
 }
 
+// A config of the user's own kernel (its family is its own, not the registry's) takes the same flags.
+TEST(Cli, SelectionNarrowsAUserKernelSweep) {
+  const std::string config = std::string(OCCBENCH_SOURCE_DIR) + "/examples/my_scale/my_scale.json";
+  Outcome o = run_cli({"run", config, "--dry-run", "--set", "block_size=128", "--filter", "items=4"});
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_EQ(lines_after_first(o.out), (std::vector<std::string>{"my_scale/scale/n=16777216/block_size=128/items=4"}));
+  Outcome bad = run_cli({"run", config, "--dry-run", "--set", "no_such_axis=1"});
+  EXPECT_EQ(bad.code, kExitBadInput);
+  EXPECT_NE(bad.err.find("--set no_such_axis=1"), std::string::npos) << bad.err;
+}
+
 TEST(Cli, SetReplacesPerVariantValuesToo) {
   // register_tiled has its own split_k list in variant_axes; --set replaces it as well.
   Outcome o = run_cli({"run", kCovariance, "--dry-run", "--variants", "register_tiled", "--set", "split_k=2", "--set",

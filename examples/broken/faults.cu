@@ -1,0 +1,34 @@
+// Deliberately broken kernels: each must fail its own point with the reason, and the sweep must
+// keep every other point (examples/broken/README.md).
+__global__ void copy_kernel(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i];
+}
+
+// A device-side trap: cudaErrorLaunchFailure (sticky: the context is lost).
+__global__ void trap_kernel(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == n / 2) __trap();
+  if (i < n) out[i] = in[i];
+}
+
+// Writes far past the end of the output: cudaErrorIllegalAddress (sticky).
+__global__ void out_of_bounds_kernel(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i + (1u << 30)] = in[i];
+}
+
+// Never finishes: only a watchdog can stop it.
+__global__ void hang_kernel(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  volatile float* spin = out;
+  while (spin[0] == spin[0] || true) {
+    if (i < n) out[i] = in[i];
+  }
+}
+
+// Runs but computes the wrong value: verification must fail it, and it is never timed.
+__global__ void wrong_kernel(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] + (i == 7 ? 1.0f : 0.0f);
+}

@@ -1,0 +1,50 @@
+#pragma once
+// Compiles CUDA source at run time with NVRTC for one architecture, to a cubin, keeping ptxas's
+// resource report (-Xptxas -v) for `occbench plan`. Each distinct compilation is cached on disk,
+// keyed by the source text and the local headers it includes, the options, the name expressions,
+// the architecture and NVRTC's version, so a re-run or --resume compiles nothing.
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+struct NvrtcRequest {
+  std::string source_path;                    // for the log's "file(line): error" and local includes
+  std::string source_text;
+  std::vector<std::string> name_expressions;  // "tile_kernel<4>", resolved to their lowered names
+  std::vector<std::string> options;           // -D..., -I..., beyond the defaults below
+  int arch = 90;                              // sm_90
+};
+
+struct NvrtcResult {
+  std::string cubin;                          // machine code for the architecture
+  std::map<std::string, std::string> lowered; // name expression -> mangled name
+  std::string log;                            // NVRTC's log, with ptxas's resource report
+  std::string cache_key;                      // 16 hex digits
+  std::string nvrtc_version;                  // "13.0"
+  std::vector<std::string> options;           // everything passed to NVRTC
+  double compile_ms = 0;                      // NVRTC's time; 0 on a cache hit
+  bool cache_hit = false;
+};
+
+// A compilation error: what() is NVRTC's log (source file and line of each error).
+class NvrtcCompileError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// The cache folder: $OCCBENCH_CACHE_DIR, else $XDG_CACHE_HOME/occbench/nvrtc, else
+// ~/.cache/occbench/nvrtc, else a folder under the system's temporary directory.
+std::string nvrtc_cache_dir();
+
+// The CUDA toolkit's include folders (CCCL's cub/thrust/libcu++ and the runtime headers):
+// $CUDA_HOME or $CUDA_PATH, else the toolkit this binary was built against.
+std::vector<std::string> toolkit_include_dirs();
+
+std::string nvrtc_version();
+
+NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
+
+}  // namespace occbench

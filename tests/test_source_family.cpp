@@ -1,0 +1,303 @@
+// User kernels defined by a config (harness/source_family): the schema, the expressions, the
+// arguments, bad configs refused with exit 2 naming file, JSON path and what was expected, and
+// NVRTC compilation with resource reading (plan) on a machine without a GPU.
+#include "harness/cli.hpp"
+#include "harness/config.hpp"
+#include "harness/expression.hpp"
+#include "harness/npy.hpp"
+#include "harness/nvrtc_compiler.hpp"
+#include "harness/plan.hpp"
+#include "harness/sweep.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using occbench::ConfigError;
+using occbench::Expression;
+using occbench::Params;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const std::string kExampleDir = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference";
+
+json example_config() {
+  std::ifstream in(kExampleDir + "/adjacent_difference.json");
+  return json::parse(in);
+}
+
+// A scratch folder holding the example's .cu, where configs are written.
+fs::path scratch_dir() {
+  fs::path dir = fs::temp_directory_path() / ("occbench_source_family_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::copy_file(kExampleDir + "/adjacent_difference.cu", dir / "adjacent_difference.cu", fs::copy_options::overwrite_existing);
+  return dir;
+}
+
+std::string write_config(const json& doc, const std::string& name) {
+  fs::path path = scratch_dir() / name;
+  std::ofstream(path) << doc.dump(2);
+  return path.string();
+}
+
+int validate_exit_code(const std::string& path) {
+  std::string arg0 = "occbench", arg1 = "validate", arg2 = path;
+  char* argv[] = {arg0.data(), arg1.data(), arg2.data()};
+  testing::internal::CaptureStderr();
+  int code = occbench::cli_main(3, argv, occbench::builtin_registry());
+  testing::internal::GetCapturedStderr();
+  return code;
+}
+
+}  // namespace
+
+TEST(SourceFamily, ExampleBuildsTheSameShapeAsABuiltInFamily) {
+  auto spec = occbench::parse_sweep_file(kExampleDir + "/adjacent_difference.json", occbench::builtin_registry());
+  ASSERT_TRUE(spec.source_family);
+  EXPECT_EQ(spec.family, "adjacent_difference");
+  auto points = occbench::expand_sweep(spec, occbench::builtin_registry());
+  EXPECT_EQ(points.size(), 32u);
+  EXPECT_EQ(points[0].id, "adjacent_difference/global/n=16777216/block_size=128");
+  auto launch = points[0].variant->launch(points[0].params);  // no GPU: the shape only
+  EXPECT_EQ(launch.grid.x, 131072u);
+  EXPECT_EQ(launch.block.x, 128u);
+  auto work = points[0].variant->work(points[0].params);
+  EXPECT_DOUBLE_EQ(work.flops, 16777216.0);
+  EXPECT_DOUBLE_EQ(work.global_bytes, 12.0 * 16777216);
+  EXPECT_DOUBLE_EQ(work.dram_bytes, 8.0 * 16777216);
+  EXPECT_EQ(points[0].family->device_bytes(points[0].sizes), 8u * 16777216);
+}
+
+TEST(SourceFamily, EveryExampleValidates) {
+  int configs = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(std::string(OCCBENCH_SOURCE_DIR) + "/examples")) {
+    if (entry.path().extension() != ".json" || entry.path().filename().string().rfind("small_", 0) == 0) continue;
+    ++configs;
+    EXPECT_NO_THROW(occbench::parse_sweep_file(entry.path().string(), occbench::builtin_registry())) << entry.path();
+  }
+  EXPECT_GE(configs, 5);
+}
+
+TEST(Expression, EvaluatesWithTheHelpers) {
+  Params p;
+  p.set("n", 1000);
+  p.set("block_size", 256);
+  EXPECT_EQ(Expression("ceil_div(n, block_size)", {"n", "block_size"}, "f.json", "$.x").evaluate_integer(p, 0, 100), 4);
+  EXPECT_DOUBLE_EQ(Expression("n % 7 + floor(n / 3) + ceil(1.5) + max(1, 2)", {"n"}, "f", "$").evaluate(p), 6 + 333 + 2 + 2);
+  EXPECT_DOUBLE_EQ(Expression("2^10", {}, "f", "$").evaluate(p), 1024);
+}
+
+TEST(Expression, UnknownNameIsNamedWithFilePathAndExpression) {
+  try {
+    Expression("ceil_div(n, blok_size)", {"n", "block_size"}, "my.json", "$.kernels.global.grid");
+    FAIL() << "accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "my.json");
+    EXPECT_EQ(e.json_path(), "$.kernels.global.grid");
+    std::string what = e.what();
+    EXPECT_NE(what.find("ceil_div(n, blok_size)"), std::string::npos) << what;
+    EXPECT_NE(what.find("unknown name 'blok_size'"), std::string::npos) << what;
+    EXPECT_NE(what.find("block_size"), std::string::npos) << what;  // the names it may use
+  }
+}
+
+TEST(Expression, SyntaxErrorAndNonIntegerAreRefused) {
+  EXPECT_THROW(Expression("n *", {"n"}, "f", "$.grid"), ConfigError);
+  EXPECT_THROW(Expression("(n", {"n"}, "f", "$.grid"), ConfigError);
+  EXPECT_THROW(Expression("", {"n"}, "f", "$.grid"), ConfigError);
+  Params p;
+  p.set("n", 3);
+  try {
+    Expression("n / 2", {"n"}, "f.json", "$.kernels.k.block").evaluate_integer(p, 1, 1024);
+    FAIL() << "accepted 1.5 threads";
+  } catch (const std::runtime_error& e) {
+    std::string what = e.what();
+    EXPECT_NE(what.find("f.json: $.kernels.k.block"), std::string::npos) << what;
+    EXPECT_NE(what.find("1.5"), std::string::npos) << what;
+  }
+}
+
+TEST(Npy, RoundTripsAndRefusesBadFiles) {
+  occbench::NpyArray a;
+  a.dtype = "<f4";
+  a.shape = {2, 3};
+  float values[6] = {1, 2, 3, 4, 5, 6};
+  a.bytes.assign(reinterpret_cast<unsigned char*>(values), reinterpret_cast<unsigned char*>(values) + sizeof values);
+  std::string path = (scratch_dir() / "a.npy").string();
+  occbench::write_npy(path, a);
+  auto b = occbench::read_npy(path);
+  EXPECT_EQ(b.dtype, "<f4");
+  EXPECT_EQ(b.shape, (std::vector<std::uint64_t>{2, 3}));
+  EXPECT_EQ(b.bytes, a.bytes);
+  std::ofstream(scratch_dir() / "bad.npy") << "not numpy";
+  EXPECT_THROW(occbench::read_npy((scratch_dir() / "bad.npy").string()), occbench::NpyError);
+  EXPECT_THROW(occbench::read_npy((scratch_dir() / "missing.npy").string()), occbench::NpyError);
+}
+
+// One bad user-kernel config: an edit of the example, the JSON path it must name and a phrase of
+// what was expected.
+struct BadConfig {
+  const char* label;
+  std::function<void(json&)> edit;
+  const char* json_path;
+  const char* expected;
+};
+
+// gtest names each case by its label (not the struct's bytes).
+void PrintTo(const BadConfig& bad, std::ostream* os) { *os << bad.label; }
+
+class BadSourceConfig : public testing::TestWithParam<BadConfig> {};
+
+TEST_P(BadSourceConfig, IsRefusedWithExit2NamingFilePathAndExpectation) {
+  const BadConfig& bad = GetParam();
+  json doc = example_config();
+  bad.edit(doc);
+  std::string path = write_config(doc, std::string("bad_") + bad.label + ".json");
+  try {
+    occbench::parse_sweep_file(path, occbench::builtin_registry());
+    FAIL() << bad.label << ": accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), path);
+    EXPECT_EQ(e.json_path(), bad.json_path) << e.what();
+    EXPECT_NE(std::string(e.what()).find(bad.expected), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(validate_exit_code(path), occbench::kExitBadInput);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Refusals, BadSourceConfig,
+    testing::Values(
+        BadConfig{"missing_source_file", [](json& d) { d["source"] = "nowhere.cu"; }, "$.source", "expected an existing file"},
+        BadConfig{"source_not_string", [](json& d) { d["source"] = 3; }, "$.source", "expected a non-empty string"},
+        BadConfig{"no_arguments", [](json& d) { d.erase("arguments"); }, "$.arguments", "kernel's parameters in order"},
+        BadConfig{"no_output", [](json& d) { d["arguments"].erase(0); }, "$.arguments", "\"role\": \"output\""},
+        BadConfig{"bad_type", [](json& d) { d["arguments"][1]["type"] = "float16"; }, "$.arguments[1].type", "float32"},
+        BadConfig{"bad_role", [](json& d) { d["arguments"][1]["role"] = "inout"; }, "$.arguments[1].role", "input, output, scalar"},
+        BadConfig{"unknown_argument_key", [](json& d) { d["arguments"][1]["size"] = "n"; }, "$.arguments[1].size", "unknown key 'size'"},
+        BadConfig{"count_uses_launch_axis", [](json& d) { d["arguments"][1]["count"] = "n * block_size"; },
+                  "$.arguments[1].count", "unknown name 'block_size'"},
+        BadConfig{"duplicate_argument", [](json& d) { d["arguments"][2]["name"] = "a"; }, "$.arguments[2].name", "names two arguments"},
+        BadConfig{"init_on_output", [](json& d) { d["arguments"][0]["init"] = {{"kind", "iota"}}; }, "$.arguments[0].init",
+                  "only to input arguments"},
+        BadConfig{"unknown_init", [](json& d) { d["arguments"][1]["init"]["kind"] = "gaussian"; }, "$.arguments[1].init.kind",
+                  "uniform, normal, iota, constant, npy"},
+        BadConfig{"empty_random_range", [](json& d) { d["arguments"][1]["init"] = {{"kind", "uniform"}, {"min", 0}, {"max", 0}}; },
+                  "$.arguments[1].init.max", "never all one value"},
+        BadConfig{"negative_tolerance", [](json& d) { d["arguments"][0]["tolerance"]["rel"] = -1; },
+                  "$.arguments[0].tolerance.rel", "at least 0"},
+        BadConfig{"missing_npy_input", [](json& d) { d["arguments"][1]["init"] = {{"kind", "npy"}, {"file", "a.npy.missing"}}; },
+                  "$.arguments[1].init.file", "expected an existing file"},
+        BadConfig{"scalar_without_value", [](json& d) { d["arguments"][2].erase("value"); }, "$.arguments[2].value", "missing"},
+        BadConfig{"no_kernels", [](json& d) { d["kernels"] = json::object(); }, "$.kernels", "an object of variants"},
+        BadConfig{"kernel_without_name", [](json& d) { d["kernels"]["global"].erase("kernel"); }, "$.kernels.global.kernel",
+                  "__global__ function's name"},
+        BadConfig{"unclosed_template_brace", [](json& d) { d["kernels"]["vectorized"]["kernel"] = "vectorized_kernel<{items>"; },
+                  "$.kernels.vectorized.kernel", "never closed"},
+        BadConfig{"grid_syntax_error", [](json& d) { d["kernels"]["global"]["grid"] = "ceil_div(n, block_size"; },
+                  "$.kernels.global.grid", "ceil_div(n, block_size"},
+        BadConfig{"grid_unknown_name", [](json& d) { d["kernels"]["global"]["grid"] = "n / threads"; }, "$.kernels.global.grid",
+                  "unknown name 'threads'"},
+        BadConfig{"four_block_dims", [](json& d) { d["kernels"]["global"]["block"] = {"block_size", 1, 1, 1}; },
+                  "$.kernels.global.block", "1 to 3 expressions"},
+        BadConfig{"grid_not_expression", [](json& d) { d["kernels"]["global"]["grid"] = true; }, "$.kernels.global.grid",
+                  "expected an expression"},
+        BadConfig{"bad_define_name", [](json& d) { d["kernels"]["global"]["defines"] = {{"2BAD", 1}}; },
+                  "$.kernels.global.defines.2BAD", "macro name"},
+        BadConfig{"architecture_option", [](json& d) { d["compile"] = {{"options", {"-arch=sm_80"}}}; }, "$.compile.options[0]",
+                  "leave it out"},
+        BadConfig{"unknown_kernel_key", [](json& d) { d["kernels"]["global"]["threads"] = 256; }, "$.kernels.global.threads",
+                  "unknown key 'threads'"},
+        BadConfig{"no_reference", [](json& d) { d.erase("reference"); }, "$.reference", "missing"},
+        BadConfig{"unknown_reference", [](json& d) { d["reference"]["variant"] = "fastest"; }, "$.reference.variant",
+                  "unknown variant 'fastest'"},
+        BadConfig{"reference_both", [](json& d) { d["reference"]["npy"] = {{"b", "x.npy"}}; }, "$.reference", "exactly one"},
+        BadConfig{"work_unknown_name", [](json& d) { d["work"]["flops"] = "n * flops_per_item"; }, "$.work.flops",
+                  "unknown name 'flops_per_item'"},
+        BadConfig{"unknown_top_level_key", [](json& d) { d["kernel"] = "x"; }, "$.kernel", "unknown key 'kernel'"}),
+    [](const testing::TestParamInfo<BadConfig>& info) { return std::string(info.param.label); });
+
+TEST(Nvrtc, CompilesWithoutAGpuAndCachesOnDisk) {
+  fs::path cache = scratch_dir() / "cache";
+  fs::remove_all(cache);
+  occbench::NvrtcRequest request;
+  request.source_path = kExampleDir + "/adjacent_difference.cu";
+  std::ifstream in(request.source_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  request.source_text = text.str();
+  request.name_expressions = {"vectorized_kernel<4>"};
+  request.arch = 90;
+  auto cold = occbench::nvrtc_compile(request, cache.string());
+  EXPECT_FALSE(cold.cache_hit);
+  EXPECT_GT(cold.compile_ms, 0);
+  EXPECT_FALSE(cold.cubin.empty());
+  EXPECT_EQ(cold.lowered.at("vectorized_kernel<4>"), "_Z17vectorized_kernelILi4EEvPfPKfj");
+  EXPECT_NE(cold.log.find("Used 32 registers"), std::string::npos) << cold.log;  // ptxas's own report
+  auto warm = occbench::nvrtc_compile(request, cache.string());
+  EXPECT_TRUE(warm.cache_hit);
+  EXPECT_EQ(warm.compile_ms, 0);
+  EXPECT_EQ(warm.cubin, cold.cubin);
+  request.options = {"-DUNUSED=1"};  // other options: another entry
+  EXPECT_FALSE(occbench::nvrtc_compile(request, cache.string()).cache_hit);
+}
+
+TEST(Nvrtc, CompileErrorNamesTheSourceFileAndLine) {
+  occbench::NvrtcRequest request;
+  request.source_path = "examples/broken/x.cu";
+  request.source_text = "__global__ void k(float* o) {\n  o[0] = missing_name;\n}\n";
+  request.name_expressions = {"k"};
+  try {
+    occbench::nvrtc_compile(request, (scratch_dir() / "cache").string());
+    FAIL() << "compiled";
+  } catch (const occbench::NvrtcCompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("examples/broken/x.cu(2): error"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SourceFamily, PlanReadsResourcesFromNvrtcWithoutAGpu) {
+  occbench::PlanOptions options;
+  options.config = kExampleDir + "/adjacent_difference.json";
+  options.gpu = "h100";
+  options.write_files = false;
+  std::ostringstream out, err;
+  ASSERT_EQ(occbench::plan_main(options, occbench::builtin_registry(), out, err), 0) << out.str() << err.str();
+  // The built-in family's registers on sm_90: 12 for the one-element kernels, 32 for vectorized<4>.
+  EXPECT_NE(out.str().find("32 planned, 0 skipped, 0 failed"), std::string::npos) << out.str();
+  EXPECT_TRUE(std::regex_search(out.str(), std::regex("global +n=16777216 block_size=256 +planned +65536 +256 +0 +12 ")))
+      << out.str();
+  EXPECT_TRUE(std::regex_search(out.str(), std::regex("vectorized +n=16777216 block_size=256 +planned +4096 +256 +0 +32 ")))
+      << out.str();
+}
+
+// Names that share options compile in one NVRTC call; an instantiation that does not compile
+// fails only its own points (the group falls back to compiling each name alone).
+TEST(SourceFamily, OneBadInstantiationFailsOnlyItsPoints) {
+  fs::path dir = scratch_dir();
+  std::ofstream(dir / "pick.cu") << "template <int kWidth>\n"
+                                    "__global__ void pick_kernel(float* out, unsigned n) {\n"
+                                    "  static_assert(kWidth != 3, \"width 3 is not supported\");\n"
+                                    "  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                    "  if (i < n) out[i] = float(kWidth);\n"
+                                    "}\n";
+  json doc = {{"source", "pick.cu"},
+              {"sizes", {{"n", {1024}}}},
+              {"axes", {{"width", {1, 2, 3, 4}}}},
+              {"arguments", {{{"name", "out"}, {"role", "output"}, {"type", "float32"}, {"count", "n"}},
+                             {{"name", "n"}, {"role", "scalar"}, {"type", "uint32"}, {"value", "n"}}}},
+              {"kernels", {{"pick", {{"kernel", "pick_kernel<{width}>"}, {"grid", "ceil_div(n, 128)"}, {"block", 128}}}}},
+              {"reference", {{"variant", "pick"}}}};
+  occbench::PlanOptions options;
+  options.config = write_config(doc, "pick.json");
+  options.gpu = "h100";
+  options.write_files = false;
+  std::ostringstream out, err;
+  EXPECT_EQ(occbench::plan_main(options, occbench::builtin_registry(), out, err), 1);
+  EXPECT_NE(out.str().find("3 planned, 0 skipped, 1 failed"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("width 3 is not supported"), std::string::npos) << out.str();
+}

@@ -1,0 +1,52 @@
+// The supervisor of `occbench run` for user kernels, with a shell script standing in for the
+// sweep's child: a point that outlives the watchdog is killed, recorded failed in the .jsonl (a
+// half-written last line dropped first), and the sweep continues in a new child with --resume.
+#include "harness/supervisor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+TEST(Supervisor, WatchdogFailsTheHangingPointAndResumes) {
+  fs::path dir = fs::temp_directory_path() / ("occbench_supervisor_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path jsonl = dir / "run.jsonl";
+  fs::path calls = dir / "calls.txt";
+  std::ofstream(jsonl) << "{\"occbench_jsonl\":1}\n{\"point_id\":\"a\",\"status\":\"ok\"}\n{\"point_id\":\"b\",\"sta";
+  // First child: announces its .jsonl and point b, then hangs. Second child (run --resume ...):
+  // records its arguments and finishes with exit 1.
+  std::string script = "if [ \"$1\" = run ]; then echo \"$@\" > " + calls.string() + "; exit 1; fi; " +
+                       "echo \"jsonl " + jsonl.string() + "\" >&$OCCBENCH_SUPERVISOR_FD; " +
+                       "echo \"begin b\" >&$OCCBENCH_SUPERVISOR_FD; exec sleep 30";
+  fs::path child = dir / "child.sh";
+  std::ofstream(child) << "#!/bin/sh\n" << script << "\n";
+  fs::permissions(child, fs::perms::owner_all);
+  occbench::SupervisorOptions options;
+  options.executable = child.string();
+  options.first_args = {"first"};
+  options.resume_args = {"--device", "0"};
+  options.watchdog_s = 0.5;
+  options.failed_record = [](const std::string& id, const std::string& reason) {
+    return occbench::ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
+  };
+  std::ostringstream log;
+  EXPECT_EQ(occbench::supervise_run(options, log), 1) << log.str();
+  std::ifstream in(jsonl);
+  std::string header, a, b, extra;
+  std::getline(in, header);
+  std::getline(in, a);
+  std::getline(in, b);
+  EXPECT_FALSE(std::getline(in, extra)) << extra;
+  EXPECT_EQ(a, "{\"point_id\":\"a\",\"status\":\"ok\"}");
+  EXPECT_NE(b.find("\"point_id\":\"b\",\"status\":\"failed\""), std::string::npos) << b;
+  EXPECT_NE(b.find("watchdog"), std::string::npos) << b;
+  std::ifstream call(calls);
+  std::string args;
+  std::getline(call, args);
+  EXPECT_EQ(args, "run --resume " + jsonl.string() + " --device 0");
+  fs::remove_all(dir);
+}
