@@ -23,7 +23,7 @@ TEST(Supervisor, WatchdogFailsTheHangingPointAndResumes) {
                        "echo \"jsonl " + jsonl.string() + "\" >&$OCCBENCH_SUPERVISOR_FD; " +
                        "echo \"begin b\" >&$OCCBENCH_SUPERVISOR_FD; exec sleep 30";
   fs::path child = dir / "child.sh";
-  std::ofstream(child) << "#!/bin/sh\n" << script << "\n";
+  std::ofstream(child) << "#!/bin/bash\n" << script << "\n";
   fs::permissions(child, fs::perms::owner_all);
   occbench::SupervisorOptions options;
   options.executable = child.string();
