@@ -144,6 +144,11 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
     }
   }
 
+  // Where a driver is installed, NVRTC's ptxas step can be answered from the driver's compute
+  // cache (~/.nv/ComputeCache): then ptxas never runs and the log holds no resource report, which
+  // `plan` needs (seen on the H100 machine: the second compile of the same kernel had an empty
+  // log). Our own cache above already skips repeated compilations; a user's setting wins.
+  ::setenv("CUDA_CACHE_DISABLE", "1", 0);
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program;
   check_nvrtc(nvrtcCreateProgram(&program, request.source_text.c_str(), request.source_path.c_str(), 0, nullptr, nullptr),
