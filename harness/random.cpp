@@ -39,4 +39,10 @@ void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t see
   });
 }
 
+double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
+  // splitmix64 adds its own increment first; subtracting it keeps the stream's earlier values.
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ull + stream * 0xD1B54A32D192ED03ull + i * 0xBF58476D1CE4E5B9ull + 1;
+  return double(splitmix64(x - 0x9e3779b97f4a7c15ull) >> 11) * (1.0 / 9007199254740992.0);
+}
+
 }  // namespace occbench

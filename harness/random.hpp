@@ -12,4 +12,8 @@ void fill_uniform(float* data, std::size_t count, std::uint64_t seed, float low 
 std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float low = -1.0f, float high = 1.0f);
 void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t seed);
 
+// Element i of stream `stream` of a seeded sequence, uniform in [0, 1) with 53 random bits; depends
+// only on (seed, stream, i) (user kernels' inputs, harness/source_family).
+double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i);
+
 }  // namespace occbench

@@ -2,9 +2,12 @@
 
 #include "harness/config.hpp"
 #include "harness/cuda_check.hpp"
+#include "harness/device_buffer.hpp"
 #include "harness/expression.hpp"
 #include "harness/npy.hpp"
 #include "harness/nvrtc_compiler.hpp"
+#include "harness/parallel.hpp"
+#include "harness/random.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -70,15 +73,6 @@ double load_element(const ElementType& type, const unsigned char* in) {
   if (type.bytes == 1) return get(std::uint8_t{});
   if (type.bytes == 4) return type.is_signed ? get(std::int32_t{}) : get(std::uint32_t{});
   return type.is_signed ? get(std::int64_t{}) : get(std::uint64_t{});
-}
-
-// Element i of a seeded stream: depends only on (seed, stream, i).
-double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) {
-  std::uint64_t z = seed * 0x9E3779B97F4A7C15ull + stream * 0xD1B54A32D192ED03ull + i * 0xBF58476D1CE4E5B9ull + 1;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  z ^= z >> 31;
-  return double(z >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
 }
 
 struct Initializer {
@@ -242,25 +236,6 @@ Launch evaluate_launch(const KernelSpec& k, const Params& p) {
   return l;
 }
 
-class DeviceAllocation {
- public:
-  explicit DeviceAllocation(std::size_t bytes) : bytes_(bytes) {
-    if (bytes_) OCCBENCH_CUDA_CHECK(cudaMalloc(&data_, bytes_));
-  }
-  ~DeviceAllocation() {
-    if (data_) cudaFree(data_);
-  }
-  DeviceAllocation(const DeviceAllocation&) = delete;
-  DeviceAllocation& operator=(const DeviceAllocation&) = delete;
-  void* data() const { return data_; }
-  std::size_t bytes() const { return bytes_; }
-  void** address() { return &data_; }
-
- private:
-  void* data_ = nullptr;
-  std::size_t bytes_ = 0;
-};
-
 std::vector<unsigned char> initial_values(const Argument& a, std::size_t count, std::uint64_t seed, std::uint64_t stream) {
   const ElementType& type = *a.type;
   std::vector<unsigned char> bytes(count * type.bytes);
@@ -273,22 +248,25 @@ std::vector<unsigned char> initial_values(const Argument& a, std::size_t count, 
                                            type.name));
     return array.bytes;
   }
-  for (std::size_t i = 0; i < count; ++i) {
-    double v;
-    if (init.kind == "iota") {
-      v = init.start + init.step * double(i);
-    } else if (init.kind == "constant") {
-      v = init.value;
-    } else if (init.kind == "normal") {
-      double u1 = unit_random(seed, 2 * stream, i), u2 = unit_random(seed, 2 * stream + 1, i);
-      v = init.mean + init.stddev * std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
-    } else if (type.is_float) {
-      v = init.low + (init.high - init.low) * unit_random(seed, stream, i);
-    } else {
-      v = std::floor(init.low + (init.high - init.low + 1) * unit_random(seed, stream, i));
+  // Element i depends only on (seed, stream, i), so the values are the same whatever the thread count.
+  parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) {
+      double v;
+      if (init.kind == "iota") {
+        v = init.start + init.step * double(i);
+      } else if (init.kind == "constant") {
+        v = init.value;
+      } else if (init.kind == "normal") {
+        double u1 = unit_random(seed, 2 * stream, i), u2 = unit_random(seed, 2 * stream + 1, i);
+        v = init.mean + init.stddev * std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
+      } else if (type.is_float) {
+        v = init.low + (init.high - init.low) * unit_random(seed, stream, i);
+      } else {
+        v = std::floor(init.low + (init.high - init.low + 1) * unit_random(seed, stream, i));
+      }
+      store_element(type, v, bytes.data() + i * type.bytes);
     }
-    store_element(type, v, bytes.data() + i * type.bytes);
-  }
+  });
   return bytes;
 }
 
@@ -304,10 +282,10 @@ class SourceProblem : public Problem {
       const Argument& a = args[i];
       if (a.role == Argument::Role::scalar) continue;
       std::size_t count = std::size_t(a.count.evaluate_integer(sizes, 0, kMaxInt));
-      buffers_[i] = std::make_unique<DeviceAllocation>(count * a.type->bytes);
+      buffers_[i] = DeviceBuffer<unsigned char>(count * a.type->bytes);
       if (a.role == Argument::Role::input) {
         auto host = initial_values(a, count, seed, i);
-        if (!host.empty()) OCCBENCH_CUDA_CHECK(cudaMemcpy(buffers_[i]->data(), host.data(), host.size(), cudaMemcpyHostToDevice));
+        buffers_[i].upload(host);
       } else if (!a.expected_npy.empty()) {
         NpyArray array = read_npy(a.expected_npy);
         if (array.dtype != a.type->npy || array.count() != count)
@@ -322,8 +300,7 @@ class SourceProblem : public Problem {
 
   void poison_outputs() override {
     for (std::size_t i = 0; i < buffers_.size(); ++i)
-      if (state_->arguments[i].role == Argument::Role::output && buffers_[i]->bytes())
-        OCCBENCH_CUDA_CHECK(cudaMemset(buffers_[i]->data(), 0xFF, buffers_[i]->bytes()));
+      if (state_->arguments[i].role == Argument::Role::output) buffers_[i].poison();
   }
 
   Verification verify() override {
@@ -333,8 +310,7 @@ class SourceProblem : public Problem {
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       const Argument& a = state_->arguments[i];
       if (a.role != Argument::Role::output) continue;
-      std::vector<unsigned char> out(buffers_[i]->bytes());
-      if (!out.empty()) OCCBENCH_CUDA_CHECK(cudaMemcpy(out.data(), buffers_[i]->data(), out.size(), cudaMemcpyDeviceToHost));
+      std::vector<unsigned char> out = buffers_[i].download();
       if (first) v.tolerance = a.rel_tolerance;
       first = false;
       std::size_t count = out.size() / a.type->bytes;
@@ -363,6 +339,7 @@ class SourceProblem : public Problem {
   void launch(const void* kernel, const LaunchSpec& spec, const Params& params, cudaStream_t stream) {
     const auto& args = state_->arguments;
     std::vector<void*> pointers(args.size());
+    std::vector<void*> device_pointers(args.size());  // cudaLaunchKernel reads each argument through a pointer to it
     std::vector<std::uint64_t> scalars(args.size());
     for (std::size_t i = 0; i < args.size(); ++i) {
       const Argument& a = args[i];
@@ -370,9 +347,10 @@ class SourceProblem : public Problem {
         store_element(*a.type, a.value.evaluate(params), reinterpret_cast<unsigned char*>(&scalars[i]));
         pointers[i] = &scalars[i];
       } else {
-        pointers[i] = buffers_[i]->address();
-        if (a.zero_before_launch && buffers_[i]->bytes())
-          OCCBENCH_CUDA_CHECK(cudaMemsetAsync(buffers_[i]->data(), 0, buffers_[i]->bytes(), stream));
+        device_pointers[i] = buffers_[i].get();
+        pointers[i] = &device_pointers[i];
+        if (a.zero_before_launch && buffers_[i].bytes())
+          OCCBENCH_CUDA_CHECK(cudaMemsetAsync(buffers_[i].get(), 0, buffers_[i].bytes(), stream));
       }
     }
     dim3 grid(spec.grid.x, spec.grid.y, spec.grid.z), block(spec.block.x, spec.block.y, spec.block.z);
@@ -384,7 +362,7 @@ class SourceProblem : public Problem {
 
   std::shared_ptr<SourceState> state_;
   Params sizes_;
-  std::vector<std::unique_ptr<DeviceAllocation>> buffers_;
+  std::vector<DeviceBuffer<unsigned char>> buffers_;  // empty for scalars
   std::vector<std::vector<unsigned char>> expected_;
 };
 
@@ -425,9 +403,7 @@ void SourceProblem::compute_reference() {
   OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
     if (state_->arguments[i].role != Argument::Role::output) continue;
-    expected_[i].resize(buffers_[i]->bytes());
-    if (!expected_[i].empty())
-      OCCBENCH_CUDA_CHECK(cudaMemcpy(expected_[i].data(), buffers_[i]->data(), expected_[i].size(), cudaMemcpyDeviceToHost));
+    expected_[i] = buffers_[i].download();
   }
 }
 

@@ -38,3 +38,16 @@ TEST(Random, ReproducibleNonZeroAndInRange) {
   }
   EXPECT_LT(zeros, 10u);
 }
+
+// User kernels' inputs come from this stream: pinned, so a change to it (which would change every
+// user sweep's data) is a decision, not an accident.
+TEST(Random, UnitRandomStreamIsPinnedAndInRange) {
+  EXPECT_DOUBLE_EQ(unit_random(0, 0, 0), 0.33816660127198972);
+  EXPECT_DOUBLE_EQ(unit_random(0, 0, 1000000), 0.66065817269423732);
+  EXPECT_DOUBLE_EQ(unit_random(2025, 3, 1), 0.64364218653634664);
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    double u = unit_random(7, 1, i);
+    ASSERT_GE(u, 0.0);
+    ASSERT_LT(u, 1.0);
+  }
+}
