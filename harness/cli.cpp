@@ -6,6 +6,7 @@
 #include "harness/record_writer.hpp"
 #include "harness/report.hpp"
 #include "harness/selection.hpp"
+#include "harness/shard.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -32,6 +33,9 @@ void add_selection_options(CLI::App& subcommand, SelectionFlags& flags) {
                         "Only points whose id (family/variant/axis=value/...) matches this regular expression");
   subcommand.add_option("--set", flags.set, "Replace an axis's values: AXIS=V1,V2 (a size or launch axis; repeatable)");
   subcommand.add_option("--axis", flags.axis, "The same in nvbench's spelling: \"AXIS=[V1,V2]\" (repeatable)");
+  subcommand.add_option("--shard", flags.shard,
+                        "Only shard K of N (0-based) of the points, balanced by estimated cost; auto: from Slurm "
+                        "(SLURM_ARRAY_TASK_ID/COUNT/MIN, else SLURM_PROCID/SLURM_NTASKS)");
 }
 
 std::vector<std::string> selection_arguments(const SelectionFlags& flags) {
@@ -40,6 +44,7 @@ std::vector<std::string> selection_arguments(const SelectionFlags& flags) {
   if (!flags.filter.empty()) args.insert(args.end(), {"--filter", flags.filter});
   for (const auto& text : flags.set) args.insert(args.end(), {"--set", text});
   for (const auto& text : flags.axis) args.insert(args.end(), {"--axis", text});
+  if (!flags.shard.empty()) args.insert(args.end(), {"--shard", flags.shard});
   return args;
 }
 
@@ -49,6 +54,11 @@ PointSelection selection_from_flags(const SelectionFlags& flags) {
   selection.filter = flags.filter;
   for (const auto& text : flags.set) add_axis_override(selection, "--set", text);
   for (const auto& text : flags.axis) add_axis_override(selection, "--axis", text);
+  if (!flags.shard.empty()) {
+    ShardSpec shard = parse_shard(flags.shard);
+    selection.shard_index = shard.index;
+    selection.shard_count = shard.count;
+  }
   return selection;
 }
 
@@ -58,7 +68,8 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   app.require_subcommand(1);
   std::vector<Command> commands = {add_list_command(app, registry), add_validate_command(app, registry),
                                    add_run_command(app, registry),  add_plan_command(app, registry),
-                                   add_report_command(app),         add_compare_command(app)};
+                                   add_report_command(app),         add_compare_command(app),
+                                   add_merge_command(app, registry)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,6 +3,7 @@
 #include "harness/cli.hpp"
 #include "harness/commands.hpp"
 #include "harness/device.hpp"
+#include "harness/multi_device.hpp"
 #include "harness/runner.hpp"
 #include "harness/selection.hpp"
 #include "harness/supervisor.hpp"
@@ -20,6 +21,9 @@ namespace {
 struct RunFlags {
   std::string config, out_dir = "results", resume_path;
   int device_ordinal = 0;
+  std::string devices;       // --devices 0,1|all: one worker per GPU (harness/multi_device)
+  bool each_device = false;  // with --devices: the whole sweep on each
+  std::string claim_dir;     // a worker of --devices: measure only the points it claims
   bool dry_run = false;
   double watchdog_s = 120;
   bool no_supervisor = false;
@@ -35,7 +39,15 @@ int list_points(const SweepSpec& spec, const Registry& registry) {
   return kExitOk;
 }
 
-int run_command(const RunFlags& flags, const std::vector<std::string>& argv, const Registry& registry) {
+// The arguments every worker of run --devices gets besides its device, config and output.
+std::vector<std::string> worker_arguments(const RunFlags& flags) {
+  std::vector<std::string> args = selection_arguments(flags.selection);
+  args.insert(args.end(), {"--watchdog", fmt::format("{}", flags.watchdog_s)});
+  if (flags.no_supervisor) args.push_back("--no-supervisor");
+  return args;
+}
+
+int run_command(RunFlags flags, const std::vector<std::string>& argv, const Registry& registry) {
   if (flags.config.empty() && flags.resume_path.empty()) {
     std::cerr << "error: run needs a config file, or --resume FILE.jsonl\n";
     return kExitBadInput;
@@ -53,6 +65,20 @@ int run_command(const RunFlags& flags, const std::vector<std::string>& argv, con
       return kExitBadInput;
     }
     resumed = read_jsonl(resume_path);
+    if (resumed.header.contains("multi_device")) {  // a run --devices: resume each worker
+      if (auto reason = no_gpu_reason()) {
+        std::cerr << fmt::format("occbench run: {}; timings need a GPU\n", *reason);
+        return kExitNoGpu;
+      }
+      MultiDeviceRun multi;
+      multi.resume_path = resume_path;
+      multi.resume_header = resumed.header;
+      multi.command_line = options.command_line;
+      return run_on_devices(multi, registry, std::cerr);
+    }
+    // A shard's run resumes as the same shard.
+    if (flags.selection.shard.empty() && resumed.header.contains("selection") && resumed.header["selection"].contains("shard"))
+      flags.selection.shard = resumed.header["selection"]["shard"].get<std::string>();
     std::string source = resumed.header.value("config_source", resume_path);
     spec = parse_sweep_json(resumed.header["config"], source + " (as stored in " + resume_path + ")", registry);
     options.resume = &resumed;
@@ -67,6 +93,22 @@ int run_command(const RunFlags& flags, const std::vector<std::string>& argv, con
                              *reason);
     return kExitNoGpu;
   }
+  if (!flags.devices.empty()) {
+    MultiDeviceRun multi;
+    multi.devices = local_device_list(flags.devices);
+    multi.each_device = flags.each_device;
+    multi.config_path = flags.config;
+    multi.sweep_name = spec.name;
+    multi.out_dir = flags.out_dir;
+    multi.worker_args = worker_arguments(flags);
+    multi.command_line = options.command_line;
+    return run_on_devices(multi, registry, std::cerr);
+  }
+  if (flags.each_device) {
+    std::cerr << "error: run --each-device needs --devices (the GPUs to run the whole sweep on)\n";
+    return kExitBadInput;
+  }
+  options.claim_dir = flags.claim_dir;
   if (auto bad = device_choice_error(options.device)) {
     std::cerr << fmt::format("error: run --device: {}\n", *bad);
     return kExitBadInput;
@@ -78,6 +120,7 @@ int run_command(const RunFlags& flags, const std::vector<std::string>& argv, con
     SupervisorOptions supervised;
     supervised.first_args.assign(argv.begin() + 1, argv.end());
     supervised.resume_args = {"--device", std::to_string(flags.device_ordinal), "--watchdog", fmt::format("{}", flags.watchdog_s)};
+    if (!flags.claim_dir.empty()) supervised.resume_args.insert(supervised.resume_args.end(), {"--claim-dir", flags.claim_dir});
     for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
     supervised.watchdog_s = flags.watchdog_s;
     auto points = expand_sweep(spec, registry);
@@ -109,6 +152,13 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   run->add_flag("--no-supervisor", flags->no_supervisor,
                 "Sweeps of your own kernels: run in this process (no watchdog, no restart after a fault)");
+  run->add_option("--devices", flags->devices,
+                  "Run on several GPUs of this machine at once (0,1 or all): one worker per GPU, points handed out "
+                  "as GPUs free up, one results document");
+  run->add_flag("--each-device", flags->each_device,
+                "With --devices: run the whole sweep on each listed GPU, one results file per GPU (to compare GPUs)");
+  run->add_option("--claim-dir", flags->claim_dir, "Internal: a --devices worker's shared folder of point claims")
+      ->group("");
   run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
   add_selection_options(*run, flags->selection);
   return {run, [&registry, flags](const std::vector<std::string>& argv) { return run_command(*flags, argv, registry); }};

@@ -25,11 +25,13 @@ Command add_run_command(CLI::App& app, const Registry& registry);
 Command add_plan_command(CLI::App& app, const Registry& registry);
 Command add_report_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
+Command add_merge_command(CLI::App& app, const Registry& registry);
 
 // --variants, --filter, --set and --axis as typed, shared by run and plan.
 struct SelectionFlags {
   std::string variants, filter;
   std::vector<std::string> set, axis;
+  std::string shard;  // --shard K/N or auto (harness/shard.hpp)
 };
 void add_selection_options(CLI::App& subcommand, SelectionFlags& flags);
 // The same flags as arguments, for a child process that must select the same points.

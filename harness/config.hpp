@@ -36,7 +36,8 @@ struct PointSelection {
   std::string filter;                 // empty: every point
   AxisValues overrides;               // axis -> values, replacing the config's (sizes or launch axes)
   std::vector<std::string> flags;     // each override as typed, for messages ("--set block_size=128,256")
-  bool empty() const { return variants.empty() && filter.empty() && overrides.empty(); }
+  int shard_index = 0, shard_count = 0;  // --shard K/N (harness/shard.hpp); count 0: the whole sweep
+  bool empty() const { return variants.empty() && filter.empty() && overrides.empty() && shard_count == 0; }
 };
 
 struct SweepSpec {

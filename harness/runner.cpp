@@ -4,6 +4,7 @@
 #include "harness/selection.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/metrics.hpp"
+#include "harness/multi_device.hpp"
 #include "harness/occupancy.hpp"
 #include "harness/supervisor.hpp"
 #include "harness/time_use.hpp"
@@ -241,6 +242,7 @@ bool is_sticky_cuda_error(cudaError_t code) {
 RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunOptions& options, std::ostream& log) {
   RunSummary summary;
   std::vector<Point> points = expand_sweep(spec, registry);
+  if (!options.claim_dir.empty()) points = claiming_order(points, spec.measurement);
 
   DeviceInfo device = query_device(options.device);
   device.clocks_start = read_clocks(device);
@@ -271,9 +273,12 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   summary.csv_path = stem + ".csv";
 
   JsonlWriter jsonl(summary.jsonl_path, options.resume != nullptr);
-  if (!options.resume)
-    jsonl.write({{"occbench_jsonl", 1}, {"tool", tool_block()}, {"device", to_json(device)}, {"config", spec.raw},
-                 {"config_source", spec.source}, {"started_utc", started}});
+  if (!options.resume) {
+    ordered_json header = {{"occbench_jsonl", 1}, {"tool", tool_block()}, {"device", to_json(device)}, {"config", spec.raw},
+                           {"config_source", spec.source}, {"started_utc", started}};
+    if (!spec.selection.empty()) header["selection"] = to_json(spec.selection);  // a resumed shard stays that shard
+    jsonl.write(header);
+  }
   announce(options.supervisor_fd, "jsonl " + summary.jsonl_path);
 
   cudaStream_t stream;
@@ -304,6 +309,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
       ++summary.reused;
       continue;
     }
+    if (!options.claim_dir.empty() && !claim_point(options.claim_dir, point.id)) continue;  // another GPU's
     announce(options.supervisor_fd, "begin " + point.id);
     if (context_lost) {
       record = unrun_record(point, "skipped", lost_reason);

@@ -22,6 +22,8 @@ struct RunOptions {
   // Under `occbench run`'s supervisor (harness/supervisor): the pipe on which each point is
   // announced; a lost CUDA context then ends this process after its point is recorded.
   int supervisor_fd = -1;
+  // A worker of run --devices (harness/multi_device): measures only the points it claims here.
+  std::string claim_dir;
 };
 
 struct RunSummary {

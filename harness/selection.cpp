@@ -146,7 +146,9 @@ json to_json(const PointSelection& selection) {
   if (selection.empty()) return nullptr;
   json set = json::object();
   for (const auto& [axis, values] : selection.overrides) set[axis] = values;
-  return json{{"variants", selection.variants}, {"filter", selection.filter}, {"set", set}};
+  json j{{"variants", selection.variants}, {"filter", selection.filter}, {"set", set}};
+  if (selection.shard_count > 0) j["shard"] = fmt::format("{}/{}", selection.shard_index, selection.shard_count);
+  return j;
 }
 
 }  // namespace occbench

@@ -36,14 +36,14 @@ void announce(int fd, const std::string& message) {
   }
 }
 
-namespace {
-
 std::string self_executable() {
   char path[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", path, sizeof path - 1);
   if (n <= 0) throw std::runtime_error("cannot find this program's own path (/proc/self/exe) to run the sweep in a child");
   return std::string(path, std::size_t(n));
 }
+
+namespace {
 
 // Drops a line the killed child left half-written, then appends `record` as one line.
 void append_record(const std::string& jsonl_path, const ordered_json& record) {

@@ -18,6 +18,9 @@ inline constexpr int kExitContextLost = 75;
 // The environment variable that tells a child the file descriptor of its supervisor's pipe.
 inline constexpr const char* kSupervisorFdVariable = "OCCBENCH_SUPERVISOR_FD";
 
+// This program's own path (/proc/self/exe), to run it again as a child.
+std::string self_executable();
+
 // The child's side: -1 when not supervised.
 int supervisor_fd_from_environment();
 // "jsonl PATH", "begin POINT_ID", "end POINT_ID": one line each, ignored when fd < 0.

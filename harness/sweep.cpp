@@ -1,5 +1,7 @@
 #include "harness/sweep.hpp"
 
+#include "harness/shard.hpp"
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -82,6 +84,8 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
       });
     }
   });
+  if (spec.selection.shard_count > 0)
+    points = select_shard(points, spec.measurement, {spec.selection.shard_index, spec.selection.shard_count});
   return points;
 }
 

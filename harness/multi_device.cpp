@@ -1,0 +1,278 @@
+#include "harness/multi_device.hpp"
+
+#include "harness/cuda_check.hpp"
+#include "harness/merge.hpp"
+#include "harness/report.hpp"
+#include "harness/shard.hpp"
+#include "harness/supervisor.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace occbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A file name for a point id ("family/variant/n=1 block=2" has slashes and spaces): its
+// characters kept where safe, the rest as hex, so two ids never share a name.
+std::string claim_file_name(const std::string& point_id) {
+  std::string name;
+  for (unsigned char c : point_id) {
+    if (std::isalnum(c) || c == '=' || c == '-' || c == '.') name += char(c);
+    else name += fmt::format("_{:02x}", c);
+  }
+  return name;
+}
+
+pid_t start_worker(const std::string& exe, const std::vector<std::string>& args) {
+  std::cout.flush();
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+  if (pid == 0) {
+    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(exe.c_str(), argv.data());
+    std::perror("occbench: exec of a device worker failed");
+    std::_Exit(127);
+  }
+  return pid;
+}
+
+int wait_worker(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string device_name(int ordinal) {
+  cudaDeviceProp properties{};
+  OCCBENCH_CUDA_CHECK(cudaGetDeviceProperties(&properties, ordinal));
+  return properties.name;
+}
+
+// The one file with this extension in a worker's folder, or "" when it has none yet.
+std::string part_file(const fs::path& dir, const std::string& extension) {
+  if (!fs::is_directory(dir)) return "";
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == extension) return entry.path().string();
+  return "";
+}
+
+}  // namespace
+
+std::vector<int> parse_device_list(const std::string& text, int device_count) {
+  auto error = [&](const std::string& expected) { return ConfigError("command line", "--devices " + text, expected); };
+  std::vector<int> devices;
+  if (text == "all") {
+    for (int d = 0; d < device_count; ++d) devices.push_back(d);
+    if (devices.empty()) throw error("at least one GPU; this machine has none");
+    return devices;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty() || item.size() > 4 || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw error("a comma-separated list of device ordinals (e.g. 0,1) or all");
+    int d = std::stoi(item);
+    if (d >= device_count)
+      throw error(fmt::format("device {} does not exist: this machine has {} GPU(s) (0 to {})", d, device_count, device_count - 1));
+    if (std::find(devices.begin(), devices.end(), d) != devices.end()) throw error(fmt::format("device {} listed twice", d));
+    devices.push_back(d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return devices;
+}
+
+std::vector<int> local_device_list(const std::string& text) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    count = 0;
+  }
+  return parse_device_list(text, count);
+}
+
+bool claim_point(const std::string& claim_dir, const std::string& point_id) {
+  std::string path = (fs::path(claim_dir) / claim_file_name(point_id)).string();
+  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+  if (fd >= 0) {
+    ::close(fd);
+    return true;
+  }
+  if (errno == EEXIST) return false;
+  throw std::runtime_error(fmt::format("{}: cannot create the claim of point {}: {}", path, point_id, std::strerror(errno)));
+}
+
+void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids) {
+  for (const auto& id : point_ids) claim_point(claim_dir, id);
+}
+
+std::vector<Point> claiming_order(const std::vector<Point>& points, const MeasurementSettings& settings) {
+  std::vector<std::string> size_order;
+  std::map<std::string, std::vector<std::pair<double, const Point*>>> by_size;
+  for (const auto& point : points) {
+    std::string sizes = point.sizes.to_string();
+    if (!by_size.count(sizes)) size_order.push_back(sizes);
+    by_size[sizes].push_back({estimated_point_seconds(point, settings), &point});
+  }
+  std::vector<Point> ordered;
+  for (const auto& sizes : size_order) {
+    auto& group = by_size[sizes];
+    std::stable_sort(group.begin(), group.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [cost, point] : group) ordered.push_back(*point);
+  }
+  return ordered;
+}
+
+int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ostream& log) {
+  std::string exe = self_executable();
+  auto t0 = std::chrono::steady_clock::now();
+  if (run.each_device) {
+    // The whole sweep on every device at once, each into its own results file.
+    std::vector<pid_t> workers;
+    for (int d : run.devices) {
+      std::vector<std::string> args = {"run", run.config_path, "--device", std::to_string(d), "--out", run.out_dir};
+      args.insert(args.end(), run.worker_args.begin(), run.worker_args.end());
+      workers.push_back(start_worker(exe, args));
+    }
+    int worst = 0;
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+      int code = wait_worker(workers[i]);
+      if (code != 0) log << fmt::format("occbench run: the worker on device {} exited with {}\n", run.devices[i], code);
+      worst = std::max(worst, code);
+    }
+    log << fmt::format("occbench run --each-device: the sweep ran on devices {}; one results file each in {} "
+                       "(occbench report/compare and plots/occplot.py take them together)\n",
+                       fmt::join(run.devices, ","), run.out_dir);
+    return worst;
+  }
+
+  // One sweep over all devices: the parts folder holds each worker's output and the claims.
+  std::string stem, started = utc_now_iso();
+  ordered_json multi;
+  std::vector<int> devices = run.devices;
+  std::vector<std::string> worker_args = run.worker_args;
+  std::string config_path = run.config_path;
+  if (!run.resume_path.empty()) {
+    multi = run.resume_header["multi_device"];
+    stem = run.resume_path.substr(0, run.resume_path.size() - std::string(".jsonl").size());
+    devices = multi["devices"].get<std::vector<int>>();
+    worker_args = multi["worker_args"].get<std::vector<std::string>>();
+    config_path = run.resume_header.value("config_source", "");
+    started = run.resume_header.value("started_utc", started);
+  } else {
+    std::set<std::string> names;
+    for (int d : devices) names.insert(device_name(d));
+    std::string label = names.size() == 1 ? *names.begin() : "mixed";
+    stem = output_stem(run.out_dir, run.sweep_name, fmt::format("{}x{}", devices.size(), label), utc_now_compact());
+    multi = {{"devices", devices}, {"parts_dir", fs::path(stem + ".parts").filename().string()}, {"worker_args", worker_args}};
+  }
+  fs::path parts_dir = fs::path(stem).parent_path() / multi["parts_dir"].get<std::string>();
+  fs::path claims = parts_dir / "claims";
+  std::string jsonl_path = stem + ".jsonl";
+  ordered_json header = {{"occbench_jsonl", 1},
+                         {"tool", tool_block()},
+                         {"config", run.resume_header.value("config", ordered_json(nullptr))},
+                         {"config_source", config_path},
+                         {"started_utc", started},
+                         {"multi_device", multi}};
+  if (run.resume_path.empty()) {
+    header["config"] = read_json_file(config_path);
+    fs::create_directories(claims);
+    // Until the workers finish, the .jsonl is only this header: what run --resume needs to restart them.
+    write_text_file(jsonl_path, header.dump() + "\n");
+  } else {
+    // Claims of unfinished points are dropped (a worker died holding them); finished ones are kept.
+    fs::remove_all(claims);
+    fs::create_directories(claims);
+    for (int d : devices) {
+      std::string part = part_file(parts_dir / fmt::format("device{}", d), ".jsonl");
+      if (part.empty()) continue;
+      std::vector<std::string> finished;
+      for (const auto& r : read_jsonl(part).results) finished.push_back(record_point_id(r));
+      mark_claimed(claims.string(), finished);
+    }
+  }
+  log << fmt::format("occbench run: {} worker(s) on devices {}; their parts in {}\n", devices.size(), fmt::join(devices, ","),
+                     parts_dir.string());
+
+  std::vector<pid_t> workers;
+  for (int d : devices) {
+    fs::path dir = parts_dir / fmt::format("device{}", d);
+    std::string part = part_file(dir, ".jsonl");
+    std::vector<std::string> args = part.empty() ? std::vector<std::string>{"run", config_path, "--out", dir.string()}
+                                                 : std::vector<std::string>{"run", "--resume", part};
+    for (const std::string& a : {std::string("--device"), std::to_string(d), std::string("--claim-dir"), claims.string()})
+      args.push_back(a);
+    args.insert(args.end(), worker_args.begin(), worker_args.end());
+    workers.push_back(start_worker(exe, args));
+  }
+  int worst = 0;
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    int code = wait_worker(workers[i]);
+    if (code != 0 && code != 1)
+      log << fmt::format("occbench run: the worker on device {} exited with {}; run --resume {} continues\n", devices[i], code,
+                         jsonl_path);
+    worst = std::max(worst, code);
+  }
+
+  std::vector<ShardOutput> parts;
+  for (int d : devices) {
+    fs::path dir = parts_dir / fmt::format("device{}", d);
+    std::string part = part_file(dir, ".json");
+    if (part.empty()) part = part_file(dir, ".jsonl");
+    if (part.empty()) {
+      log << fmt::format("occbench run: device {} left no results in {}\n", d, dir.string());
+      return std::max(worst, 1);
+    }
+    parts.push_back(read_shard_output(part));
+  }
+  MergedResults merged = merge_shard_outputs(parts, registry);
+  for (std::size_t i = 0; i < merged.devices.size(); ++i) merged.devices[i]["ordinal"] = devices[i];
+  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), timed_s = 0;
+  for (const auto& part_run : merged.runs) timed_s += part_run.value("timed_s", 0.0);
+  ordered_json run_block = {{"kind", "run"},
+                            {"devices", devices},
+                            {"started_utc", started},
+                            {"finished_utc", utc_now_iso()},
+                            {"command", run.command_line},
+                            {"config_source", config_path},
+                            {"wall_s", wall_s},
+                            {"timed_s", timed_s},
+                            {"parts", merged.runs}};
+  if (!merged.runs.empty()) run_block["measurement"] = merged.runs.front().value("measurement", ordered_json(nullptr));
+  std::size_t ok = 0, failed = 0, skipped = 0;
+  for (const auto& r : merged.results) {
+    std::string status = r.value("status", "");
+    ok += status == "ok", failed += status == "failed", skipped += status == "skipped";
+  }
+  write_text_file(stem + ".json", merged_document(merged, run_block).dump(2) + "\n");
+  write_text_file(stem + ".csv", to_csv(merged.results));
+  write_text_file(jsonl_path, merged_jsonl(merged, {{"started_utc", started}, {"multi_device", multi}}));
+  log << fmt::format("\nall devices: {} ok, {} failed, {} skipped in {:.1f} s on {} GPU(s)\nwrote {}.json\n      {}.csv\n      {}\n",
+                     ok, failed, skipped, wall_s, devices.size(), stem, stem, jsonl_path);
+  if (failed > 0) worst = std::max(worst, 1);
+  return worst;
+}
+
+}  // namespace occbench

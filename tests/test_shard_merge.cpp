@@ -1,0 +1,254 @@
+// Shards of a sweep (--shard K/N, auto from Slurm), merging shard outputs (occbench merge), the
+// claims that hand points to run --devices workers, and --devices parsing. No GPU needed.
+#include "harness/cli.hpp"
+#include "harness/merge.hpp"
+#include "harness/multi_device.hpp"
+#include "harness/report.hpp"
+#include "harness/selection.hpp"
+#include "harness/shard.hpp"
+#include "harness/sweep.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <random>
+#include <set>
+
+using namespace occbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kConfigs = std::string(OCCBENCH_SOURCE_DIR) + "/configs/";
+
+std::vector<Point> points_of(const std::string& config) {
+  return expand_sweep(parse_sweep_file(kConfigs + config, builtin_registry()), builtin_registry());
+}
+
+std::map<std::string, int> shard_by_id(const std::vector<Point>& points, const MeasurementSettings& settings, int count) {
+  std::vector<int> shard_of = assign_shards(points, settings, count);
+  std::map<std::string, int> by_id;
+  for (std::size_t i = 0; i < points.size(); ++i) by_id[points[i].id] = shard_of[i];
+  return by_id;
+}
+
+int cli(std::vector<std::string> args) {
+  args.insert(args.begin(), "occbench");
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  return cli_main(int(argv.size()), argv.data(), builtin_registry());
+}
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("occbench_shard_merge_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// The one file with this extension in `dir`.
+std::string only_file(const fs::path& dir, const std::string& extension) {
+  std::vector<std::string> found;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == extension) found.push_back(entry.path().string());
+  EXPECT_EQ(found.size(), 1u) << dir;
+  return found.empty() ? "" : found.front();
+}
+
+// `occbench plan CONFIG --shard K/N` for every K into dir/shardK; returns the documents' paths.
+std::vector<std::string> plan_shards(const std::string& config, int count, const fs::path& dir) {
+  std::vector<std::string> paths;
+  for (int k = 0; k < count; ++k) {
+    fs::path out = dir / ("shard" + std::to_string(k));
+    EXPECT_EQ(cli({"plan", kConfigs + config, "--gpu", "h100", "--shard", std::to_string(k) + "/" + std::to_string(count),
+                   "--out", out.string()}), kExitOk);
+    paths.push_back(only_file(out, ".json"));
+  }
+  return paths;
+}
+
+}  // namespace
+
+TEST(Shard, ParsesKOverN) {
+  ShardSpec shard = parse_shard("2/5", {});
+  EXPECT_EQ(shard.index, 2);
+  EXPECT_EQ(shard.count, 5);
+  EXPECT_EQ(shard.text(), "2/5");
+  for (const char* bad : {"5/5", "1/0", "-1/2", "a/b", "3", "1/2/3", "", "0/ 2"})
+    EXPECT_THROW(parse_shard(bad, {}), ConfigError) << bad;
+}
+
+TEST(Shard, AutoReadsSlurmArrayThenProcid) {
+  ShardSpec array = parse_shard("auto", {{"SLURM_ARRAY_TASK_ID", "5"}, {"SLURM_ARRAY_TASK_COUNT", "4"},
+                                         {"SLURM_ARRAY_TASK_MIN", "3"}, {"SLURM_PROCID", "0"}, {"SLURM_NTASKS", "1"}});
+  EXPECT_EQ(array.index, 2);
+  EXPECT_EQ(array.count, 4);
+  ShardSpec stepped = parse_shard("auto", {{"SLURM_ARRAY_TASK_ID", "7"}, {"SLURM_ARRAY_TASK_COUNT", "4"},
+                                           {"SLURM_ARRAY_TASK_MIN", "1"}, {"SLURM_ARRAY_TASK_STEP", "2"}});
+  EXPECT_EQ(stepped.index, 3);
+  ShardSpec tasks = parse_shard("auto", {{"SLURM_PROCID", "3"}, {"SLURM_NTASKS", "8"}});
+  EXPECT_EQ(tasks.index, 3);
+  EXPECT_EQ(tasks.count, 8);
+  EXPECT_THROW(parse_shard("auto", {}), ConfigError);
+  EXPECT_THROW(parse_shard("auto", {{"SLURM_ARRAY_TASK_ID", "4"}}), ConfigError);  // no count
+  EXPECT_THROW(parse_shard("auto", {{"SLURM_ARRAY_TASK_ID", "9"}, {"SLURM_ARRAY_TASK_COUNT", "4"}}), ConfigError);
+  EXPECT_THROW(parse_shard("auto", {{"SLURM_PROCID", "x"}, {"SLURM_NTASKS", "2"}}), ConfigError);
+}
+
+TEST(Shard, DisjointCompleteAndBalanced) {
+  for (const char* config : {"covariance_chunk_sweep.json", "stencil.json", "transpose.json", "matmul.json"}) {
+    SweepSpec spec = parse_sweep_file(kConfigs + config, builtin_registry());
+    std::vector<Point> all = expand_sweep(spec, builtin_registry());
+    for (int count : {1, 2, 3, 5, 16}) {
+      std::multiset<std::string> seen;
+      std::vector<double> load(std::size_t(count), 0.0);
+      double largest = 0;
+      for (int k = 0; k < count; ++k)
+        for (const auto& point : select_shard(all, spec.measurement, {k, count})) {
+          seen.insert(point.id);
+          double cost = estimated_point_seconds(point, spec.measurement);
+          load[std::size_t(k)] += cost;
+          largest = std::max(largest, cost);
+        }
+      std::multiset<std::string> expected;
+      for (const auto& point : all) expected.insert(point.id);
+      EXPECT_EQ(seen, expected) << config << " in " << count << " shards: each point exactly once";
+      // Longest first to the least loaded: no shard exceeds another by more than one unit's cost
+      // (a unit is a point, or a problem size's points when there are many sizes).
+      if (all.size() >= std::size_t(4 * count) && std::string(config) != "transpose.json") {
+        auto [low, high] = std::minmax_element(load.begin(), load.end());
+        EXPECT_LE(*high - *low, largest * 1.0001) << config << " in " << count << " shards";
+      }
+    }
+  }
+}
+
+TEST(Shard, IndependentOfPointOrder) {
+  SweepSpec spec = parse_sweep_file(kConfigs + "stencil.json", builtin_registry());
+  std::vector<Point> points = expand_sweep(spec, builtin_registry());
+  auto reference = shard_by_id(points, spec.measurement, 3);
+  std::mt19937 shuffler(7);
+  for (int trial = 0; trial < 5; ++trial) {
+    std::shuffle(points.begin(), points.end(), shuffler);
+    EXPECT_EQ(shard_by_id(points, spec.measurement, 3), reference);
+  }
+  std::reverse(points.begin(), points.end());
+  EXPECT_EQ(shard_by_id(points, spec.measurement, 3), reference);
+}
+
+TEST(Shard, ManyProblemSizesStayWhole) {
+  // transpose has 4 problem sizes: in 2 shards each size's points share one shard (one problem built).
+  SweepSpec spec = parse_sweep_file(kConfigs + "transpose.json", builtin_registry());
+  std::vector<Point> points = expand_sweep(spec, builtin_registry());
+  std::vector<int> shard_of = assign_shards(points, spec.measurement, 2);
+  std::map<std::string, std::set<int>> shards_of_size;
+  for (std::size_t i = 0; i < points.size(); ++i) shards_of_size[points[i].sizes.to_string()].insert(shard_of[i]);
+  ASSERT_EQ(shards_of_size.size(), 4u);
+  std::set<int> used;
+  for (const auto& [sizes, shards] : shards_of_size) {
+    EXPECT_EQ(shards.size(), 1u) << sizes;
+    used.insert(*shards.begin());
+  }
+  EXPECT_EQ(used.size(), 2u);
+}
+
+TEST(Shard, CommandLineShardRecordedAndResumable) {
+  fs::path dir = fresh_dir("recorded");
+  ASSERT_EQ(cli({"plan", kConfigs + "stencil.json", "--gpu", "h100", "--shard", "1/4", "--out", dir.string()}), kExitOk);
+  ordered_json doc = read_json_file(only_file(dir, ".json"));
+  EXPECT_EQ(doc["run"]["selection"]["shard"], "1/4");
+  SweepSpec spec = parse_sweep_file(kConfigs + "stencil.json", builtin_registry());
+  EXPECT_EQ(doc["results"].size(), select_shard(expand_sweep(spec, builtin_registry()), spec.measurement, {1, 4}).size());
+  EXPECT_EQ(cli({"plan", kConfigs + "stencil.json", "--shard", "4/4"}), kExitBadInput);
+  EXPECT_EQ(cli({"run", kConfigs + "stencil.json", "--dry-run", "--shard", "x"}), kExitBadInput);
+}
+
+TEST(Merge, ShardsJoinToTheWholeSweepInItsOrder) {
+  fs::path dir = fresh_dir("join");
+  std::vector<std::string> shards = plan_shards("covariance_chunk_sweep.json", 3, dir);
+  ASSERT_EQ(cli({"plan", kConfigs + "covariance_chunk_sweep.json", "--gpu", "h100", "--out", (dir / "whole").string()}), kExitOk);
+  ordered_json whole = read_json_file(only_file(dir / "whole", ".json"));
+  // Inputs in any order give the sweep's order.
+  std::vector<std::string> args = {"merge", (dir / "merged.json").string(), shards[2], shards[0], shards[1]};
+  ASSERT_EQ(cli(args), kExitOk);
+  ordered_json merged = read_json_file((dir / "merged.json").string());
+  ASSERT_EQ(merged["results"].size(), whole["results"].size());
+  for (std::size_t i = 0; i < whole["results"].size(); ++i)
+    EXPECT_EQ(merged["results"][i]["point_id"], whole["results"][i]["point_id"]);
+  EXPECT_EQ(merged["devices"].size(), 3u);  // one device record per input
+  EXPECT_EQ(merged["device"], merged["devices"][0]);
+  std::set<int> devices;
+  for (const auto& r : merged["results"]) devices.insert(r["device"].get<int>());
+  EXPECT_EQ(devices, (std::set<int>{0, 1, 2}));
+  EXPECT_EQ(merged["run"]["kind"], "merge");
+  EXPECT_TRUE(fs::exists(dir / "merged.csv"));
+  EXPECT_NO_THROW(load_results_file((dir / "merged.json").string()));  // report and compare read it
+
+  // A merged .jsonl reads back to the same points, and merges again (keeping its device indices).
+  ASSERT_EQ(cli({"merge", (dir / "merged.jsonl").string(), shards[2], shards[0], shards[1]}), kExitOk);
+  ShardOutput again = read_shard_output((dir / "merged.jsonl").string());
+  EXPECT_EQ(again.results.size(), whole["results"].size());
+  EXPECT_EQ(again.devices.size(), 3u);
+  ASSERT_EQ(cli({"merge", (dir / "twice.json").string(), (dir / "merged.jsonl").string()}), kExitOk);
+  EXPECT_EQ(read_json_file((dir / "twice.json").string())["results"], merged["results"]);
+}
+
+TEST(Merge, RefusesOtherSweepsBuildsDuplicatesAndBadFiles) {
+  fs::path dir = fresh_dir("refuse");
+  std::vector<std::string> shards = plan_shards("stencil.json", 2, dir);
+  std::vector<std::string> other = plan_shards("stencil_1921x1081.json", 2, dir / "other");
+  fs::path out = dir / "out.json";
+  EXPECT_EQ(cli({"merge", out.string(), shards[0], other[1]}), kExitBadInput);  // another config
+  EXPECT_EQ(cli({"merge", out.string(), shards[0], shards[0]}), kExitBadInput);  // every point twice
+  ordered_json newer = read_json_file(shards[1]);
+  newer["tool"]["git_commit"] = "0000000";
+  write_text_file((dir / "newer.json").string(), newer.dump());
+  EXPECT_EQ(cli({"merge", out.string(), shards[0], (dir / "newer.json").string()}), kExitBadInput);  // another build
+  write_text_file((dir / "broken.json").string(), "{\"schema_version\": 1,");
+  EXPECT_EQ(cli({"merge", out.string(), shards[0], (dir / "broken.json").string()}), kExitBadInput);
+  EXPECT_EQ(cli({"merge", out.string(), shards[0], (dir / "missing.jsonl").string()}), kExitBadInput);
+  EXPECT_EQ(cli({"merge", (dir / "out.txt").string(), shards[0], shards[1]}), kExitBadInput);
+  EXPECT_EQ(cli({"merge", shards[0], shards[0], shards[1]}), kExitBadInput);  // would overwrite an input
+  EXPECT_FALSE(fs::exists(out)) << "nothing is written when an input is refused";
+  EXPECT_EQ(cli({"merge", out.string(), shards[0], shards[1]}), kExitOk);
+}
+
+TEST(MultiDevice, ParsesDeviceLists) {
+  EXPECT_EQ(parse_device_list("0,1", 2), (std::vector<int>{0, 1}));
+  EXPECT_EQ(parse_device_list("1", 2), (std::vector<int>{1}));
+  EXPECT_EQ(parse_device_list("all", 3), (std::vector<int>{0, 1, 2}));
+  for (const char* bad : {"2", "0,0", "x", "0,", "", "-1"}) EXPECT_THROW(parse_device_list(bad, 2), ConfigError) << bad;
+  EXPECT_THROW(parse_device_list("all", 0), ConfigError);
+}
+
+TEST(MultiDevice, EachPointIsClaimedOnce) {
+  fs::path dir = fresh_dir("claims");
+  EXPECT_TRUE(claim_point(dir.string(), "stencil/global/width=4096/filter_size=3"));
+  EXPECT_FALSE(claim_point(dir.string(), "stencil/global/width=4096/filter_size=3"));
+  EXPECT_TRUE(claim_point(dir.string(), "stencil/global/width=4096/filter_size=31"));
+  EXPECT_TRUE(claim_point(dir.string(), "stencil/global width=4096"));  // a space is not a slash
+  mark_claimed(dir.string(), {"a/b", "a/b"});
+  EXPECT_FALSE(claim_point(dir.string(), "a/b"));
+}
+
+TEST(MultiDevice, ClaimingOrderKeepsProblemsTogetherSlowestFirst) {
+  SweepSpec spec = parse_sweep_file(kConfigs + "transpose.json", builtin_registry());
+  std::vector<Point> points = expand_sweep(spec, builtin_registry());
+  std::vector<Point> ordered = claiming_order(points, spec.measurement);
+  ASSERT_EQ(ordered.size(), points.size());
+  std::set<std::string> ids, sizes_done;
+  std::string current;
+  for (std::size_t i = 0; i < ordered.size(); ++i) {
+    ids.insert(ordered[i].id);
+    std::string sizes = ordered[i].sizes.to_string();
+    if (sizes != current) {
+      EXPECT_TRUE(sizes_done.insert(sizes).second) << sizes << " comes back after another size";
+      current = sizes;
+    } else {
+      EXPECT_GE(estimated_point_seconds(ordered[i - 1], spec.measurement), estimated_point_seconds(ordered[i], spec.measurement));
+    }
+  }
+  EXPECT_EQ(ids.size(), points.size());
+}
