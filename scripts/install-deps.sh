@@ -5,7 +5,8 @@ set -euo pipefail
 
 packages=(cmake ninja-build g++ git ccache
           nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev libmuparser-dev
-          python3 python3-matplotlib python3-numpy python3-pytest)
+          python3 python3-matplotlib python3-numpy python3-pytest
+          slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 

@@ -7,6 +7,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 
 bash scripts/build.sh
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600
+# A real single-node Slurm (slurm-wlm, munge) running shards and the merge step; skips saying why.
+bash scripts/slurm/test_slurm.sh "$BUILD_DIR/occbench"
 
 # The Python that has matplotlib: $PYTHON, else python3, else Debian's /usr/bin/python3.
 python=${PYTHON:-}
