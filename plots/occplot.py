@@ -3,9 +3,12 @@
 
     python3 plots/occplot.py RESULTS.json [more.json ...] [--out DIR] [--formats png,svg]
                              [--kinds sweep,compare,roofline,occupancy]
+    python3 plots/occplot.py --overlay A.json B.json ... [--out DIR] [--name overlay]
 
 Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
-file unless --out says otherwise. Nothing here knows a family by name: what to draw is read from the
+file unless --out says otherwise. With --overlay the files (and the GPUs of a run --devices or merged
+document) are drawn together, a series per device, in the sweep and comparison figures
+(plots/overlay.py), named <name>_<kind>[_<detail>], next to the first file unless --out says otherwise. Nothing here knows a family by name: what to draw is read from the
 data (which parameters are sizes, which one is swept, which variant is the baseline).
 
 Importable for tests: load_results() validates a file and figures_for() returns (slug, Figure)
@@ -650,6 +653,9 @@ def parse_args(argv):
     parser.add_argument("--formats", default="png,svg", help="comma list (default png,svg)")
     parser.add_argument("--kinds", default=",".join(KINDS),
                         help=f"comma list of {', '.join(KINDS)} (default all)")
+    parser.add_argument("--overlay", action="store_true",
+                        help="draw all files together, a series per device (sweep and compare)")
+    parser.add_argument("--name", default="overlay", help="--overlay: the figures' file name stem")
     args = parser.parse_args(argv)
     args.kinds = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = [k for k in args.kinds if k not in KINDS]
@@ -667,6 +673,14 @@ def main(argv=None):
     except ResultsError as error:
         print(f"occplot: error: {error}", file=sys.stderr)
         return 2
+    if args.overlay:
+        import overlay  # noqa: PLC0415 (plots/overlay.py, beside this script)
+        notes = []
+        figures = overlay.overlay_figures(docs, args.kinds, notes)
+        for note in notes:
+            print(f"overlay: {note}")
+        save_figures(figures, Path(args.out) if args.out else docs[0][0].parent, args.name, args.formats)
+        return 0
     for path, doc in docs:
         out_dir = Path(args.out) if args.out else path.parent
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -674,12 +688,17 @@ def main(argv=None):
         figures = figures_for(doc, args.kinds, notes)
         for note in notes:
             print(f"{path}: {note}")
-        for slug, fig in figures:
-            for fmt in args.formats:
-                target = out_dir / f"{path.stem}_{slug}.{fmt}"
-                fig.savefig(target, dpi=130)
-                print(f"wrote {target}")
+        save_figures(figures, out_dir, path.stem, args.formats)
     return 0
+
+
+def save_figures(figures, out_dir, stem, formats):
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for slug, fig in figures:
+        for fmt in formats:
+            target = out_dir / f"{stem}_{slug}.{fmt}"
+            fig.savefig(target, dpi=130)
+            print(f"wrote {target}")
 
 
 if __name__ == "__main__":
