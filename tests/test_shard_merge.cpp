@@ -195,6 +195,17 @@ TEST(Merge, ShardsJoinToTheWholeSweepInItsOrder) {
   EXPECT_EQ(read_json_file((dir / "twice.json").string())["results"], merged["results"]);
 }
 
+TEST(Merge, MoreShardsThanPointsLeavesEmptyShardsThatStillMerge) {
+  fs::path dir = fresh_dir("empty");
+  std::vector<std::string> shards = plan_shards("matmul.json", 9, dir);  // 7 points
+  std::vector<std::string> args = {"merge", (dir / "merged.json").string()};
+  args.insert(args.end(), shards.begin(), shards.end());
+  ASSERT_EQ(cli(args), kExitOk);
+  ordered_json merged = read_json_file((dir / "merged.json").string());
+  EXPECT_EQ(merged["results"].size(), points_of("matmul.json").size());
+  EXPECT_EQ(merged["devices"].size(), 9u);
+}
+
 TEST(Merge, RefusesOtherSweepsBuildsDuplicatesAndBadFiles) {
   fs::path dir = fresh_dir("refuse");
   std::vector<std::string> shards = plan_shards("stencil.json", 2, dir);
