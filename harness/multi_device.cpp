@@ -148,10 +148,12 @@ int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ost
   std::string exe = self_executable();
   auto t0 = std::chrono::steady_clock::now();
   if (run.each_device) {
-    // The whole sweep on every device at once, each into its own results file.
+    // The whole sweep on every device at once, each into its own folder (GPUs of one model would
+    // otherwise name their files alike).
     std::vector<pid_t> workers;
     for (int d : run.devices) {
-      std::vector<std::string> args = {"run", run.config_path, "--device", std::to_string(d), "--out", run.out_dir};
+      std::string out = (fs::path(run.out_dir) / fmt::format("device{}", d)).string();
+      std::vector<std::string> args = {"run", run.config_path, "--device", std::to_string(d), "--out", out};
       args.insert(args.end(), run.worker_args.begin(), run.worker_args.end());
       workers.push_back(start_worker(exe, args));
     }
@@ -161,8 +163,8 @@ int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ost
       if (code != 0) log << fmt::format("occbench run: the worker on device {} exited with {}\n", run.devices[i], code);
       worst = std::max(worst, code);
     }
-    log << fmt::format("occbench run --each-device: the sweep ran on devices {}; one results file each in {} "
-                       "(occbench report/compare and plots/occplot.py take them together)\n",
+    log << fmt::format("occbench run --each-device: the sweep ran on devices {}; one results file each in {}/device<N>/ "
+                       "(occbench report/compare and plots/occplot.py --overlay take them together)\n",
                        fmt::join(run.devices, ","), run.out_dir);
     return worst;
   }
@@ -192,12 +194,11 @@ int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ost
   std::string jsonl_path = stem + ".jsonl";
   ordered_json header = {{"occbench_jsonl", 1},
                          {"tool", tool_block()},
-                         {"config", run.resume_header.value("config", ordered_json(nullptr))},
+                         {"config", run.resume_path.empty() ? read_json_file(config_path) : run.resume_header["config"]},
                          {"config_source", config_path},
                          {"started_utc", started},
                          {"multi_device", multi}};
   if (run.resume_path.empty()) {
-    header["config"] = read_json_file(config_path);
     fs::create_directories(claims);
     // Until the workers finish, the .jsonl is only this header: what run --resume needs to restart them.
     write_text_file(jsonl_path, header.dump() + "\n");

@@ -7,7 +7,8 @@
 // Each worker writes its own part (.json/.jsonl under STEM.parts/device<N>/); the parent then
 // merges them (harness/merge) into STEM.json/.csv/.jsonl, each point with its device index and the
 // document with one device record per GPU. `run --resume STEM.jsonl` resumes every worker.
-// With --each-device, every listed GPU runs the whole sweep into its own results file instead.
+// With --each-device, every listed GPU runs the whole sweep into its own results file instead
+// (OUT/device<N>/).
 //
 // Processes rather than threads: a worker's CUDA context, faults and supervisor (user kernels) stay
 // its own, and the single-GPU run path is reused as it is.

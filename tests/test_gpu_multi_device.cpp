@@ -118,7 +118,9 @@ TEST(GpuMultiDevice, EachDeviceRunsTheWholeSweep) {
   SweepDir s = make_sweep_dir("each");
   fs::path out = s.dir / "out";
   ASSERT_EQ(run_occbench("run " + s.config.string() + " --devices 0,1 --each-device --out " + out.string()), 0);
-  auto documents = files_with(out, ".json");
+  auto documents = files_with(out / "device0", ".json");
+  auto second = files_with(out / "device1", ".json");
+  documents.insert(documents.end(), second.begin(), second.end());
   ASSERT_EQ(documents.size(), 2u);
   std::set<std::string> bus_ids;
   for (const auto& path : documents) {
