@@ -16,7 +16,7 @@ config=${SLURM_TEST_CONFIG:-$repo/configs/stencil.json}
 skip() { echo "test_slurm: SKIPPED: $*"; exit 0; }
 fail() { echo "test_slurm: FAILED: $*" >&2; show_logs; exit 1; }
 
-for tool in munged slurmctld slurmd sbatch squeue scontrol; do
+for tool in munged slurmctld slurmd sbatch squeue sinfo scontrol; do
   command -v "$tool" >/dev/null 2>&1 || skip "$tool not found (install Debian's slurm-wlm and munge: scripts/install-deps.sh)"
 done
 [ -x "$occbench" ] || { echo "test_slurm: FAILED: $occbench is not built" >&2; exit 1; }
