@@ -23,6 +23,7 @@ struct RunFlags {
   bool dry_run = false;
   double watchdog_s = 120;
   bool no_supervisor = false;
+  bool counters = false;
   SelectionFlags selection;
 };
 
@@ -61,6 +62,7 @@ int run_command(const RunFlags& flags, const std::vector<std::string>& argv, con
     spec = parse_sweep_file(flags.config, registry);
   }
   spec = apply_selection(spec, selection_from_flags(flags.selection), registry);
+  if (flags.counters) spec.measurement.counters = true;
   if (flags.dry_run) return list_points(spec, registry);
   if (auto reason = no_gpu_reason()) {
     std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate, list, plan and run --dry-run work without one)\n",
@@ -79,6 +81,7 @@ int run_command(const RunFlags& flags, const std::vector<std::string>& argv, con
     supervised.first_args.assign(argv.begin() + 1, argv.end());
     supervised.resume_args = {"--device", std::to_string(flags.device_ordinal), "--watchdog", fmt::format("{}", flags.watchdog_s)};
     for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
+    if (flags.counters) supervised.resume_args.push_back("--counters");
     supervised.watchdog_s = flags.watchdog_s;
     auto points = expand_sweep(spec, registry);
     supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
@@ -109,6 +112,9 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
       ->check(CLI::PositiveNumber)->capture_default_str();
   run->add_flag("--no-supervisor", flags->no_supervisor,
                 "Sweeps of your own kernels: run in this process (no watchdog, no restart after a fault)");
+  run->add_flag("--counters", flags->counters,
+                "Hardware counters for every device point after its timing (CUPTI): achieved occupancy, bytes per "
+                "memory level, bank conflicts (as measurement.counters: true)");
   run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
   add_selection_options(*run, flags->selection);
   return {run, [&registry, flags](const std::vector<std::string>& argv) { return run_command(*flags, argv, registry); }};
