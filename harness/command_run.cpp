@@ -27,6 +27,7 @@ struct RunFlags {
   bool dry_run = false;
   double watchdog_s = 120;
   bool no_supervisor = false;
+  bool counters = false;
   SelectionFlags selection;
 };
 
@@ -87,6 +88,7 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
     spec = parse_sweep_file(flags.config, registry);
   }
   spec = apply_selection(spec, selection_from_flags(flags.selection), registry);
+  if (flags.counters) spec.measurement.counters = true;
   if (flags.dry_run) return list_points(spec, registry);
   if (auto reason = no_gpu_reason()) {
     std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate, list, plan and run --dry-run work without one)\n",
@@ -122,6 +124,7 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
     supervised.resume_args = {"--device", std::to_string(flags.device_ordinal), "--watchdog", fmt::format("{}", flags.watchdog_s)};
     if (!flags.claim_dir.empty()) supervised.resume_args.insert(supervised.resume_args.end(), {"--claim-dir", flags.claim_dir});
     for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
+    if (flags.counters) supervised.resume_args.push_back("--counters");
     supervised.watchdog_s = flags.watchdog_s;
     auto points = expand_sweep(spec, registry);
     supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
@@ -159,6 +162,9 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
                 "With --devices: run the whole sweep on each listed GPU, one results file per GPU (to compare GPUs)");
   run->add_option("--claim-dir", flags->claim_dir, "Internal: a --devices worker's shared folder of point claims")
       ->group("");
+  run->add_flag("--counters", flags->counters,
+                "Hardware counters for every device point after its timing (CUPTI): achieved occupancy, bytes per "
+                "memory level, bank conflicts (as measurement.counters: true)");
   run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
   add_selection_options(*run, flags->selection);
   return {run, [&registry, flags](const std::vector<std::string>& argv) { return run_command(*flags, argv, registry); }};

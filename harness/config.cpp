@@ -118,7 +118,7 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   MeasurementSettings m;
   check.object(value, path);
   check.only_keys(value, path,
-                  {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed"});
+                  {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters"});
   if (value.contains("mode")) {
     m.mode = check.string(value["mode"], path + ".mode");
     if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
@@ -133,6 +133,11 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   if (value.contains("min_time_s")) m.min_time_s = check.number(value["min_time_s"], path + ".min_time_s", 0, 3600, false);
   if (value.contains("timeout_s")) m.timeout_s = check.number(value["timeout_s"], path + ".timeout_s", 0, 3600, true);
   if (value.contains("seed")) m.seed = std::uint64_t(check.integer(value["seed"], path + ".seed", 0));
+  if (value.contains("counters")) {
+    if (!value["counters"].is_boolean())
+      check.fail(path + ".counters", fmt::format("expected true or false, got {}", type_name(value["counters"])));
+    m.counters = value["counters"].get<bool>();
+  }
   return m;
 }
 
@@ -165,7 +170,7 @@ bool overridden(const SweepSpec& spec, const std::string& variant, const std::st
 json to_json(const MeasurementSettings& m) {
   return json{{"mode", m.mode},           {"warmup_runs", m.warmup_runs}, {"min_samples", m.min_samples},
               {"max_samples", m.max_samples}, {"target_noise", m.target_noise}, {"min_time_s", m.min_time_s},
-              {"timeout_s", m.timeout_s}, {"seed", m.seed}};
+              {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}};
 }
 
 SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {

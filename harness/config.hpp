@@ -27,6 +27,7 @@ struct MeasurementSettings {
   double min_time_s = 0.02;     // ... and at least this much kernel time was measured
   double timeout_s = 2.0;       // per point: stop sampling after this much wall time
   std::uint64_t seed = 42;      // random inputs
+  bool counters = false;        // hardware counters after each point's timing (harness/counters.hpp)
 };
 
 // What the command line narrows or overrides in a sweep (harness/selection.hpp applies it):

@@ -29,6 +29,8 @@ struct DeviceInfo {
   std::size_t total_memory_bytes = 0;
   double peak_bandwidth_gbps = 0;          // memory clock x bus width x 2 (double data rate)
   std::optional<double> measured_bandwidth_gbps;  // device-to-device copy, read + write bytes
+  std::optional<double> measured_l2_bandwidth_gbps;    // L2-resident reads (harness/memory_probes)
+  std::optional<double> measured_smem_bandwidth_gbps;  // conflict-free shared-memory reads
   double peak_fp32_gflops = 0;             // SMs x FP32 lanes x 2 x peak clock
   SmLimits limits;
   std::string pci_bus_id;

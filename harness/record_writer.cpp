@@ -1,5 +1,7 @@
 #include "harness/record_writer.hpp"
 
+#include "harness/counters.hpp"
+
 #include <fmt/format.h>
 
 #include <cctype>
@@ -19,7 +21,7 @@
 namespace occbench {
 
 ordered_json units_block() {
-  return {{"launch.dynamic_smem_bytes", "bytes"},
+  ordered_json units = {{"launch.dynamic_smem_bytes", "bytes"},
           {"resources.registers_per_thread", "registers"},
           {"resources.static_smem_bytes", "bytes"},
           {"resources.local_bytes_per_thread", "bytes"},
@@ -51,11 +53,16 @@ ordered_json units_block() {
           {"device.memory_clock_mhz", "MHz"},
           {"device.peak_bandwidth_gbps", "GB/s"},
           {"device.measured_bandwidth_gbps", "GB/s, read + write bytes of a device-to-device copy"},
+          {"device.measured_l2_bandwidth_gbps", "GB/s of reads from an L2-resident buffer (a quarter of the L2)"},
+          {"device.measured_smem_bandwidth_gbps", "GB/s of conflict-free 16-byte shared-memory reads, all SMs"},
           {"device.peak_fp32_gflops", "GFLOP/s"},
           {"device.timing_floor_ms", "ms, median event-pair time around an empty kernel"},
           {"run.wall_s", "s"},
           {"run.timed_s", "s, the sum of every point's timed samples"},
           {"run.timed_fraction", "timed_s / wall_s"}};
+  ordered_json counter_units = counters_units();
+  for (const auto& [key, unit] : counter_units.items()) units[key] = unit;
+  return units;
 }
 
 ordered_json tool_block() {

@@ -1,8 +1,10 @@
 #include "harness/runner.hpp"
 
 #include "harness/conditions.hpp"
+#include "harness/counters.hpp"
 #include "harness/selection.hpp"
 #include "harness/cuda_check.hpp"
+#include "harness/memory_probes.hpp"
 #include "harness/metrics.hpp"
 #include "harness/multi_device.hpp"
 #include "harness/occupancy.hpp"
@@ -205,6 +207,25 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
   WorkModel work = variant.work ? variant.work(point.params) : WorkModel{};
   r["metrics"] = to_json(compute_metrics(work, timing.median_ms, context.device->peak_bandwidth_gbps,
                                          context.device->measured_bandwidth_gbps));
+  // Counters after the timing, never during it: the same launch, replayed as CUPTI needs.
+  if (context.counters) {
+    if (!on_device) {
+      r["counters"] = unavailable_counters_json("host variant: no kernel to count");
+    } else {
+      std::optional<double> theoretical;
+      if (r["occupancy"].is_object()) theoretical = r["occupancy"].value("theoretical", 0.0);
+      r["counters"] = collect_counters(
+          *context.counters, work, theoretical,
+          [&] {
+            run_point_once(point, problem, prepared.launch, context.stream);
+            OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+          },
+          [&] {
+            if (context.flusher) context.flusher->flush(context.stream);
+            OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
+          });
+    }
+  }
   return r;
 }
 
@@ -249,10 +270,14 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   // A copy of 1 GiB (or a quarter of the card) gives the bandwidth this card actually reaches.
   std::size_t copy_bytes = std::min<std::size_t>(std::size_t(1) << 30, device.total_memory_bytes / 8);
   device.measured_bandwidth_gbps = measure_copy_bandwidth_gbps(copy_bytes, 20);
+  device.measured_l2_bandwidth_gbps = measure_l2_bandwidth_gbps(device.l2_bytes, device.sm_count, 10);
+  device.measured_smem_bandwidth_gbps = measure_smem_bandwidth_gbps(device.sm_count, 10);
   auto run_t0 = std::chrono::steady_clock::now();
   log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak\n",
                      options.device, device.name, device.compute_major, device.compute_minor, device.sm_count,
                      device.l2_bytes >> 20, *device.measured_bandwidth_gbps, device.peak_bandwidth_gbps);
+  log << fmt::format("measured L2 bandwidth {:.0f} GB/s, shared-memory bandwidth {:.0f} GB/s\n",
+                     *device.measured_l2_bandwidth_gbps, *device.measured_smem_bandwidth_gbps);
 
   std::string started = utc_now_iso();
   std::string stem;
@@ -290,9 +315,16 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   // readings are judged against.
   device.clocks_start = read_clocks(device);
   std::unique_ptr<L2Flusher> flusher;
-  if (spec.measurement.mode == "cold" || spec.measurement.mode == "batch")
+  // Counters flush the L2 before each replay too, as Nsight Compute does, so bytes per level are a cold launch's.
+  if (spec.measurement.mode == "cold" || spec.measurement.mode == "batch" || spec.measurement.counters)
     flusher = std::make_unique<L2Flusher>(device.l2_bytes, device.sm_count);
-  PointContext context{&device, &spec.measurement, stream, flusher.get()};
+  std::unique_ptr<CounterSession> counters;
+  if (spec.measurement.counters) {
+    counters = CounterSession::open(options.device);
+    log << (counters->available() ? fmt::format("counters: CUPTI range profiler on {}\n", counters->chip())
+                                  : fmt::format("counters unavailable: {}; timings go on\n", counters->unavailable_reason()));
+  }
+  PointContext context{&device, &spec.measurement, stream, flusher.get(), counters.get()};
 
   std::vector<ordered_json> results;
   std::unique_ptr<Problem> problem;

@@ -40,6 +40,7 @@ struct PointContext {
   const MeasurementSettings* settings = nullptr;
   cudaStream_t stream = nullptr;
   class L2Flusher* flusher = nullptr;
+  class CounterSession* counters = nullptr;  // run --counters: counted after the timing (harness/counters)
 };
 
 // Everything measure_point does before timing, shared with the Google Benchmark front end

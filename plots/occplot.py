@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map.
+"""Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map,
+and, for results of `occbench run --counters`, a hierarchical roofline from measured bytes.
 
     python3 plots/occplot.py RESULTS.json [more.json ...] [--out DIR] [--formats png,svg]
-                             [--kinds sweep,compare,roofline,occupancy]
+                             [--kinds sweep,compare,roofline,occupancy,hierarchy]
     python3 plots/occplot.py --overlay A.json B.json ... [--out DIR] [--name overlay]
 
 Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
@@ -38,7 +39,7 @@ except ImportError as missing:  # say what to install instead of a traceback (ex
     sys.exit(2)
 
 SCHEMA_VERSION = 1
-KINDS = ("sweep", "compare", "roofline", "occupancy")
+KINDS = ("sweep", "compare", "roofline", "occupancy", "hierarchy")
 MARKERS = "osD^vP*Xh<>"
 LIMITER_SHORT = {"warps": "warps", "registers": "regs", "shared_memory": "smem",
                  "blocks_per_sm": "blocks"}
@@ -287,7 +288,8 @@ def sweep_figures(study):
             if cgma:
                 ax_cgma.plot(*zip(*cgma), **marks)
             for key, style in (("occupancy.theoretical", "-"),
-                               ("occupancy.thread_utilization", ":")):
+                               ("occupancy.thread_utilization", ":"),
+                               ("counters.achieved_occupancy", "--")):
                 occ = [(x, number(p, key)) for x, p in zip(xs, points)]
                 occ = [(x, o) for x, o in occ if o is not None]
                 if occ:
@@ -321,9 +323,13 @@ def sweep_figures(study):
         ax_occ.set_ylim(0, 1.08)
         ax_occ.set_xlabel(axis)
         ax_occ.grid(True, alpha=0.3)
-        ax_occ.legend(handles=[Line2D([], [], color="0.3", linestyle="-", marker="o"),
-                               Line2D([], [], color="0.3", linestyle=":", marker="o")],
-                      labels=["theoretical (warps)", "thread utilization"],
+        occ_lines = [("-", "theoretical (warps)"), (":", "thread utilization")]
+        if any(number(p, "counters.achieved_occupancy") is not None
+               for points in series.values() for p in points):
+            occ_lines.append(("--", "achieved (counters)"))
+        ax_occ.legend(handles=[Line2D([], [], color="0.3", linestyle=style, marker="o")
+                               for style, _ in occ_lines],
+                      labels=[label for _, label in occ_lines],
                       loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
         note = study.left_out_note([r for r in study.rows if study.sizes_of(r) == sizes])
         figure_title(fig, f"median time vs {axis}, with CGMA and occupancy", study,
@@ -452,6 +458,18 @@ def make_room_above(ax, values, log, share=0.72):
 
 # ------------------------------------------------------------------------------------- roofline
 
+def roofline_axes(ax, x, flops, peak_flops, xlabel, ylabel, legend_below):
+    """Log-log axes over the intensities `x`, room above the highest of `flops` and the peak."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(x[0], x[-1])
+    ax.set_ylim(min(flops) / 3, max(flops + [peak_flops or 0]) * 2.5)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -legend_below), ncol=3, fontsize=9)
+
+
 def roofline_figure(study):
     """Each timed GPU point at (CGMA, GFLOP/s) under min(bandwidth × AI, FP32 peak)."""
     rows = [r for r in study.timed if number(r, "work.cgma_flop_per_byte")
@@ -490,15 +508,10 @@ def roofline_figure(study):
             ax.axhline(library_best, color=color, linestyle="-.", linewidth=1.2,
                        label=f"library ceiling: {variant} {library_best:,.0f} GFLOP/s")
             flops.append(library_best)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlim(x[0], x[-1])
-    ax.set_ylim(min(flops) / 3, max(flops + [peak_flops or 0]) * 2.5)
-    ax.set_xlabel("arithmetic intensity: CGMA (FLOP per byte of global-memory traffic)")
-    ax.set_ylabel("achieved GFLOP/s")
-    ax.grid(True, which="major", alpha=0.3)
+    roofline_axes(ax, x, flops, peak_flops,
+                  "arithmetic intensity: CGMA (FLOP per byte of global-memory traffic)",
+                  "achieved GFLOP/s", legend_below=0.13)
     ax.grid(True, which="minor", alpha=0.08)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.13), ncol=3, fontsize=9)
     left_out = len(study.timed) - len(rows)
     note = study.left_out_note(study.rows)
     if left_out:
@@ -506,6 +519,65 @@ def roofline_figure(study):
                                              "CGMA/GFLOP/s (host loops) not drawn"]))
     figure_title(fig, "roofline", study, all_sizes_text(study, rows), note)
     return fig, ""
+
+
+# ------------------------------------------------------------------------- hierarchical roofline
+
+LEVELS = (("DRAM", "counters.intensity_dram_flop_per_byte", "measured_bandwidth_gbps",
+           "copy bandwidth", "tab:red"),
+          ("L2", "counters.intensity_l2_flop_per_byte", "measured_l2_bandwidth_gbps",
+           "L2 read bandwidth", "tab:blue"),
+          ("L1", "counters.intensity_l1_flop_per_byte", "measured_smem_bandwidth_gbps",
+           "shared-memory bandwidth (L1 roof)", "tab:green"))
+
+
+def hierarchical_roofline_figure(study):
+    """Each timed GPU point with measured counters three times, at its measured arithmetic
+    intensity at DRAM, L2 and L1 (work.flops ÷ bytes counted at that level) and its GFLOP/s, under
+    the device's measured roof of that level. None when no point has counters and FLOPs."""
+    rows = [r for r in study.timed if field(r, "counters.status") == "measured"
+            and number(r, "metrics.gflops")]
+    if not rows:
+        return None
+    peak_flops = study.device.get("peak_fp32_gflops")
+    points = [number(r, key) for r in rows for _, key, *_ in LEVELS if number(r, key)]
+    if not points:
+        return None
+    roofs = [(name, study.device.get(dev_key), label, color)
+             for name, _, dev_key, label, color in LEVELS if study.device.get(dev_key)]
+    ridges = [peak_flops / bw for _, bw, _, _ in roofs if peak_flops]
+    x = np.geomspace(min(points + ridges) / 4, max(points + ridges) * 4, 400)
+    fig = Figure(figsize=(10, 8), layout="constrained")
+    ax = fig.subplots()
+    for name, bandwidth, label, color in roofs:
+        ax.plot(x, np.minimum(bandwidth * x, peak_flops) if peak_flops else bandwidth * x,
+                color=color, linewidth=2, label=f"{name} roof: {label} {bandwidth:,.0f} GB/s")
+    if peak_flops:
+        ax.axhline(peak_flops, color="black", linestyle=":", linewidth=1,
+                   label=f"FP32 peak {peak_flops:,.0f} GFLOP/s")
+    flops = [number(r, "metrics.gflops") for r in rows]
+    level_fill = {"DRAM": "tab:red", "L2": "tab:blue", "L1": "tab:green"}
+    for variant in study.variants:
+        mine = [r for r in rows if r["variant"] == variant]
+        if not mine:
+            continue
+        color, marker = study.style[variant]
+        for name, key, *_ in LEVELS:
+            pts = [(number(r, key), number(r, "metrics.gflops")) for r in mine if number(r, key)]
+            if pts:
+                ax.scatter(*zip(*pts), marker=marker, s=45, color=level_fill[name],
+                           edgecolors=color, linewidths=1.2, zorder=3)
+        ax.scatter([], [], marker=marker, color="white", edgecolors=color, linewidths=1.2,
+                   label=variant)
+    for name, *_ in LEVELS:
+        ax.scatter([], [], marker="s", color=level_fill[name], label=f"fill: {name} intensity")
+    roofline_axes(ax, x, flops, peak_flops,
+                  "measured arithmetic intensity (FLOP per byte counted at the level)",
+                  "achieved GFLOP/s (median time)", legend_below=0.1)
+    figure_title(fig, "hierarchical roofline from hardware counters", study,
+                 all_sizes_text(study, rows),
+                 "each point three times: at its DRAM, L2 and L1 bytes; marker edge: variant")
+    return fig
 
 
 # ------------------------------------------------------------------------------------ occupancy
@@ -557,6 +629,7 @@ def occupancy_map(study, rows, row_label, col_label, members):
                           max(3.6, 2.0 + 0.75 * len(row_values))), layout="constrained")
     ax = fig.subplots()
     texts = []
+    any_achieved = False
     for i, r_value in enumerate(row_values):
         for j, c_value in enumerate(col_values):
             cell = cells.get((r_value, c_value))
@@ -570,8 +643,11 @@ def occupancy_map(study, rows, row_label, col_label, members):
             grid[i, j] = occupancy
             blocks = number(best, "occupancy.active_blocks_per_sm")
             limiter = field(best, "occupancy.limiter") or "?"
+            achieved = number(best, "counters.achieved_occupancy")
             lines = [f"{occupancy:.2f}", f"{blocks:g} blk" if blocks is not None else "",
-                     LIMITER_SHORT.get(limiter, limiter)]
+                     LIMITER_SHORT.get(limiter, limiter),
+                     f"ach {achieved:.2f}" if achieved is not None else ""]
+            any_achieved |= achieved is not None
             texts.append((i, j, "\n".join(filter(None, lines)), occupancy))
     image = ax.imshow(np.ma.masked_invalid(grid), cmap="viridis", vmin=0, vmax=1,
                       aspect="auto")
@@ -589,6 +665,8 @@ def occupancy_map(study, rows, row_label, col_label, members):
     colorbar = fig.colorbar(image, ax=ax)
     colorbar.set_label("theoretical occupancy\n(active ÷ max warps per SM)")
     note = "each cell: occupancy, active blocks per SM, limiter (regs: registers, smem: shared memory)"
+    if any_achieved:
+        note += ", achieved occupancy measured by the counters (ach)"
     if folded:
         note += "\ncells that hold several points show the highest"
     what = "theoretical occupancy and limiter"
@@ -641,6 +719,10 @@ def figures_for(doc, kinds=KINDS, notes=None):
             maps, why = occupancy_figures(study)
             produced += maps
             missing.append(why)
+        if "hierarchy" in kinds and study.timed:
+            # Only results of `run --counters` have measured bytes; others skip it silently.
+            hierarchy = hierarchical_roofline_figure(study)
+            produced += [("hierarchical_roofline", hierarchy)] if hierarchy else []
         notes += [f"{family}: {why}" for why in missing if why]
         figures += [(prefix + slug, fig) for slug, fig in produced]
     return figures

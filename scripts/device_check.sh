@@ -25,7 +25,7 @@ if [ -z "${SKIP_TESTS:-}" ]; then
   # The sanitizers run the kernels' correctness tests; the harness's timing tests would take long.
   # Large-size checks (sampled references, the 1000x1500x700 matmul) take minutes under racecheck
   # and add no kernel code path the small sizes miss.
-  filter=${SANITIZER_FILTER:--GpuHarness.*:GpuPlan.*:*SampledReference*:*NonSquareConfigShape*:*Tf32*:*SeedsWidth*}
+  filter=${SANITIZER_FILTER:--GpuHarness.*:GpuCounters.*:GpuPlan.*:*SampledReference*:*NonSquareConfigShape*:*Tf32*:*SeedsWidth*}
   for tool in memcheck racecheck synccheck; do
     compute-sanitizer --tool "$tool" --error-exitcode 99 "$BUILD/tests/occbench_gpu_tests" --gtest_filter="$filter" \
       > "$WORK/logs/sanitizer_$tool.log" 2>&1

@@ -342,3 +342,53 @@ def test_reference_results_plot(tmp_path, path):
         assert fig.axes[-1 if not slug.startswith("occupancy") else 0].get_xlabel(), slug
     assert occplot.main([str(path), "--out", str(tmp_path)]) == 0
     assert len(list(tmp_path.glob("*.png"))) == len(figs)
+
+
+# ------------------------------------------------------------------------ hardware counters
+
+def with_counters(doc):
+    """The adjacent-difference fixture as if run with --counters: every GPU point measured."""
+    doc = json.loads(json.dumps(doc))
+    doc["device"].update(measured_l2_bandwidth_gbps=5900.0, measured_smem_bandwidth_gbps=32000.0)
+    for row in doc["results"]:
+        if (row.get("timing") or {}).get("mode") in (None, "host"):
+            row["counters"] = {"status": "unavailable", "reason": "host variant: no kernel to count"}
+            continue
+        flops = row["work"]["flops"]
+        row["counters"] = {"status": "measured", "achieved_occupancy": 0.8 * row["occupancy"]["theoretical"],
+                           "intensity_dram_flop_per_byte": flops / 1.4e8,
+                           "intensity_l2_flop_per_byte": flops / 2.0e8,
+                           "intensity_l1_flop_per_byte": flops / 1.5e8}
+    return doc
+
+
+def test_counters_add_a_hierarchical_roofline_with_a_measured_roof_per_level(tmp_path):
+    path = tmp_path / "adjacent_counters.json"
+    path.write_text(json.dumps(with_counters(json.loads(ADJ_RUN.read_text()))))
+    figs = figures(path)
+    assert "hierarchical_roofline" in figs
+    ax = figs["hierarchical_roofline"].axes[0]
+    labels = legend_labels(ax)
+    for roof in ("DRAM roof: copy bandwidth", "L2 roof: L2 read bandwidth 5,900 GB/s",
+                 "L1 roof: shared-memory bandwidth (L1 roof) 32,000 GB/s"):
+        assert any(label.startswith(roof) for label in labels), labels
+    # Each measured point three times, one per level.
+    measured = [r for r in json.loads(path.read_text())["results"]
+                if (r.get("counters") or {}).get("status") == "measured" and r["metrics"]["gflops"]]
+    drawn = sum(len(c.get_offsets()) for c in ax.collections)
+    assert drawn == 3 * len(measured)
+
+
+def test_counters_draw_achieved_beside_theoretical_occupancy(tmp_path):
+    path = tmp_path / "adjacent_counters.json"
+    path.write_text(json.dumps(with_counters(json.loads(ADJ_RUN.read_text()))))
+    figs = figures(path)
+    sweep = figs["sweep_n16Mi"]
+    assert "achieved (counters)" in legend_labels(sweep.axes[2])
+    texts = [t.get_text() for t in figs["occupancy_block_size"].axes[0].texts]
+    assert any("ach 0.80" in t for t in texts), texts
+
+
+def test_without_counters_there_is_no_hierarchical_roofline():
+    assert "hierarchical_roofline" not in figures(ADJ_RUN)
+    assert "achieved (counters)" not in legend_labels(figures(ADJ_RUN)["sweep_n16Mi"].axes[2])

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# There, on the GPU (the device call runs it from the repository root with the binaries carried):
+#   BUILD_DIR=build-h100-bin STAGES="tests agreement cost" bash scripts/counters_device.sh
+# The hardware-counter checks (issue 11), everything in one tarball $OUT/counters.tgz:
+#   tests      the counters' GPU tests (physical facts) and CPU tests
+#   agreement  scripts/ncu_counters_agreement.py over AGREEMENT_CONFIGS (default: every shipped config)
+#   cost       each of COST_CONFIGS run without, then with --counters: wall times and their ratio
+#              (the --counters records are the studies' counter results)
+set -uo pipefail
+BUILD=${BUILD_DIR:-build-h100-bin}
+OUT=${OUT:-device-out}
+WORK=$(mktemp -d)
+mkdir -p "$OUT" "$WORK/logs" "$WORK/cost"
+STAGES=${STAGES:-tests agreement cost}
+summary() { echo "== $*" | tee -a "$WORK/logs/summary.txt"; }
+pack() { tar -C "$WORK" -czf "$OUT/counters.tgz" .; }
+trap pack EXIT
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,temperature.gpu,power.draw --format=csv \
+  > "$WORK/logs/nvidia-smi.csv" 2>&1
+(ncu --version || echo "no ncu") > "$WORK/logs/ncu_version.txt" 2>&1
+
+for stage in $STAGES; do
+  case $stage in
+    tests)
+      "$BUILD/tests/occbench_gpu_tests" --gtest_filter="${GPU_FILTER:-GpuCounters.*:GpuHarness.*}" > "$WORK/logs/gpu_tests.log" 2>&1
+      summary "gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$WORK/logs/gpu_tests.log" | tr '\n' ' '))"
+      "$BUILD/tests/occbench_cpu_tests" > "$WORK/logs/cpu_tests.log" 2>&1
+      summary "cpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED) ' "$WORK/logs/cpu_tests.log" | tr '\n' ' '))"
+      ;;
+    agreement)
+      configs=${AGREEMENT_CONFIGS:-$(ls configs/*.json | grep -v schema.json)}
+      # shellcheck disable=SC2086
+      python3 scripts/ncu_counters_agreement.py --occbench "$BUILD/occbench" --out "$WORK/agreement" $configs \
+        > "$WORK/logs/agreement.log" 2>&1
+      summary "agreement: exit $? ($(grep -E 'points compared' "$WORK/logs/agreement.log"))"
+      ;;
+    cost)
+      for config in ${COST_CONFIGS:-configs/covariance_chunk_sweep.json configs/adjacent_difference.json configs/transpose.json configs/stencil.json configs/cost_volume.json}; do
+        name=$(basename "$config" .json)
+        # with_run: the profiler enabled once for the run (OCCBENCH_COUNTERS_ENABLE=run), not per point
+        for mode in ${COST_MODES:-without with}; do
+          flag=""; [ "$mode" != without ] && flag="--counters"
+          enable=point; [ "$mode" = with_run ] && enable=run
+          start=$(date +%s.%N)
+          OCCBENCH_COUNTERS_ENABLE=$enable "$BUILD/occbench" run "$config" $flag --out "$WORK/cost/$mode" \
+            > "$WORK/logs/run_${name}_$mode.log" 2>&1
+          code=$?
+          end=$(date +%s.%N)
+          echo "$name $mode exit=$code process_wall_s=$(python3 -c "print(round($end - $start, 3))")" >> "$WORK/logs/cost.txt"
+        done
+        summary "cost $name: $(grep "^$name " "$WORK/logs/cost.txt" | tr '\n' ' ')"
+      done
+      ;;
+    *) summary "unknown stage $stage" ;;
+  esac
+done

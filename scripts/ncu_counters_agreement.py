@@ -1,0 +1,190 @@
+#!/usr/bin/env python3
+"""occbench's hardware counters (`run --counters`) against Nsight Compute, point by point, counter by counter.
+
+    python3 scripts/ncu_counters_agreement.py --occbench build-h100/occbench --out DIR CONFIG.json [CONFIG.json ...]
+        [--ncu ncu] [--all-sizes]
+
+For each config, at its smallest sizes (the smallest value of every size axis; every launch axis
+and variant kept; --all-sizes keeps them all), with one warm-up-free timed sample per point:
+  1. `occbench run --counters`: the counters section of every point (CUPTI range profiler, user
+     replay, the L2 flushed before each pass);
+  2. the same config under `ncu --metrics <the same metrics> --clock-control none --nvtx
+     --print-nvtx-rename kernel --print-units base` without --counters: occbench puts each timed
+     launch in an NVTX range named by its point id, so ncu names those kernels by point (ncu's
+     default cache control flushes every cache before each replay pass, as occbench does).
+The metric names are read from the record's units block ("counters.X": "... (CUPTI metric)"), so
+this script follows harness/counters.cpp. A library call's kernels are summed (percentages:
+weighted by each kernel's duration), as occbench does.
+Writes DIR/ncu_counters_agreement.csv (one row per point and counter) and prints a markdown table
+per counter: points compared, within 2%, exactly equal, the worst point. Durations and cycles are
+two different launches' and vary run to run; bytes and instruction counts should agree.
+"""
+import argparse
+import csv
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from ncu_agreement import newest_json, run  # noqa: E402  (the same runs, the same result files)
+
+TOLERANCE = 0.02
+
+
+def smallest(spec, all_sizes):
+    small = dict(spec)
+    if not all_sizes:
+        small["sizes"] = {axis: [min(values)] for axis, values in spec.get("sizes", {}).items()}
+    small["measurement"] = dict(spec.get("measurement", {}), warmup_runs=0, min_samples=1, max_samples=1,
+                                min_time_s=0, timeout_s=60, counters=False)
+    return small
+
+
+def counter_metrics(units):
+    """{field: CUPTI metric} from the record's units block."""
+    out = {}
+    for key, text in units.items():
+        m = re.match(r"counters\.(\w+)$", key)
+        found = re.search(r"\(CUPTI ([\w.]+)\)", text)
+        if m and found:
+            out[m.group(1)] = found.group(1)
+    return out
+
+
+def ncu_values(csv_path):
+    """{kernel name: [{metric: value} per launch]} in launch order, base units."""
+    text = Path(csv_path).read_text().splitlines() if Path(csv_path).exists() else []
+    start = next((i for i, line in enumerate(text) if line.startswith('"ID"')), None)
+    if start is None:
+        return {}
+    launches = {}
+    for row in csv.DictReader(text[start:]):
+        value = row["Metric Value"].replace(",", "")
+        try:
+            number = float(value)
+        except ValueError:
+            continue
+        launches.setdefault((row["Kernel Name"], row["ID"]), {})[row["Metric Name"]] = number
+    out = {}
+    for (name, _), metrics in sorted(launches.items(), key=lambda item: int(item[0][1])):
+        # --print-nvtx-rename kernel names a kernel "<range>/<function>": the range is the point id.
+        out.setdefault(name, []).append(metrics)
+    return out
+
+
+def point_launches(ncu, point):
+    """The kernels ncu profiled inside the NVTX range named `point`, in launch order."""
+    return [m for name, launches in ncu.items() if name == point or name.startswith(point + "/") for m in launches]
+
+
+def combine(kernels, metric, is_percent):
+    if not is_percent:
+        return sum(k.get(metric, 0.0) for k in kernels)
+    total = sum(k.get("gpu__time_duration.sum", 0.0) for k in kernels)
+    if total <= 0:
+        return sum(k.get(metric, 0.0) for k in kernels) / len(kernels)
+    return sum(k.get(metric, 0.0) * k.get("gpu__time_duration.sum", 0.0) for k in kernels) / total
+
+
+def read_csv(path):
+    rows = []
+    for r in csv.DictReader(open(path)):
+        if r["counter"] != "*":
+            r.update(occbench=float(r["occbench"]), ncu=float(r["ncu"]), diff_pct=float(r["diff_pct"]),
+                     within_2pct=r["within_2pct"] == "True", exact=r["exact"] == "True")
+        rows.append(r)
+    return rows
+
+
+def write_csv(path, rows):
+    fieldnames = ["config", "point_id", "counter", "metric", "occbench", "ncu", "diff_pct", "within_2pct", "exact", "note"]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fieldnames)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def summarize(rows):
+    """Markdown table per counter: points compared, within 2%, exactly equal, the worst point."""
+    compared = [r for r in rows if r["counter"] != "*"]
+    print("\n| counter | points | within 2% | exactly equal | worst point | occbench | ncu | diff |")
+    print("|---|---|---|---|---|---|---|---|")
+    for field in dict.fromkeys(r["counter"] for r in compared):
+        mine = [r for r in compared if r["counter"] == field]
+        worst = max(mine, key=lambda r: abs(r["diff_pct"]))
+        print(f"| {field} | {len(mine)} | {sum(r['within_2pct'] for r in mine)} | {sum(r['exact'] for r in mine)} | "
+              f"{worst['point_id']} | {worst['occbench']:.6g} | {worst['ncu']:.6g} | {worst['diff_pct']:+.2f}% |")
+    missing = [r for r in rows if r["counter"] == "*"]
+    print(f"\n{len({(r['config'], r['point_id']) for r in compared})} points compared, {len(missing)} not compared")
+    for r in missing:
+        print(f"  {r['config']} {r['point_id']}: {r['note']}")
+
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("configs", nargs="*")
+    ap.add_argument("--summarize", metavar="CSV", help="print the tables of an earlier run's CSV and exit")
+    ap.add_argument("--occbench", default="build/occbench")
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--out", default="ncu-counters-agreement")
+    ap.add_argument("--nvtx-include", default="regex:.+/",
+                    help="ncu's NVTX filter for the timed launches ('' profiles every kernel; slower)")
+    ap.add_argument("--all-sizes", action="store_true", help="every size of the config, not only the smallest")
+    args = ap.parse_args()
+    if args.summarize:
+        summarize(read_csv(args.summarize))
+        return
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for config in args.configs:
+        name = Path(config).stem
+        small_path = out / f"{name}-small.json"
+        small_path.write_text(json.dumps(smallest(json.loads(Path(config).read_text()), args.all_sizes), indent=2))
+        run([args.occbench, "run", small_path, "--counters", "--out", out / f"{name}-counters"], log=out / f"{name}-counters.log")
+        doc = newest_json(out / f"{name}-counters")
+        fields = counter_metrics(doc["units"])
+        percent = {f for f, text in doc["units"].items() if "%" in text or "fraction" in text}
+        ncu_csv = out / f"{name}-ncu.csv"
+        ncu = {}
+        # Only the kernels inside occbench's NVTX ranges (the timed launches), else every kernel.
+        for nvtx_filter in ([["--nvtx-include", args.nvtx_include]] if args.nvtx_include else []) + [[]]:
+            run([args.ncu, "--clock-control", "none", "--metrics", ",".join(sorted(set(fields.values()))), "--nvtx",
+                 *nvtx_filter, "--print-nvtx-rename", "kernel", "--print-units", "base", "--csv", "--log-file", ncu_csv,
+                 args.occbench, "run", small_path, "--out", out / f"{name}-ncu-run"], log=out / f"{name}-ncu.log")
+            ncu = ncu_values(ncu_csv)
+            if any(point_launches(ncu, r["point_id"]) for r in doc["results"]):
+                break
+            print(f"{name}: no kernel named by a point with {nvtx_filter or 'no filter'}", flush=True)
+        for r in doc["results"]:
+            c = r.get("counters") or {}
+            point = r["point_id"]
+            if c.get("status") != "measured":
+                rows.append({"config": name, "point_id": point, "counter": "*", "metric": "", "occbench": "",
+                             "ncu": "", "diff_pct": "", "within_2pct": "", "exact": "",
+                             "note": f"occbench counters {c.get('status', 'absent')}: {c.get('reason', r.get('reason', ''))}"})
+                continue
+            launches = point_launches(ncu, point)
+            if not launches:
+                rows.append({"config": name, "point_id": point, "counter": "*", "metric": "", "occbench": "",
+                             "ncu": "", "diff_pct": "", "within_2pct": "", "exact": "", "note": "no ncu kernel named by this point"})
+                continue
+            kernels = launches  # one timed sample, no warm-up: the range holds that launch's kernels
+            for field, metric in fields.items():
+                is_percent = f"counters.{field}" in percent
+                mine = float(c[field]) * (100.0 if field == "achieved_occupancy" else 1.0)
+                theirs = combine(kernels, metric, is_percent)
+                diff = (mine - theirs) / theirs if theirs else (0.0 if mine == theirs else float("inf"))
+                rows.append({"config": name, "point_id": point, "counter": field, "metric": metric,
+                             "occbench": mine, "ncu": theirs, "diff_pct": round(100 * diff, 4),
+                             "within_2pct": abs(diff) <= TOLERANCE, "exact": mine == theirs,
+                             "note": f"{len(kernels)} kernel(s) under ncu, {c['kernels']} counted by occbench"})
+
+        write_csv(out / "ncu_counters_agreement.csv", rows)  # after each config: a time limit keeps what is done
+
+    summarize(rows)
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,156 @@
+// The counters section without a GPU: derived figures, the combination over a library call's
+// kernels, the units, the reasons given where counters cannot be read, and the config switch.
+#include "harness/config.hpp"
+#include "harness/counters.hpp"
+#include "harness/device.hpp"
+#include "harness/record_writer.hpp"
+
+#include <cupti_result.h>
+#include <gtest/gtest.h>
+
+using namespace occbench;
+
+namespace {
+
+std::size_t field_index(const std::string& field) {
+  const auto& metrics = counter_metrics();
+  for (std::size_t i = 0; i < metrics.size(); ++i)
+    if (field == metrics[i].field) return i;
+  ADD_FAILURE() << "no field " << field;
+  return 0;
+}
+
+// A reading with every metric zero except those given.
+CounterReading reading_with(std::initializer_list<std::pair<const char*, double>> values) {
+  CounterReading r;
+  r.values.assign(counter_metrics().size(), 0.0);
+  for (const auto& [field, value] : values) r.values[field_index(field)] = value;
+  r.kernels = 1;
+  r.passes = 12;
+  r.added_s = 0.25;
+  return r;
+}
+
+}  // namespace
+
+TEST(Counters, DerivedFiguresFollowFromTheMeasuredBytes) {
+  WorkModel work;
+  work.flops = 8e9;
+  work.dram_bytes = 1e9;
+  auto reading = reading_with({{"achieved_occupancy", 40.0},  // percent, as CUPTI gives it
+                               {"dram_read_bytes", 0.6e9},
+                               {"dram_write_bytes", 0.5e9},
+                               {"l2_bytes", 2e9},
+                               {"l1_global_load_bytes", 3e9},
+                               {"l1_global_store_bytes", 1e9},
+                               {"shared_load_instructions", 100},
+                               {"shared_load_bank_conflicts", 3100},
+                               {"duration_ns", 1e6}});
+  auto c = measured_counters_json(reading, work, 0.5);
+  EXPECT_EQ(c["status"], "measured");
+  EXPECT_EQ(c["kernels"], 1);
+  EXPECT_EQ(c["passes"], 12);
+  EXPECT_DOUBLE_EQ(c["added_s"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(c["achieved_occupancy"].get<double>(), 0.40);  // a fraction, like occupancy.theoretical
+  EXPECT_DOUBLE_EQ(c["achieved_over_theoretical_occupancy"].get<double>(), 0.8);
+  EXPECT_DOUBLE_EQ(c["dram_bytes"].get<double>(), 1.1e9);
+  EXPECT_DOUBLE_EQ(c["dram_bytes_over_model"].get<double>(), 1.1);
+  EXPECT_DOUBLE_EQ(c["intensity_dram_flop_per_byte"].get<double>(), 8e9 / 1.1e9);
+  EXPECT_DOUBLE_EQ(c["intensity_l2_flop_per_byte"].get<double>(), 4.0);
+  EXPECT_DOUBLE_EQ(c["intensity_l1_flop_per_byte"].get<double>(), 2.0);
+  EXPECT_DOUBLE_EQ(c["shared_load_conflicts_per_instruction"].get<double>(), 31.0);
+  EXPECT_TRUE(c["shared_store_conflicts_per_instruction"].is_null());  // no store instructions: no ratio
+  EXPECT_DOUBLE_EQ(c["dram_bandwidth_gbps"].get<double>(), 1100.0);   // 1.1 GB in 1 ms
+  EXPECT_DOUBLE_EQ(c["l2_bandwidth_gbps"].get<double>(), 2000.0);
+  EXPECT_DOUBLE_EQ(c["gflops"].get<double>(), 8000.0);
+}
+
+TEST(Counters, WithoutAModelOrOccupancyTheRatiosAreNull) {
+  auto c = measured_counters_json(reading_with({{"dram_read_bytes", 5}}), WorkModel{}, std::nullopt);
+  EXPECT_TRUE(c["dram_bytes_over_model"].is_null());
+  EXPECT_TRUE(c["achieved_over_theoretical_occupancy"].is_null());
+  EXPECT_TRUE(c["dram_bandwidth_gbps"].is_null());  // no duration
+  EXPECT_DOUBLE_EQ(c["intensity_dram_flop_per_byte"].get<double>(), 0.0);
+}
+
+TEST(Counters, KernelsOfOneLaunchAreSummedAndRatiosWeightedByDuration) {
+  std::size_t n = counter_metrics().size();
+  std::vector<double> a(n, 0.0), b(n, 0.0);
+  a[field_index("dram_read_bytes")] = 100;
+  b[field_index("dram_read_bytes")] = 300;
+  a[field_index("duration_ns")] = 1000;
+  b[field_index("duration_ns")] = 3000;
+  a[field_index("achieved_occupancy")] = 20;
+  b[field_index("achieved_occupancy")] = 60;
+  auto combined = combine_kernels({a, b});
+  EXPECT_DOUBLE_EQ(combined[field_index("dram_read_bytes")], 400);
+  EXPECT_DOUBLE_EQ(combined[field_index("duration_ns")], 4000);
+  EXPECT_DOUBLE_EQ(combined[field_index("achieved_occupancy")], 50);  // (20*1 + 60*3) / 4
+}
+
+TEST(Counters, EveryFieldHasAUnitNamingItsCuptiMetric) {
+  auto units = units_block();
+  for (const auto& m : counter_metrics()) {
+    std::string key = std::string("counters.") + m.field;
+    ASSERT_TRUE(units.contains(key)) << key;
+    EXPECT_NE(units[key].get<std::string>().find(m.metric), std::string::npos) << key;
+  }
+  for (const char* derived : {"counters.dram_bytes_over_model", "counters.intensity_l2_flop_per_byte",
+                              "counters.achieved_over_theoretical_occupancy", "counters.added_s"})
+    EXPECT_TRUE(units.contains(derived)) << derived;
+  EXPECT_TRUE(units.contains("device.measured_l2_bandwidth_gbps"));
+  EXPECT_TRUE(units.contains("device.measured_smem_bandwidth_gbps"));
+}
+
+TEST(Counters, NoPermissionSaysSoAndHowToAllowIt) {
+  std::string reason = cupti_failure_reason(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES, "cuptiRangeProfilerSetConfig",
+                                            "CUPTI_ERROR_INSUFFICIENT_PRIVILEGES");
+  EXPECT_NE(reason.find("no permission"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("CUPTI_ERROR_INSUFFICIENT_PRIVILEGES"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("NVreg_RestrictProfilingToAdminUsers"), std::string::npos) << reason;
+  EXPECT_NE(reason.find("cuptiRangeProfilerSetConfig"), std::string::npos) << reason;
+  EXPECT_NE(cupti_failure_reason(CUPTI_ERROR_NOT_SUPPORTED, "cuptiProfilerHostInitialize", "").find("unsupported GPU"),
+            std::string::npos);
+  EXPECT_NE(cupti_failure_reason(CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED, "x", "").find("virtualized"),
+            std::string::npos);
+  EXPECT_NE(cupti_failure_reason(999, "x", "").find("CUPTI error 999"), std::string::npos);
+}
+
+TEST(Counters, UnavailableSectionKeepsTheReason) {
+  auto c = unavailable_counters_json("no permission to read the GPU's performance counters");
+  EXPECT_EQ(c["status"], "unavailable");
+  EXPECT_EQ(c["reason"], "no permission to read the GPU's performance counters");
+  EXPECT_FALSE(c.contains("achieved_occupancy"));
+}
+
+TEST(Counters, SessionWithoutAGpuIsUnavailableWithAReasonNotACrash) {
+  auto session = CounterSession::open(0);
+  ASSERT_NE(session, nullptr);
+  if (no_gpu_reason()) {
+    EXPECT_FALSE(session->available());
+    EXPECT_FALSE(session->unavailable_reason().empty());
+    EXPECT_THROW(session->measure([] {}, nullptr), std::runtime_error);
+  } else {
+    // With a GPU, either counting works or the reason is stated (e.g. no permission).
+    EXPECT_EQ(session->available(), session->unavailable_reason().empty());
+  }
+}
+
+TEST(Counters, ConfigSwitchIsValidatedAndEchoed) {
+  auto spec = parse_sweep_text(R"({"name": "c", "family": "adjacent_difference", "sizes": {"n": [1024]},
+      "measurement": {"counters": true}})", "c.json", builtin_registry());
+  EXPECT_TRUE(spec.measurement.counters);
+  EXPECT_EQ(to_json(spec.measurement)["counters"], true);
+  auto plain = parse_sweep_text(R"({"name": "c", "family": "adjacent_difference", "sizes": {"n": [1024]}})", "c.json",
+                                builtin_registry());
+  EXPECT_FALSE(plain.measurement.counters);
+  try {
+    parse_sweep_text(R"({"name": "c", "family": "adjacent_difference", "sizes": {"n": [1024]},
+        "measurement": {"counters": "yes"}})", "bad.json", builtin_registry());
+    FAIL() << "a string for measurement.counters was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "bad.json");
+    EXPECT_EQ(e.json_path(), "$.measurement.counters");
+    EXPECT_NE(e.expected().find("true or false"), std::string::npos) << e.expected();
+  }
+}
