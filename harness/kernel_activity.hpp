@@ -14,11 +14,18 @@
 // subscription (CUPTI allows one subscriber per process, which the counters' profiler may
 // want) and over stream or time windows (the flush runs on the same stream, right before).
 //
-// Tracing is on only while a Session lives (time_device's samples): the counters' range
-// profiler, which runs after timing, never sees activity tracing. Where CUPTI cannot be used
-// (no GPU, no permission, a sandbox, another tool such as ncu owning CUPTI, or
-// OCCBENCH_TIMING_SOURCE=event), available() is false with the reason, and the caller times with
-// the event pair instead.
+// Tracing is on only while a session lives (time_device's samples): the counters' range
+// profiler, which runs after timing, never sees activity tracing.
+//
+// Only hardware timestamps by default. Before Blackwell, CUPTI takes a kernel's timestamps by
+// instrumenting its code (cuptiActivityEnableHWTrace is refused), and on the H100 that made some
+// kernels slower: adjacent difference global/shared at 256-1024 threads +6-8% at 16 M and 256 M
+// floats, the event pair around the same samples slower alike, while the 128-thread and float4
+// kernels did not move; the instrumented durations also came out 1-2 us under ncu's
+// gpu__time_duration. So there, and wherever CUPTI cannot be used (no permission, a sandbox,
+// another tool such as ncu owning CUPTI), available() is false with the reason and the caller
+// times with the event pair. OCCBENCH_TIMING_SOURCE=cupti takes the instrumented timestamps
+// anyway; =event never tries CUPTI.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -30,9 +37,11 @@ inline constexpr const char* kSourceCuptiKernelActivity = "cupti_kernel_activity
 inline constexpr const char* kSourceEventPair = "cuda_event_pair";
 inline constexpr const char* kSourceHostClock = "host_clock";
 
-// Why the event pair must be used although CUPTI could be: OCCBENCH_TIMING_SOURCE=event, or ""
-// (cupti or unset: CUPTI where it works). Throws std::invalid_argument on another value.
-std::string timing_source_override_from_env();
+// OCCBENCH_TIMING_SOURCE: auto (or unset: CUPTI where its timestamps come from the hardware),
+// cupti (CUPTI's timestamps even where they instrument the kernel), event. Throws
+// std::invalid_argument on another value.
+enum class TimingSourceChoice { automatic, cupti, event };
+TimingSourceChoice timing_source_choice_from_env();
 
 // Enables tracing for the session's lifetime (one at a time per process); available() says
 // whether it worked.

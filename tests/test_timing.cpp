@@ -100,8 +100,9 @@ TEST(TimeUse, SumsThePointsPhases) {
 // machine without a GPU, it may or may not); never an exception out of the session.
 TEST(TimingSource, EventPairOnRequestAndNoCrashWithoutCupti) {
   ASSERT_EQ(unsetenv("OCCBENCH_TIMING_SOURCE"), 0);
-  EXPECT_EQ(timing_source_override_from_env(), "");
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::automatic);
   setenv("OCCBENCH_TIMING_SOURCE", "event", 1);
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::event);
   {
     KernelActivitySession session;
     EXPECT_FALSE(session.available());
@@ -109,13 +110,15 @@ TEST(TimingSource, EventPairOnRequestAndNoCrashWithoutCupti) {
     EXPECT_TRUE(session.take_durations_ms().empty());
   }
   setenv("OCCBENCH_TIMING_SOURCE", "ncu", 1);
-  EXPECT_THROW(timing_source_override_from_env(), std::invalid_argument);
-  setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);
-  EXPECT_EQ(timing_source_override_from_env(), "");
-  ASSERT_EQ(unsetenv("OCCBENCH_TIMING_SOURCE"), 0);
-  KernelActivitySession session;  // CUPTI with or without a device: available, or a reason
+  EXPECT_THROW(timing_source_choice_from_env(), std::invalid_argument);
+  setenv("OCCBENCH_TIMING_SOURCE", "auto", 1);
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::automatic);
+  setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);  // the most CUPTI will do
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::cupti);
+  KernelActivitySession session;  // with or without a device: available, or a reason
   EXPECT_TRUE(session.available() || !session.unavailable_reason().empty());
   EXPECT_TRUE(session.take_durations_ms().empty());  // nothing was launched
   KernelActivitySession second;  // one at a time: the second says so instead of sharing
   if (session.available()) EXPECT_NE(second.unavailable_reason().find("another"), std::string::npos);
+  ASSERT_EQ(unsetenv("OCCBENCH_TIMING_SOURCE"), 0);
 }
