@@ -1,7 +1,8 @@
 #pragma once
-// Kernel durations from CUPTI's activity API: the GPU's own start and end timestamps of each
-// kernel (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), which is what Nsight Compute's
-// gpu__time_duration measures, without the ~2 us a cudaEvent pair adds around a launch.
+// Kernel durations from CUPTI's activity API: the start and end timestamps of each kernel
+// (CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL), meant to match Nsight Compute's gpu__time_duration
+// without the ~2 us a cudaEvent pair adds around a launch (used by default only where the
+// hardware takes them; see below).
 //
 // Which kernels belong to a timed sample: the sample's launch runs between push(tag) and pop(),
 // which push a CUPTI external correlation id; CUPTI then emits, for every CUDA API call made in
