@@ -28,6 +28,8 @@ ordered_json units_block() {
           {"occupancy.theoretical", "fraction of max warps per SM (0-1)"},
           {"occupancy.thread_utilization", "fraction of max threads per SM (0-1)"},
           {"timing.median_ms", "ms"},
+          {"timing.source", "cupti_kernel_activity (the kernels' GPU durations) | cuda_event_pair | host_clock"},
+          {"timing.event_median_ms", "ms, the event pair's median of the same samples"},
           {"timing.mean_ms", "ms"},
           {"timing.min_ms", "ms"},
           {"timing.max_ms", "ms"},
@@ -37,6 +39,7 @@ ordered_json units_block() {
           {"timing.sampling_wall_s", "s of wall time in the sampling loop"},
           {"timing.cold_median_ms", "ms (batch mode: the cold median beside the per-launch figures)"},
           {"timing.conditions.sm_mhz_min", "MHz"},
+          {"time_use", "s of wall time: problem_s (the size's inputs and reference, on its first point), verify_s, point_s"},
           {"timing.conditions.memory_mhz_min", "MHz"},
           {"work.flops", "FLOP (a multiply-add counts 2)"},
           {"work.equivalent_flops", "FLOP of the full naive computation"},
@@ -59,7 +62,8 @@ ordered_json units_block() {
           {"device.timing_floor_ms", "ms, median event-pair time around an empty kernel"},
           {"run.wall_s", "s"},
           {"run.timed_s", "s, the sum of every point's timed samples"},
-          {"run.timed_fraction", "timed_s / wall_s"}};
+          {"run.timed_fraction", "timed_s / wall_s"},
+          {"run.time_use_s", "s, the points' time_use summed, and the wall time outside the points"}};
   ordered_json counter_units = counters_units();
   for (const auto& [key, unit] : counter_units.items()) units[key] = unit;
   return units;

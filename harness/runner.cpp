@@ -26,6 +26,10 @@ namespace occbench {
 
 namespace {
 
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 ordered_json base_record(const Point& point) {
   ordered_json r;
   r["point_id"] = point.id;
@@ -61,7 +65,11 @@ ordered_json to_json(const TimingStats& t) {
     j["launches_per_sample"] = t.launches_per_sample;
     j["batch_method"] = t.batch_method;
     j["cold_median_ms"] = t.cold_median_ms;
+    j["cold_source"] = t.cold_source;
   }
+  j["source"] = t.source;
+  j["source_reason"] = t.source_reason;
+  if (t.mode != "host") j["event_median_ms"] = t.event_median_ms;
   return j;
 }
 
@@ -162,6 +170,7 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
   // Verification first: poisoned outputs, one run, compare. A wrong result is never timed.
   // The stream is a blocking one, so it is ordered after the poisoning memsets of the legacy
   // default stream; the synchronize makes that explicit for any family's poison.
+  auto verify_t0 = std::chrono::steady_clock::now();
   problem.poison_outputs();
   if (on_device) OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   run_point_once(point, problem, launch, context.stream);
@@ -169,6 +178,7 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
   if (on_device) OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
   Verification verification = problem.verify();
   r["verification"] = to_json(verification);
+  r["time_use"]["verify_s"] = seconds_since(verify_t0);
   if (verification.status == "failed") {
     r["status"] = "failed";
     r["reason"] = fmt::format("wrong result: {} of {} elements over tolerance {:g} (max relative error {:g}); {}",
@@ -343,15 +353,19 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     }
     if (!options.claim_dir.empty() && !claim_point(options.claim_dir, point.id)) continue;  // another GPU's
     announce(options.supervisor_fd, "begin " + point.id);
+    auto point_t0 = std::chrono::steady_clock::now(), problem_t0 = point_t0;
+    double problem_s = 0;  // this size's problem (inputs, reference), charged to its first point
     if (context_lost) {
       record = unrun_record(point, "skipped", lost_reason);
     } else {
       try {
         if (!problem || !(problem_sizes == point.sizes)) {
+          problem_t0 = std::chrono::steady_clock::now();
           problem.reset();
           problem_error.clear();
           problem_sizes = point.sizes;
           problem = make_point_problem(point, spec.measurement.seed, flusher ? flusher->bytes() : 0, problem_error);
+          problem_s = seconds_since(problem_t0);
         }
         if (!problem_error.empty()) {
           record = unrun_record(point, "skipped", problem_error);
@@ -371,6 +385,8 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
         record = unrun_record(point, "failed", e.what());
       }
     }
+    record["time_use"]["problem_s"] = problem_s;
+    record["time_use"]["point_s"] = seconds_since(point_t0);
     jsonl.write(record);
     log << format_progress(record, i + 1, points.size()) << std::endl;
     announce(options.supervisor_fd, "end " + point.id);
@@ -401,7 +417,8 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
                       {"l2_flush", flusher_method},
                       {"wall_s", time_use.wall_s},
                       {"timed_s", time_use.timed_s},
-                      {"timed_fraction", time_use.timed_fraction()}};
+                      {"timed_fraction", time_use.timed_fraction()},
+                      {"time_use_s", to_json(time_use)}};
   if (!spec.selection.empty()) run["selection"] = to_json(spec.selection);  // --variants, --filter, --set
   ordered_json document = make_document(run, to_json(device), spec.raw, results);
   write_text_file(summary.json_path, document.dump(2) + "\n");

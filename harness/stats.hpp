@@ -21,6 +21,14 @@ struct TimingStats {
   int launches_per_sample = 1;
   std::string batch_method;   // "graph" | "stream" (batch mode only)
   double cold_median_ms = 0;
+  std::string cold_source;    // batch mode: the timing source of cold_median_ms
+  // Where the samples come from: "cupti_kernel_activity" (the GPU's start/end of the kernels the
+  // launch ran, harness/kernel_activity), "cuda_event_pair" or "host_clock"; source_reason says
+  // why the event pair was used where CUPTI was tried. event_median_ms: the event pair's median
+  // of the same samples (device modes), kept beside for comparison.
+  std::string source;
+  std::string source_reason;
+  double event_median_ms = 0;
 };
 
 // Median, mean, min, max, sample stddev (n - 1) and relative noise of the samples (milliseconds).

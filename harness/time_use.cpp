@@ -18,9 +18,23 @@ const nlohmann::ordered_json* timing_of(const nlohmann::ordered_json& r) {
 RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, double wall_s) {
   RunTimeUse use;
   use.wall_s = wall_s;
-  for (const auto& r : results)
-    if (const auto* t = timing_of(r)) use.timed_s += t->value("total_ms", 0.0) / 1e3;
+  for (const auto& r : results) {
+    if (const auto* t = timing_of(r)) {
+      use.timed_s += t->value("total_ms", 0.0) / 1e3;
+      use.sampling_s += t->value("sampling_wall_s", 0.0);
+    }
+    auto phases = r.find("time_use");
+    if (phases == r.end() || !phases->is_object()) continue;  // a record of a run before time_use
+    use.problem_s += phases->value("problem_s", 0.0);
+    use.verify_s += phases->value("verify_s", 0.0);
+    use.points_s += phases->value("point_s", 0.0);
+  }
   return use;
+}
+
+nlohmann::ordered_json to_json(const RunTimeUse& use) {
+  return {{"problem_s", use.problem_s},   {"verify_s", use.verify_s},  {"sampling_s", use.sampling_s},
+          {"points_s", use.points_s},     {"outside_points_s", use.outside_points_s()}};
 }
 
 std::string format_timing_flags(const std::vector<nlohmann::ordered_json>& results, double floor_ms, const RunTimeUse& use) {
@@ -42,8 +56,10 @@ std::string format_timing_flags(const std::vector<nlohmann::ordered_json>& resul
                         fmt::join(near_floor, ", "));
   text += fmt::format("{} point(s) measured while throttled or below the run's start clock (!clocks){}{}\n", conditions.size(),
                       conditions.empty() ? "" : ": ", fmt::join(conditions, "; "));
-  text += fmt::format("time: {:.1f} s of timed samples in {:.1f} s of wall time ({:.0f}%)\n", use.timed_s, use.wall_s,
-                      100 * use.timed_fraction());
+  text += fmt::format("time: {:.1f} s of timed samples in {:.1f} s of wall time ({:.0f}%); sampling loops {:.1f} s, "
+                      "problems {:.1f} s, verification {:.1f} s, outside the points {:.1f} s\n",
+                      use.timed_s, use.wall_s, 100 * use.timed_fraction(), use.sampling_s, use.problem_s, use.verify_s,
+                      use.outside_points_s());
   return text;
 }
 

@@ -12,7 +12,14 @@ struct RunTimeUse {
   double wall_s = 0;   // from the first point's setup to the last point's record
   double timed_s = 0;  // sum of the timed samples (timing.total_ms), device and host
   double timed_fraction() const { return wall_s > 0 ? timed_s / wall_s : 0.0; }
+  // Where the wall time went, from the points' time_use blocks (seconds): building each size's
+  // problem (inputs, reference), the verification run (poison, launch, compare), the sampling
+  // loop (warm-up, flushes, samples), and each point in all; outside_points_s is the rest
+  // (the timing floor, the flush buffer, the records).
+  double problem_s = 0, verify_s = 0, sampling_s = 0, points_s = 0;
+  double outside_points_s() const { return wall_s - points_s; }
 };
+nlohmann::ordered_json to_json(const RunTimeUse& use);
 
 RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, double wall_s);
 

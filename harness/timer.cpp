@@ -1,14 +1,19 @@
 #include "harness/timer.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/kernel_activity.hpp"
 #include "harness/timer_kernels.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <stdexcept>
 #include <vector>
+
+#include <fmt/format.h>
 
 namespace occbench {
 
@@ -79,31 +84,73 @@ float elapsed_ms(const EventPair& events) {
   return ms;
 }
 
-// Samples until stop_reason() says so. `enqueue(events)` puts one sample on the stream between
-// the pair's events; `per_sample` scales an event-pair time to the sample's figure. Samples are
+// Samples until stop_reason() says so. Each sample is `before` (untimed, e.g. the L2 flush),
+// the start event, `timed`, the stop event; `per_sample` scales a sample's time to the figure
+// reported (launches per batch). With `activity`, a sample's time is the summed GPU duration of
+// the kernels `timed` launched (CUPTI), the event pair's kept beside it; where CUPTI gives no
+// record for a sample, the point falls back to the event pair and says why. Samples are
 // enqueued in chunks and synchronized once per chunk, so the GPU runs them back to back instead
 // of idling for a host round trip after each: a chunk holds about kChunkMs of kernel time (at
 // least one sample, at most kMaxChunk), judged from the median so far.
 constexpr double kChunkMs = 10.0;
 constexpr int kMaxChunk = 64;
-TimingStats sample_on_device(const std::function<void(const EventPair&)>& enqueue, double per_sample, const std::string& mode,
-                             const MeasurementSettings& settings, const BetweenSamples& between) {
+TimingStats sample_on_device(const std::function<void()>& before, const std::function<void()>& timed, cudaStream_t stream,
+                             double per_sample, const std::string& mode, const MeasurementSettings& settings,
+                             const BetweenSamples& between, KernelActivitySession* activity) {
   std::vector<EventPair> pairs(kMaxChunk);
-  std::vector<double> samples;
+  std::vector<std::uint64_t> tags(kMaxChunk);
+  std::vector<double> event_samples, activity_samples;
+  bool use_activity = activity && activity->available();
+  std::string fallback_reason = activity ? activity->unavailable_reason() : "";
   TimingStats stats;
   auto t0 = std::chrono::steady_clock::now();
   while (true) {
     int chunk = 1;
-    if (!samples.empty())
+    if (!event_samples.empty())
       chunk = int(std::clamp(kChunkMs / std::max(stats.median_ms * per_sample, 1e-6), 1.0, double(kMaxChunk)));
-    chunk = std::min(chunk, std::max(1, settings.max_samples - int(samples.size())));
-    for (int i = 0; i < chunk; ++i) enqueue(pairs[i]);
-    for (int i = 0; i < chunk; ++i) samples.push_back(elapsed_ms(pairs[i]) / per_sample);
+    chunk = std::min(chunk, std::max(1, settings.max_samples - int(event_samples.size())));
+    for (int i = 0; i < chunk; ++i) {
+      if (before) before();
+      OCCBENCH_CUDA_CHECK(cudaEventRecord(pairs[i].start, stream));
+      if (use_activity) {
+        tags[i] = activity->push();
+        struct Pop {
+          KernelActivitySession* a;
+          ~Pop() { a->pop(); }
+        } pop{activity};
+        timed();
+      } else {
+        timed();
+      }
+      OCCBENCH_CUDA_CHECK(cudaEventRecord(pairs[i].stop, stream));
+    }
+    for (int i = 0; i < chunk; ++i) event_samples.push_back(elapsed_ms(pairs[i]) / per_sample);
+    if (use_activity) {
+      std::map<std::uint64_t, double> durations = activity->take_durations_ms();
+      int missing = 0;
+      for (int i = 0; i < chunk; ++i) missing += !durations.count(tags[i]);
+      if (missing) {  // a record may come with the next flush; one more try
+        for (const auto& [tag, ms] : activity->take_durations_ms()) durations[tag] += ms;
+        missing = 0;
+        for (int i = 0; i < chunk; ++i) missing += !durations.count(tags[i]);
+      }
+      if (missing) {
+        use_activity = false;
+        fallback_reason = fmt::format("CUPTI recorded no kernel for {} of {} samples ({})", missing, chunk,
+                                      activity->records_seen());
+      } else {
+        for (int i = 0; i < chunk; ++i) activity_samples.push_back(durations[tags[i]] / per_sample);
+      }
+    }
     if (between) between();
-    stats = summarize(samples, mode);
+    stats = summarize(use_activity ? activity_samples : event_samples, mode);
     stats.stop_reason = stop_reason(stats, seconds_since(t0), settings);
-    if (!stats.stop_reason.empty()) return stats;
+    if (!stats.stop_reason.empty()) break;
   }
+  stats.source = use_activity ? kSourceCuptiKernelActivity : kSourceEventPair;
+  stats.source_reason = use_activity ? "" : fallback_reason;
+  stats.event_median_ms = summarize(event_samples, mode).median_ms;
+  return stats;
 }
 
 // A graph of `count` launches, or nullptr where the launch cannot be captured (a library call
@@ -139,13 +186,16 @@ TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const M
   for (int i = 0; i < settings.warmup_runs; ++i) launch(stream);
   OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-  auto one_launch = [&](const EventPair& events) {
-    if (flushed) flusher->flush(stream);
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
-    launch(stream);
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
-  };
-  TimingStats single = sample_on_device(one_launch, 1.0, flushed ? "cold" : "hot", settings, between);
+  std::function<void()> flush;
+  if (flushed) flush = [&] { flusher->flush(stream); };
+  TimingStats single;
+  {
+    // Tracing only around the single-launch samples: nothing else (the counters' profiler after
+    // timing, the batch samples) runs under it.
+    KernelActivitySession activity;
+    single = sample_on_device(flush, [&] { launch(stream); }, stream, 1.0, flushed ? "cold" : "hot", settings, between,
+                              &activity);
+  }
   if (settings.mode != "batch") {
     single.sampling_wall_s = seconds_since(t0);
     return single;
@@ -154,21 +204,21 @@ TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const M
   // Batch: enough launches per sample for about kBatchSampleMs, between 2 and 10000.
   int count = int(std::clamp(std::ceil(kBatchSampleMs / std::max(single.median_ms, 1e-6)), 2.0, 10000.0));
   cudaGraphExec_t graph = capture_launches(launch, count, stream);
-  auto one_batch = [&](const EventPair& events) {
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
+  auto one_batch = [&] {
     if (graph) {
       OCCBENCH_CUDA_CHECK(cudaGraphLaunch(graph, stream));
     } else {
       for (int i = 0; i < count; ++i) launch(stream);
     }
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
   };
   TimingStats batch;
   try {
-    EventPair warmup;
-    one_batch(warmup);  // the graph's first launch uploads it
-    elapsed_ms(warmup);
-    batch = sample_on_device(one_batch, double(count), "batch", settings, between);
+    one_batch();  // the graph's first launch uploads it
+    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    // Event pairs around each batch: the time per launch includes the gaps between launches,
+    // which is what a batch measures (summed kernel durations would leave them out).
+    batch = sample_on_device({}, one_batch, stream, double(count), "batch", settings, between, nullptr);
+    batch.source_reason = "batch mode: one event pair around each batch of back-to-back launches";
   } catch (...) {
     if (graph) cudaGraphExecDestroy(graph);
     throw;
@@ -177,6 +227,7 @@ TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const M
   batch.launches_per_sample = count;
   batch.batch_method = graph ? "graph" : "stream";
   batch.cold_median_ms = single.median_ms;
+  batch.cold_source = single.source;
   // Every launch of a batch sample ran on the GPU: the timed time is samples x launches x median.
   batch.total_ms = batch.total_ms * count + single.total_ms;
   batch.sampling_wall_s = seconds_since(t0);
@@ -200,6 +251,7 @@ TimingStats time_host(const std::function<void()>& work, const MeasurementSettin
     if (!stats.stop_reason.empty()) break;
   }
   stats.sampling_wall_s = seconds_since(t0);
+  stats.source = kSourceHostClock;
   return stats;
 }
 
@@ -213,12 +265,7 @@ double measure_timing_floor_ms(cudaStream_t stream, int repetitions) {
   settings.min_samples = settings.max_samples = repetitions;
   settings.min_time_s = 0;
   settings.timeout_s = 10;
-  auto empty = [&](const EventPair& events) {
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.start, stream));
-    launch_empty_kernel(stream);
-    OCCBENCH_CUDA_CHECK(cudaEventRecord(events.stop, stream));
-  };
-  return sample_on_device(empty, 1.0, "hot", settings, {}).median_ms;
+  return sample_on_device({}, [&] { launch_empty_kernel(stream); }, stream, 1.0, "hot", settings, {}, nullptr).median_ms;
 }
 
 bool near_timing_floor(double median_ms, double floor_ms) {

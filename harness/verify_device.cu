@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 namespace occbench {
 
@@ -17,6 +18,28 @@ struct CompareTotals {
   unsigned long long max_error_bits;  // a non-negative double's bits order as the double does
   unsigned long long first_mismatch;  // index, or ~0 when none
 };
+
+// Warp-reduces and adds one thread's totals (mismatches, max error, first mismatch) to `totals`.
+__device__ void add_totals(unsigned long long mismatches, double max_error, unsigned long long first, CompareTotals* totals) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    mismatches += __shfl_down_sync(0xffffffffu, mismatches, offset);
+    max_error = fmax(max_error, __shfl_down_sync(0xffffffffu, max_error, offset));
+    unsigned long long other = __shfl_down_sync(0xffffffffu, first, offset);
+    first = other < first ? other : first;
+  }
+  if (threadIdx.x % 32 == 0) {
+    if (mismatches) atomicAdd(&totals->mismatches, mismatches);
+    atomicMax(&totals->max_error_bits, static_cast<unsigned long long>(__double_as_longlong(max_error)));
+    if (first != ~0ull) atomicMin(&totals->first_mismatch, first);
+  }
+}
+
+unsigned compare_blocks() {
+  int device = 0, sms = 0;
+  OCCBENCH_CUDA_CHECK(cudaGetDevice(&device));
+  OCCBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return unsigned(sms * 8);
+}
 
 // The rule of harness/verify.cpp's compare(), element for element.
 template <typename Ref>
@@ -36,17 +59,7 @@ __global__ void compare_kernel(const float* __restrict__ out, const Ref* __restr
       if (first == ~0ull) first = k;
     }
   }
-  for (int offset = 16; offset > 0; offset /= 2) {
-    mismatches += __shfl_down_sync(0xffffffffu, mismatches, offset);
-    max_error = fmax(max_error, __shfl_down_sync(0xffffffffu, max_error, offset));
-    unsigned long long other = __shfl_down_sync(0xffffffffu, first, offset);
-    first = other < first ? other : first;
-  }
-  if (threadIdx.x % 32 == 0) {
-    if (mismatches) atomicAdd(&totals->mismatches, mismatches);
-    atomicMax(&totals->max_error_bits, static_cast<unsigned long long>(__double_as_longlong(max_error)));
-    if (first != ~0ull) atomicMin(&totals->first_mismatch, first);
-  }
+  add_totals(mismatches, max_error, first, totals);
 }
 
 template <typename Ref>
@@ -58,10 +71,7 @@ Verification compare_device(const float* out, const Ref* ref, std::size_t count,
   CompareTotals initial{0, 0, ~0ull};
   OCCBENCH_CUDA_CHECK(cudaMemcpy(totals.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
   if (count) {
-    int device = 0, sms = 0;
-    OCCBENCH_CUDA_CHECK(cudaGetDevice(&device));
-    OCCBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    compare_kernel<<<unsigned(sms * 8), 256>>>(out, ref, count, tolerance, abs_floor, totals.get());
+    compare_kernel<<<compare_blocks(), 256>>>(out, ref, count, tolerance, abs_floor, totals.get());
     OCCBENCH_CHECK_LAUNCH();
   }
   CompareTotals result{};
@@ -79,7 +89,62 @@ Verification compare_device(const float* out, const Ref* ref, std::size_t count,
   return v;
 }
 
+// The rule of harness/source_family.cpp's host comparison, element for element.
+template <typename T>
+__global__ void compare_elements_kernel(const T* __restrict__ out, const T* __restrict__ expected, std::size_t count,
+                                        double abs_tolerance, double rel_tolerance, CompareTotals* totals) {
+  unsigned long long mismatches = 0, first = ~0ull;
+  double max_error = 0;
+  for (std::size_t k = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; k < count; k += std::size_t(gridDim.x) * blockDim.x) {
+    double got = double(out[k]), want = double(expected[k]);
+    double error = fabs(got - want);
+    double rel = error / fmax(fabs(want), 2.2250738585072014e-308);
+    bool ok = error <= abs_tolerance + rel_tolerance * fabs(want);
+    max_error = isnan(rel) ? INFINITY : fmax(max_error, error == 0 ? 0.0 : rel);
+    if (!ok) {
+      ++mismatches;
+      if (first == ~0ull) first = k;
+    }
+  }
+  add_totals(mismatches, max_error, first, totals);
+}
+
 }  // namespace
+
+Verification compare_elements_on_device(ElementKind kind, const void* out, const void* expected, std::size_t count,
+                                        double abs_tolerance, double rel_tolerance, std::size_t& first_mismatch) {
+  DeviceBuffer<CompareTotals> totals(1);
+  CompareTotals initial{0, 0, ~0ull};
+  OCCBENCH_CUDA_CHECK(cudaMemcpy(totals.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
+  if (count) {
+    unsigned blocks = compare_blocks();
+    auto launch = [&](auto* typed) {
+      using T = std::remove_const_t<std::remove_pointer_t<decltype(typed)>>;
+      compare_elements_kernel<T><<<blocks, 256>>>(static_cast<const T*>(out), static_cast<const T*>(expected), count,
+                                                  abs_tolerance, rel_tolerance, totals.get());
+    };
+    switch (kind) {
+      case ElementKind::float32: launch(static_cast<const float*>(nullptr)); break;
+      case ElementKind::float64: launch(static_cast<const double*>(nullptr)); break;
+      case ElementKind::int32: launch(static_cast<const std::int32_t*>(nullptr)); break;
+      case ElementKind::uint32: launch(static_cast<const std::uint32_t*>(nullptr)); break;
+      case ElementKind::uint8: launch(static_cast<const std::uint8_t*>(nullptr)); break;
+      case ElementKind::int64: launch(static_cast<const std::int64_t*>(nullptr)); break;
+      case ElementKind::uint64: launch(static_cast<const std::uint64_t*>(nullptr)); break;
+    }
+    OCCBENCH_CHECK_LAUNCH();
+  }
+  CompareTotals result{};
+  OCCBENCH_CUDA_CHECK(cudaMemcpy(&result, totals.get(), sizeof result, cudaMemcpyDeviceToHost));
+  Verification v;
+  v.tolerance = rel_tolerance;
+  v.checked = count;
+  v.mismatches = result.mismatches;
+  std::memcpy(&v.max_rel_error, &result.max_error_bits, sizeof(double));
+  first_mismatch = result.mismatches ? std::size_t(result.first_mismatch) : count;
+  v.status = v.mismatches == 0 ? "passed" : "failed";
+  return v;
+}
 
 Verification compare_on_device(const float* out_device, const float* ref_device, std::size_t count, double tolerance,
                                double abs_floor) {

@@ -15,6 +15,15 @@ Verification compare_on_device(const float* out_device, const float* ref_device,
 Verification compare_on_device(const float* out_device, const double* ref_device, std::size_t count, double tolerance,
                                double abs_floor);
 
+// The user-kernel (source family) rule, |got - want| <= abs_tolerance + rel_tolerance * |want|
+// (false for NaN), on the GPU for an output of `kind` elements, against expected values already on
+// the device (the reference variant's outputs, kept there). max_rel_error as the host computes
+// it; first_mismatch is the lowest failing index (count when none), for the caller's detail.
+enum class ElementKind { float32, float64, int32, uint32, uint8, int64, uint64 };
+Verification compare_elements_on_device(ElementKind kind, const void* out_device, const void* expected_device,
+                                        std::size_t count, double abs_tolerance, double rel_tolerance,
+                                        std::size_t& first_mismatch);
+
 // A family's CPU reference kept on the device: uploaded at the first compare (the family computes
 // it once per problem), reused by every variant and launch configuration of that size.
 template <typename Ref>

@@ -12,8 +12,10 @@ For each config:
      before each profiled kernel), of the same config with 5 samples per point: occbench puts every
      timed launch in an NVTX range named by its point id, so ncu names the kernels by point. Under
      ncu occbench's own timings are disturbed; only ncu's figures are taken from this run.
+     occbench times the ncu run with the event pair (OCCBENCH_TIMING_SOURCE=event): ncu owns CUPTI.
 Prints a markdown table per config (occbench median, ncu median, difference, within the
-target: 2% at >= 20 us, 1 us below) and writes DIR/ncu_agreement.csv with every row.
+target: 2% at >= 20 us, 1 us below; beside them the normal run's event-pair median of the same
+samples and its timing source) and writes DIR/ncu_agreement.csv with every row.
 """
 import argparse
 import csv
@@ -80,7 +82,7 @@ def main():
     for config in args.configs:
         name = Path(config).stem
         spec = json.loads(Path(config).read_text())
-        medians = {}
+        medians, sources, event_medians = {}, {}, {}
         for method in methods:
             folder = out / f"{name}-{method}"
             env = dict(os.environ, OCCBENCH_L2_FLUSH=method)
@@ -88,6 +90,9 @@ def main():
             for r in newest_json(folder)["results"]:
                 if r.get("status") == "ok" and r.get("timing") and r["timing"].get("mode") in ("cold", "hot"):
                     medians.setdefault(r["point_id"], {})[method] = r["timing"]["median_ms"] * 1e3
+                    sources[r["point_id"]] = r["timing"].get("source", "cuda_event_pair")
+                    if r["timing"].get("event_median_ms"):
+                        event_medians[r["point_id"]] = r["timing"]["event_median_ms"] * 1e3
 
         few = dict(spec)
         few["measurement"] = dict(spec.get("measurement", {}), min_samples=NCU_SAMPLES, max_samples=NCU_SAMPLES,
@@ -95,15 +100,18 @@ def main():
         few_path = out / f"{name}-ncu-config.json"
         few_path.write_text(json.dumps(few, indent=2))
         ncu_csv = out / f"{name}-ncu.csv"
+        # occbench's own timing source under ncu: the event pair (ncu owns CUPTI there, and these
+        # timings are not used).
+        ncu_env = dict(os.environ, OCCBENCH_TIMING_SOURCE="event")
         run([args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--print-nvtx-rename",
              "kernel", "--csv", "--log-file", ncu_csv, args.occbench, "run", few_path, "--out", out / f"{name}-ncu-run"],
-            log=out / f"{name}-ncu.log")
+            env=ncu_env, log=out / f"{name}-ncu.log")
         ncu = ncu_durations_us(ncu_csv)
         ncu_records = {r["point_id"]: r for r in newest_json(out / f"{name}-ncu-run")["results"]}
 
         print(f"\n### {name}\n")
         head = "| point | " + " | ".join(f"occbench ({m}) µs" for m in methods) + " | ncu µs | " + \
-               " | ".join(f"diff ({m})" for m in methods) + " | within target |"
+               " | ".join(f"diff ({m})" for m in methods) + " | within target | event pair µs | source |"
         print(head)
         print("|" + "---|" * (head.count("|") - 1))
         for point_id, by_method in medians.items():
@@ -128,9 +136,11 @@ def main():
                 rows.append({"config": name, "point_id": point_id, "method": m, "occbench_median_us": round(occ, 4),
                              "ncu_median_us": round(ncu_us, 4), "kernels_per_run": per_run,
                              "diff_us": round(occ - ncu_us, 4), "diff_pct": round(100 * (occ - ncu_us) / ncu_us, 3),
-                             "within_target": ok})
+                             "within_target": ok, "timing_source": sources.get(point_id, ""),
+                             "event_median_us": round(event_medians[point_id], 4) if point_id in event_medians else None})
+            event = event_medians.get(point_id)
             print(f"| {point_id} | " + " | ".join(cells) + f" | {ncu_us:.2f} | " + " | ".join(diffs) +
-                  f" | {'yes' if ok_all else 'NO'} |")
+                  f" | {'yes' if ok_all else 'NO'} | {f'{event:.2f}' if event else '–'} | {sources.get(point_id, '–')} |")
 
     with open(out / "ncu_agreement.csv", "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["config"])

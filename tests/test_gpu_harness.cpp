@@ -2,9 +2,11 @@
 #include "gpu_test_support.hpp"
 #include "harness/config.hpp"
 #include "harness/cuda_check.hpp"
+#include "harness/kernel_activity.hpp"
 #include "harness/occupancy.hpp"
 #include "harness/runner.hpp"
 #include "harness/timer.hpp"
+#include "harness/timer_kernels.hpp"
 #include "harness/verify.hpp"
 #include "harness/verify_device.hpp"
 #include "harness/random.hpp"
@@ -13,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
 #include <fstream>
@@ -70,13 +73,18 @@ TEST(GpuHarness, CalculatorAgreesWithTheApiAcrossDynamicSharedMemory) {
   }
 }
 
+// The sampling rule, and the timing source: CUPTI's kernel timestamps by default only where the
+// hardware gives them (Blackwell on), else the event pair with the reason; with
+// OCCBENCH_TIMING_SOURCE=cupti, for a long kernel (adjacent difference at 64 M floats, ~0.3 ms on an
+// H100), CUPTI's duration is within the event pair's time of the same samples and close to it;
+// with =event, the event pair.
 TEST(GpuHarness, TimerSamplesUntilItsRuleSaysStop) {
   OCCBENCH_REQUIRE_GPU();
   DeviceInfo device = query_device(0);
   const Family& family = *builtin_registry().find("adjacent_difference");
   const Variant& v = *family.find_variant("global");
   Params params;
-  params.set("n", 1 << 22);
+  params.set("n", 1 << 26);
   params.set("block_size", 256);
   auto problem = family.make_problem(params, 3);
   LaunchSpec launch = v.launch(params);
@@ -85,7 +93,12 @@ TEST(GpuHarness, TimerSamplesUntilItsRuleSaysStop) {
   m.max_samples = 50;
   m.timeout_s = 5;
   L2Flusher flusher(device.l2_bytes, device.sm_count);
-  auto stats = time_device([&](cudaStream_t s) { v.run(*problem, params, launch, s); }, m, nullptr, &flusher);
+  auto run = [&](cudaStream_t s) { v.run(*problem, params, launch, s); };
+  auto stats = time_device(run, m, nullptr, &flusher);
+  if (stats.source == kSourceEventPair) EXPECT_NE(stats.source_reason.find("instrumenting the kernel"), std::string::npos);
+  setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);
+  stats = time_device(run, m, nullptr, &flusher);
+  unsetenv("OCCBENCH_TIMING_SOURCE");
   EXPECT_GE(stats.samples, 7);
   EXPECT_LE(stats.samples, 50);
   EXPECT_EQ(stats.mode, "cold");
@@ -93,6 +106,17 @@ TEST(GpuHarness, TimerSamplesUntilItsRuleSaysStop) {
   EXPECT_LE(stats.min_ms, stats.median_ms);
   EXPECT_LE(stats.median_ms, stats.max_ms);
   EXPECT_TRUE(stats.stop_reason == "converged" || stats.stop_reason == "max_samples" || stats.stop_reason == "timeout");
+  ASSERT_EQ(stats.source, kSourceCuptiKernelActivity) << stats.source_reason;
+  EXPECT_EQ(stats.source_reason, "");
+  EXPECT_GT(stats.median_ms, 0.05);
+  EXPECT_LE(stats.median_ms, stats.event_median_ms);
+  EXPECT_GT(stats.median_ms, 0.95 * stats.event_median_ms);  // the pair adds microseconds, not 5%
+  setenv("OCCBENCH_TIMING_SOURCE", "event", 1);
+  TimingStats events = time_device(run, m, nullptr, &flusher);
+  unsetenv("OCCBENCH_TIMING_SOURCE");
+  EXPECT_EQ(events.source, kSourceEventPair);
+  EXPECT_NE(events.source_reason.find("OCCBENCH_TIMING_SOURCE"), std::string::npos);
+  EXPECT_DOUBLE_EQ(events.median_ms, events.event_median_ms);
 }
 
 TEST(GpuHarness, ImpossibleLaunchIsSkippedWithTheReason) {
@@ -213,6 +237,50 @@ TEST(GpuHarness, BatchModeTimesLaunchesBackToBackPerLaunch) {
   double floor_ms = measure_timing_floor_ms(nullptr);
   EXPECT_GT(floor_ms, 0);
   EXPECT_LT(floor_ms, 0.1);
+}
+
+// A sample is the kernels its own launch ran, all of them: a launch of two read sweeps counts
+// twice one sweep; the flush kernels launched outside push/pop count nowhere.
+TEST(GpuHarness, KernelActivityCountsTheTimedLaunchOnly) {
+  OCCBENCH_REQUIRE_GPU();
+  DeviceInfo device = query_device(0);
+  L2Flusher flusher(device.l2_bytes, device.sm_count);
+  setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);  // instrumented timestamps will do for this
+  KernelActivitySession activity;
+  unsetenv("OCCBENCH_TIMING_SOURCE");
+  ASSERT_TRUE(activity.available()) << activity.unavailable_reason();
+  DeviceBuffer<float> data(std::size_t(1) << 24), sink(1);
+  OCCBENCH_CUDA_CHECK(cudaMemset(data.get(), 0, data.bytes()));
+  auto sweep = [&] { launch_read_sweep(data.get(), data.bytes(), sink.get(), device.sm_count, nullptr); };
+  std::vector<double> one, two, empty;
+  for (int i = 0; i < 5; ++i) {
+    flusher.flush(nullptr);
+    std::uint64_t t1 = activity.push();
+    sweep();
+    activity.pop();
+    flusher.flush(nullptr);
+    std::uint64_t t2 = activity.push();
+    sweep();
+    sweep();
+    activity.pop();
+    flusher.flush(nullptr);
+    std::uint64_t t3 = activity.push();
+    launch_empty_kernel(nullptr);
+    activity.pop();
+    flusher.flush(nullptr);
+    OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    auto durations = activity.take_durations_ms();
+    ASSERT_EQ(durations.size(), 3u);
+    one.push_back(durations.at(t1));
+    two.push_back(durations.at(t2));
+    empty.push_back(durations.at(t3));
+  }
+  double m1 = summarize(one, "cold").median_ms, m2 = summarize(two, "cold").median_ms;
+  double m0 = summarize(empty, "cold").median_ms;
+  EXPECT_NEAR(m2 / m1, 2.0, 0.4);
+  // A flush (2x L2 read) takes far longer than an empty kernel: had one been counted, it would show.
+  EXPECT_LT(m0, 0.005);
+  EXPECT_TRUE(activity.take_durations_ms().empty());  // the untagged flushes are nobody's
 }
 
 TEST(GpuHarness, EveryFlushMethodRuns) {

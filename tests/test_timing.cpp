@@ -1,11 +1,15 @@
 // The timing pieces that need no GPU: the bad-device message, the conditions' flags, the timing
-// floor's flag, and the run's time use under the final table.
+// floor's flag, the run's time use under the final table, and the timing source's fallback.
 #include "harness/conditions.hpp"
 #include "harness/device.hpp"
+#include "harness/kernel_activity.hpp"
 #include "harness/time_use.hpp"
 #include "harness/timer.hpp"
 
 #include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <stdexcept>
 
 using namespace occbench;
 
@@ -68,4 +72,53 @@ TEST(TimeUse, SumsTimedSamplesAndListsFlags) {
   EXPECT_NE(text.find("1 point(s) measured while throttled or below the run's start clock (!clocks): a (throttled (sw_power_cap))"),
             std::string::npos) << text;
   EXPECT_NE(text.find("2.0 s of timed samples in 4.0 s of wall time (50%)"), std::string::npos) << text;
+}
+
+TEST(TimeUse, SumsThePointsPhases) {
+  using json = nlohmann::ordered_json;
+  std::vector<json> results = {
+      {{"point_id", "a"}, {"timing", {{"total_ms", 1000.0}, {"sampling_wall_s", 1.5}}},
+       {"time_use", {{"verify_s", 0.25}, {"problem_s", 2.0}, {"point_s", 4.0}}}},
+      {{"point_id", "b"}, {"timing", {{"total_ms", 500.0}, {"sampling_wall_s", 0.75}}},
+       {"time_use", {{"verify_s", 0.25}, {"problem_s", 0.0}, {"point_s", 1.5}}}},
+      {{"point_id", "c"}, {"timing", nullptr}},  // skipped before it ran: no time_use
+  };
+  RunTimeUse use = run_time_use(results, 6.0);
+  EXPECT_DOUBLE_EQ(use.sampling_s, 2.25);
+  EXPECT_DOUBLE_EQ(use.verify_s, 0.5);
+  EXPECT_DOUBLE_EQ(use.problem_s, 2.0);
+  EXPECT_DOUBLE_EQ(use.points_s, 5.5);
+  json j = to_json(use);
+  EXPECT_DOUBLE_EQ(j["outside_points_s"].get<double>(), 0.5);
+  EXPECT_EQ(j.size(), 5u);
+  std::string text = format_timing_flags(results, 0, use);
+  EXPECT_NE(text.find("sampling loops 2.2 s, problems 2.0 s, verification 0.5 s, outside the points 0.5 s"), std::string::npos)
+      << text;
+}
+
+// The event-pair fallback: asked for by the environment, or wherever CUPTI refuses (here, on a
+// machine without a GPU, it may or may not); never an exception out of the session.
+TEST(TimingSource, EventPairOnRequestAndNoCrashWithoutCupti) {
+  ASSERT_EQ(unsetenv("OCCBENCH_TIMING_SOURCE"), 0);
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::automatic);
+  setenv("OCCBENCH_TIMING_SOURCE", "event", 1);
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::event);
+  {
+    KernelActivitySession session;
+    EXPECT_FALSE(session.available());
+    EXPECT_NE(session.unavailable_reason().find("OCCBENCH_TIMING_SOURCE=event"), std::string::npos);
+    EXPECT_TRUE(session.take_durations_ms().empty());
+  }
+  setenv("OCCBENCH_TIMING_SOURCE", "ncu", 1);
+  EXPECT_THROW(timing_source_choice_from_env(), std::invalid_argument);
+  setenv("OCCBENCH_TIMING_SOURCE", "auto", 1);
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::automatic);
+  setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);  // the most CUPTI will do
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::cupti);
+  KernelActivitySession session;  // with or without a device: available, or a reason
+  EXPECT_TRUE(session.available() || !session.unavailable_reason().empty());
+  EXPECT_TRUE(session.take_durations_ms().empty());  // nothing was launched
+  KernelActivitySession second;  // one at a time: the second says so instead of sharing
+  if (session.available()) EXPECT_NE(second.unavailable_reason().find("another"), std::string::npos);
+  ASSERT_EQ(unsetenv("OCCBENCH_TIMING_SOURCE"), 0);
 }
