@@ -5,6 +5,7 @@
 #include "harness/cuda_check.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
+#include "harness/occupancy_limit.hpp"
 #include "harness/supervisor.hpp"
 #include "harness/time_use.hpp"
 #include "harness/timer.hpp"
@@ -130,6 +131,11 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
                    {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
     if (!launch.compile_json.empty()) r["compile"] = ordered_json::parse(launch.compile_json);
   }
+  if (on_device && !launch.kernel && point.params.has(kOccupancyLimitAxis)) {
+    r["status"] = "skipped";
+    r["reason"] = "occupancy_limit needs the variant's own kernel; this variant launches none (a library call)";
+    return prepared;
+  }
   if (on_device && launch.kernel) {
     KernelResources resources = kernel_resources(launch.kernel);
     std::size_t kernel_dynamic_limit = resources.max_dynamic_smem_bytes.value_or(0);
@@ -143,6 +149,22 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
       r["reason"] = blocker;
       return prepared;
     }
+    // The occupancy_limit axis (harness/occupancy_limit): ballast on top of the kernel's own bytes.
+    std::optional<Ballast> ballast;
+    if (point.params.has(kOccupancyLimitAxis)) {
+      ballast = plan_ballast(device.limits, resources, threads, launch.dynamic_smem_bytes,
+                             int(point.params.get(kOccupancyLimitAxis)));
+      if (!ballast->skip_reason.empty()) {
+        r["status"] = "skipped";
+        r["reason"] = ballast->skip_reason;
+        return prepared;
+      }
+      launch.dynamic_smem_bytes += ballast->ballast_bytes;
+      r["launch"]["dynamic_smem_bytes"] = launch.dynamic_smem_bytes;
+      r["launch"]["ballast_bytes"] = ballast->ballast_bytes;
+    } else {
+      restore_default_carveout(launch.kernel);
+    }
     // More dynamic shared memory than the kernel's default limit (48 KiB less its static
     // shared memory) needs the kernel's explicit opt-in.
     if (launch.dynamic_smem_bytes > kernel_dynamic_limit) {
@@ -151,9 +173,22 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
       resources = kernel_resources(launch.kernel);
     }
     int api_blocks = 0;
-    OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api_blocks, launch.kernel, threads,
-                                                                      launch.dynamic_smem_bytes));
+    if (ballast) {
+      api_blocks = apply_ballast(launch.kernel, threads, launch.dynamic_smem_bytes);
+    } else {
+      OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api_blocks, launch.kernel, threads,
+                                                                        launch.dynamic_smem_bytes));
+    }
     r["occupancy"] = occupancy_json(compute_occupancy(device.limits, resources, threads, launch.dynamic_smem_bytes), api_blocks);
+    if (ballast) {
+      r["occupancy"]["forced"] = to_json(*ballast, api_blocks);
+      if (api_blocks != ballast->target_blocks_per_sm) {
+        r["status"] = "failed";
+        r["reason"] = fmt::format("occupancy_limit {}: the occupancy API gives {} blocks per SM with a ballast of {} B",
+                                  ballast->target_blocks_per_sm, api_blocks, ballast->ballast_bytes);
+        return prepared;
+      }
+    }
   }
 
   // Verification first: poisoned outputs, one run, compare. A wrong result is never timed.

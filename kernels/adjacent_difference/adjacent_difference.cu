@@ -216,7 +216,7 @@ Family make_family() {
                      return model(n, 4.0 * std::ceil(n / 128.0), 1);  // lane 0 of every 32 float4s loads one neighbour
                    })
                    .run_on<AdjacentDifferenceProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     vectorized_kernel<kVectorItems><<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.output(), p.input(), p.n());
+                     vectorized_kernel<kVectorItems><<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.output(), p.input(), p.n());
                    }));
 }
 
