@@ -198,6 +198,7 @@ nlohmann::ordered_json to_json(const DeviceInfo& d) {
           {"total_memory_bytes", d.total_memory_bytes},
           {"peak_bandwidth_gbps", d.peak_bandwidth_gbps},
           {"measured_bandwidth_gbps", optional_number(d.measured_bandwidth_gbps)},
+          {"dram_latency_ns", optional_number(d.dram_latency_ns)},
           {"peak_fp32_gflops", d.peak_fp32_gflops},
           {"smem_per_sm_bytes", d.limits.smem_per_sm_bytes},
           {"smem_per_block_optin_bytes", d.limits.smem_per_block_optin_bytes},

@@ -29,6 +29,7 @@ struct DeviceInfo {
   std::size_t total_memory_bytes = 0;
   double peak_bandwidth_gbps = 0;          // memory clock x bus width x 2 (double data rate)
   std::optional<double> measured_bandwidth_gbps;  // device-to-device copy, read + write bytes
+  std::optional<double> dram_latency_ns;          // pointer chase (harness/latency_probe)
   double peak_fp32_gflops = 0;             // SMs x FP32 lanes x 2 x peak clock
   SmLimits limits;
   std::string pci_bus_id;
