@@ -110,6 +110,22 @@ Ballast plan_ballast(const SmLimits& d, const KernelResources& k, int threads_pe
   return b;
 }
 
+std::optional<Ballast> add_ballast(const Params& params, const SmLimits& device, const KernelResources& kernel,
+                                   LaunchSpec& launch, nlohmann::ordered_json& record) {
+  if (!params.has(kOccupancyLimitAxis)) return std::nullopt;
+  Ballast b = plan_ballast(device, kernel, int(launch.block.count()), launch.dynamic_smem_bytes,
+                           int(params.get(kOccupancyLimitAxis)));
+  if (!b.skip_reason.empty()) {
+    record["status"] = "skipped";
+    record["reason"] = b.skip_reason;
+    return b;
+  }
+  launch.dynamic_smem_bytes += b.ballast_bytes;
+  record["launch"]["dynamic_smem_bytes"] = launch.dynamic_smem_bytes;
+  record["launch"]["ballast_bytes"] = b.ballast_bytes;
+  return b;
+}
+
 namespace {
 // Kernels whose carveout a point changed, to put back for points without the axis.
 std::set<const void*>& forced_kernels() {

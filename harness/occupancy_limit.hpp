@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,10 @@ const std::vector<Axis>& harness_axes(const Variant& variant);
 const Axis* find_harness_axis(const Variant& variant, std::string_view axis_name);
 // The variant's own launch axes followed by its harness axes.
 std::vector<Axis> launch_axes_with_harness(const Variant& variant);
+
+// Why a point with the axis is skipped when its variant launches no kernel of ours (a library call).
+inline constexpr const char* kNoKernelToForce =
+    "occupancy_limit needs the variant's own kernel; this variant launches none (a library call)";
 
 // The carveout the axis sets on a forced kernel (cudaFuncAttributePreferredSharedMemoryCarveout):
 // the most shared memory, which is also what the calculator assumes for the default carveout.
@@ -52,6 +57,13 @@ struct Ballast {
 // a skip_reason. Pure (no GPU): `plan` uses it with the built-in GPU table.
 Ballast plan_ballast(const SmLimits& device, const KernelResources& kernel, int threads_per_block,
                      std::size_t dynamic_smem_bytes, int target_blocks_per_sm);
+
+// The point's occupancy_limit (if it has the axis) applied to its launch and result record, for
+// `run` and `plan` alike: plan_ballast; a skip sets the record's status "skipped" and reason;
+// otherwise the ballast is added to launch.dynamic_smem_bytes and record.launch shows it.
+// Empty when the point has no occupancy_limit.
+std::optional<Ballast> add_ballast(const Params& params, const SmLimits& device, const KernelResources& kernel,
+                                   LaunchSpec& launch, nlohmann::ordered_json& record);
 
 // On the GPU, before the ballasted launch: sets the kernel's carveout to kForcedCarveoutPercent and
 // its maximum dynamic shared memory to `total_dynamic_smem_bytes`, then returns

@@ -5,7 +5,9 @@
 #include "harness/cuda_check.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
+#include "harness/latency_probe.hpp"
 #include "harness/occupancy_limit.hpp"
+#include "harness/occupancy_model.hpp"
 #include "harness/supervisor.hpp"
 #include "harness/time_use.hpp"
 #include "harness/timer.hpp"
@@ -133,7 +135,7 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
   }
   if (on_device && !launch.kernel && point.params.has(kOccupancyLimitAxis)) {
     r["status"] = "skipped";
-    r["reason"] = "occupancy_limit needs the variant's own kernel; this variant launches none (a library call)";
+    r["reason"] = kNoKernelToForce;
     return prepared;
   }
   if (on_device && launch.kernel) {
@@ -150,21 +152,9 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
       return prepared;
     }
     // The occupancy_limit axis (harness/occupancy_limit): ballast on top of the kernel's own bytes.
-    std::optional<Ballast> ballast;
-    if (point.params.has(kOccupancyLimitAxis)) {
-      ballast = plan_ballast(device.limits, resources, threads, launch.dynamic_smem_bytes,
-                             int(point.params.get(kOccupancyLimitAxis)));
-      if (!ballast->skip_reason.empty()) {
-        r["status"] = "skipped";
-        r["reason"] = ballast->skip_reason;
-        return prepared;
-      }
-      launch.dynamic_smem_bytes += ballast->ballast_bytes;
-      r["launch"]["dynamic_smem_bytes"] = launch.dynamic_smem_bytes;
-      r["launch"]["ballast_bytes"] = ballast->ballast_bytes;
-    } else {
-      restore_default_carveout(launch.kernel);
-    }
+    std::optional<Ballast> ballast = add_ballast(point.params, device.limits, resources, launch, r);
+    if (ballast && !ballast->skip_reason.empty()) return prepared;
+    if (!ballast) restore_default_carveout(launch.kernel);
     // More dynamic shared memory than the kernel's default limit (48 KiB less its static
     // shared memory) needs the kernel's explicit opt-in.
     if (launch.dynamic_smem_bytes > kernel_dynamic_limit) {
@@ -239,6 +229,10 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
   WorkModel work = variant.work ? variant.work(point.params) : WorkModel{};
   r["metrics"] = to_json(compute_metrics(work, timing.median_ms, context.device->peak_bandwidth_gbps,
                                          context.device->measured_bandwidth_gbps));
+  const DeviceInfo& device = *context.device;
+  if (auto model = littles_law(device.measured_bandwidth_gbps.value_or(0), device.dram_latency_ns.value_or(0), device.sm_count,
+                               device.limits.max_threads_per_sm / device.limits.warp_size, work.bytes_in_flight_per_warp))
+    r["littles_law"] = to_json(*model);
   return r;
 }
 
@@ -282,10 +276,13 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   // A copy of 1 GiB (or a quarter of the card) gives the bandwidth this card actually reaches.
   std::size_t copy_bytes = std::min<std::size_t>(std::size_t(1) << 30, device.total_memory_bytes / 8);
   device.measured_bandwidth_gbps = measure_copy_bandwidth_gbps(copy_bytes, 20);
+  device.dram_latency_ns = measure_dram_latency_ns(latency_probe_shape(device.l2_bytes, device.total_memory_bytes));
   auto run_t0 = std::chrono::steady_clock::now();
-  log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak\n",
+  log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak; "
+                     "DRAM latency {:.0f} ns measured\n",
                      options.device, device.name, device.compute_major, device.compute_minor, device.sm_count,
-                     device.l2_bytes >> 20, *device.measured_bandwidth_gbps, device.peak_bandwidth_gbps);
+                     device.l2_bytes >> 20, *device.measured_bandwidth_gbps, device.peak_bandwidth_gbps,
+                     *device.dram_latency_ns);
 
   std::string started = utc_now_iso();
   std::string stem;
