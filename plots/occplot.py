@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map.
+"""Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map, occupancy sensitivity.
 
     python3 plots/occplot.py RESULTS.json [more.json ...] [--out DIR] [--formats png,svg]
-                             [--kinds sweep,compare,roofline,occupancy]
+                             [--kinds sweep,compare,roofline,occupancy,sensitivity]
 
 Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
 file unless --out says otherwise. Nothing here knows a family by name: what to draw is read from the
@@ -35,7 +35,9 @@ except ImportError as missing:  # say what to install instead of a traceback (ex
     sys.exit(2)
 
 SCHEMA_VERSION = 1
-KINDS = ("sweep", "compare", "roofline", "occupancy")
+KINDS = ("sweep", "compare", "roofline", "occupancy", "sensitivity")
+OCCUPANCY_LIMIT = "occupancy_limit"  # occbench's harness axis that forces resident blocks per SM
+KNEE_TOLERANCE = 0.05  # the knee: the lowest occupancy within 5% of the best time (as occbench report)
 MARKERS = "osD^vP*Xh<>"
 LIMITER_SHORT = {"warps": "warps", "registers": "regs", "shared_memory": "smem",
                  "blocks_per_sm": "blocks"}
@@ -534,6 +536,69 @@ def occupancy_figures(study):
     return figures, ""
 
 
+# ---------------------------------------------------------------------------------- sensitivity
+
+def sensitivity_curves(rows):
+    """{curve label: timed rows sorted by theoretical occupancy} for the points that differ only in
+    occupancy_limit; curves with fewer than two distinct occupancies are left out."""
+    curves = defaultdict(list)
+    for r in rows:
+        if OCCUPANCY_LIMIT in r["params"] and number(r, "occupancy.theoretical") is not None:
+            rest = " ".join(f"{k}={v}" for k, v in r["params"].items() if k != OCCUPANCY_LIMIT)
+            curves[f"{r['variant']} {rest}"].append(r)
+    return {label: sorted(points, key=lambda r: number(r, "occupancy.theoretical"))
+            for label, points in curves.items()
+            if len({number(r, "occupancy.theoretical") for r in points}) >= 2}
+
+
+def occupancy_knee(points):
+    """The point of a curve (sorted by occupancy) with the lowest occupancy within 5% of the best."""
+    best = min(number(r, "timing.median_ms") for r in points)
+    return next(r for r in points if number(r, "timing.median_ms") <= (1 + KNEE_TOLERANCE) * best)
+
+
+def sensitivity_figure(study):
+    """Median time over the curve's best against theoretical occupancy (solid) and, where the
+    records carry counters, achieved occupancy (dotted), one line per curve; the knee circled and
+    the Little's-law prediction as a dashed vertical line in the curve's colour."""
+    curves = sensitivity_curves(study.timed)
+    if not curves:
+        return None
+    fig = Figure(figsize=(9, 5.5), layout="constrained")
+    ax = fig.add_subplot()
+    palette = matplotlib.colormaps["tab10"].colors
+    for i, (label, points) in enumerate(curves.items()):
+        colour, marker = palette[i % 10], MARKERS[i % len(MARKERS)]
+        best = min(number(r, "timing.median_ms") for r in points)
+        x = [number(r, "occupancy.theoretical") for r in points]
+        y = [number(r, "timing.median_ms") / best for r in points]
+        knee = occupancy_knee(points)
+        ax.plot(x, y, marker=marker, color=colour, label=f"{label} (knee {number(knee, 'occupancy.theoretical'):.3f})")
+        ax.plot([number(knee, "occupancy.theoretical")], [number(knee, "timing.median_ms") / best], "o", ms=14,
+                mfc="none", mec=colour, mew=2)
+        achieved = [(number(r, "counters.achieved_occupancy"), number(r, "timing.median_ms") / best) for r in points
+                    if number(r, "counters.achieved_occupancy") is not None]
+        if achieved:
+            ax.plot(*zip(*achieved), ":", marker=marker, color=colour, mfc="none", label=f"{label}, achieved")
+        predicted = [number(r, "littles_law.predicted_knee_occupancy") for r in points]
+        predicted = [p for p in predicted if p is not None]
+        if predicted:
+            ax.axvline(predicted[0], color=colour, ls="--", lw=1)
+    ax.set_xlabel("occupancy (resident warps / max warps per SM): theoretical, solid; achieved, dotted")
+    ax.set_ylabel("median time / the curve's best")
+    ax.set_yscale("log")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    ax.set_xlim(0, 1.05)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right",
+              handles=ax.get_legend_handles_labels()[0] + [
+                  Line2D([], [], color="grey", ls="--", lw=1, label="Little's-law predicted knee"),
+                  Line2D([], [], color="grey", marker="o", ms=12, mfc="none", ls="", label="knee (within 5% of best)")])
+    figure_title(fig, "occupancy sensitivity (occupancy_limit forced with shared-memory ballast)", study,
+                 all_sizes_text(study, [r for points in curves.values() for r in points]))
+    return fig
+
+
 def param_getter(name):
     if name == "variant":
         return lambda row: row["variant"]
@@ -638,6 +703,9 @@ def figures_for(doc, kinds=KINDS, notes=None):
             maps, why = occupancy_figures(study)
             produced += maps
             missing.append(why)
+        if "sensitivity" in kinds and study.timed:
+            sensitivity = sensitivity_figure(study)  # only sweeps over occupancy_limit have one
+            produced += [("sensitivity", sensitivity)] if sensitivity else []
         notes += [f"{family}: {why}" for why in missing if why]
         figures += [(prefix + slug, fig) for slug, fig in produced]
     return figures

@@ -342,3 +342,44 @@ def test_reference_results_plot(tmp_path, path):
         assert fig.axes[-1 if not slug.startswith("occupancy") else 0].get_xlabel(), slug
     assert occplot.main([str(path), "--out", str(tmp_path)]) == 0
     assert len(list(tmp_path.glob("*.png"))) == len(figs)
+
+
+# ----------------------------------------------------------------------- occupancy sensitivity
+
+def occupancy_doc(with_counters):
+    """Two variants swept over occupancy_limit, one of them also without the axis (no curve)."""
+    rows = []
+    for variant, times in (("global", [4.0, 2.1, 1.03, 1.0]), ("vectorized", [1.3, 1.0, 1.01, 1.0])):
+        for blocks, ms in zip((1, 2, 4, 8), times):
+            row = {"family": "adjacent_difference", "variant": variant, "status": "ok",
+                   "params": {"n": 1024, "block_size": 256, "occupancy_limit": blocks},
+                   "occupancy": {"theoretical": blocks / 8, "active_blocks_per_sm": blocks},
+                   "timing": {"median_ms": ms},
+                   "littles_law": {"predicted_knee_occupancy": 1.0 if variant == "global" else 0.125}}
+            if with_counters:
+                row["counters"] = {"achieved_occupancy": blocks / 8 * 0.9}
+            rows.append(row)
+    rows.append({"family": "adjacent_difference", "variant": "global", "status": "ok",
+                 "params": {"n": 1024, "block_size": 128}, "occupancy": {"theoretical": 1.0},
+                 "timing": {"median_ms": 1.0}})
+    return {"schema_version": 1, "device": {"name": DEVICE}, "results": rows,
+            "config": {"family": "adjacent_difference", "sizes": {"n": [1024]}}}
+
+
+@pytest.mark.parametrize("with_counters", [False, True])
+def test_sensitivity_figure_marks_each_curves_knee_and_the_prediction(with_counters):
+    figs = dict(occplot.figures_for(occupancy_doc(with_counters), ["sensitivity"]))
+    ax = figs["sensitivity"].axes[0]
+    labels = legend_labels(ax)
+    # global reaches within 5% of its best at 4 blocks (0.5); vectorized at 2 blocks (0.25).
+    assert "global n=1024 block_size=256 (knee 0.500)" in labels
+    assert "vectorized n=1024 block_size=256 (knee 0.250)" in labels
+    assert ("global n=1024 block_size=256, achieved" in labels) == with_counters
+    assert "Little's-law predicted knee" in labels
+    assert sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--") == [0.125, 1.0]
+    assert ax.get_xlabel().startswith("occupancy")
+    assert "median time" in ax.get_ylabel()
+
+
+def test_no_sensitivity_figure_without_the_axis():
+    assert "sensitivity" not in figures(COV_RUN)
