@@ -30,9 +30,15 @@ std::string curve_of(const json& r) {
 std::vector<OccupancyKnee> occupancy_knees(const json& results) {
   std::vector<std::string> order;
   std::map<std::string, std::vector<const json*>> curves;
+  std::map<std::string, const json*> unforced;
   for (const auto& r : results) {
     if (r.value("status", "") != "ok" || !member(r, "timing", "median_ms") || !member(r, "occupancy", "theoretical")) continue;
+    if (!r["params"].contains(kOccupancyLimitAxis)) continue;
     std::string curve = curve_of(r);
+    if (r["params"][kOccupancyLimitAxis] == kUnforced) {
+      unforced[curve] = &r;
+      continue;
+    }
     if (!curves.count(curve)) order.push_back(curve);
     curves[curve].push_back(&r);
   }
@@ -62,6 +68,11 @@ std::vector<OccupancyKnee> occupancy_knees(const json& results) {
     k.slowdown_at_lowest = median(points.front()) / median(best);
     for (const json* r : points)
       if (const json* predicted = member(*r, "littles_law", "predicted_knee_occupancy")) k.predicted_knee_occupancy = predicted->get<double>();
+    if (auto it = unforced.find(curve); it != unforced.end()) {
+      k.unforced_median_ms = median(it->second);
+      for (const json* r : points)
+        if (occupancy(r) == occupancy(it->second)) k.carveout_slowdown = median(r) / median(it->second);
+    }
     knees.push_back(k);
   }
   return knees;
@@ -80,7 +91,9 @@ json to_json(const OccupancyKnee& k) {
           {"achieved_occupancy_knee", opt(k.achieved_occupancy_knee)},
           {"lowest_occupancy", k.lowest_occupancy},
           {"slowdown_at_lowest", k.slowdown_at_lowest},
-          {"predicted_knee_occupancy", opt(k.predicted_knee_occupancy)}};
+          {"predicted_knee_occupancy", opt(k.predicted_knee_occupancy)},
+          {"unforced_median_ms", opt(k.unforced_median_ms)},
+          {"carveout_slowdown", opt(k.carveout_slowdown)}};
 }
 
 }  // namespace occbench

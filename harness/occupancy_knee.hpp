@@ -26,9 +26,15 @@ struct OccupancyKnee {
   double lowest_occupancy = 0;      // the curve's lowest theoretical occupancy ...
   double slowdown_at_lowest = 0;    // ... and its median / the best median
   std::optional<double> predicted_knee_occupancy;  // littles_law.predicted_knee_occupancy
+  // With an occupancy_limit 0 point (the launch as it is, default carveout) in the curve: its
+  // median, and the forced point at the same occupancy (no ballast, carveout at max shared) over it:
+  // what the forced carveout alone costs (> 1: slower than the unchanged launch).
+  std::optional<double> unforced_median_ms;
+  std::optional<double> carveout_slowdown;
 };
 
-// Curves with at least two timed points at different theoretical occupancies, in first-seen order.
+// Curves with at least two timed forced points at different theoretical occupancies, in first-seen
+// order; occupancy_limit 0 points are the curves' unforced references, not points of the curves.
 std::vector<OccupancyKnee> occupancy_knees(const nlohmann::ordered_json& results);
 
 nlohmann::ordered_json to_json(const OccupancyKnee& knee);

@@ -16,8 +16,9 @@ const std::vector<Axis>& harness_axes(const Variant& variant) {
   static const std::vector<Axis> device_axes = {
       axis(kOccupancyLimitAxis,
            "harness axis: target resident blocks per SM, forced with dynamic shared-memory ballast "
-           "(any device variant; targets above the launch's natural occupancy are skipped)")
-          .in(1, 32)};
+           "(any device variant; targets above the launch's natural occupancy are skipped; 0: the launch as it is, "
+           "default carveout, for comparison in the same sweep)")
+          .in(0, 32)};
   return variant.executor == Executor::device ? device_axes : none;
 }
 
@@ -112,7 +113,7 @@ Ballast plan_ballast(const SmLimits& d, const KernelResources& k, int threads_pe
 
 std::optional<Ballast> add_ballast(const Params& params, const SmLimits& device, const KernelResources& kernel,
                                    LaunchSpec& launch, nlohmann::ordered_json& record) {
-  if (!params.has(kOccupancyLimitAxis)) return std::nullopt;
+  if (!params.has(kOccupancyLimitAxis) || params.get(kOccupancyLimitAxis) == kUnforced) return std::nullopt;
   Ballast b = plan_ballast(device, kernel, int(launch.block.count()), launch.dynamic_smem_bytes,
                            int(params.get(kOccupancyLimitAxis)));
   if (!b.skip_reason.empty()) {

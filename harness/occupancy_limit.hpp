@@ -24,6 +24,9 @@
 namespace occbench {
 
 inline constexpr const char* kOccupancyLimitAxis = "occupancy_limit";
+// occupancy_limit 0: not forced (no ballast, the default carveout): the unchanged launch as a
+// reference point in the same sweep, e.g. to see what the forced carveout alone costs.
+inline constexpr int kUnforced = 0;
 
 // The harness axes every device variant accepts besides its own (Variant::find_axis finds them;
 // a point carries them only when the config or --set gives them values). None for host variants.
@@ -61,7 +64,7 @@ Ballast plan_ballast(const SmLimits& device, const KernelResources& kernel, int 
 // The point's occupancy_limit (if it has the axis) applied to its launch and result record, for
 // `run` and `plan` alike: plan_ballast; a skip sets the record's status "skipped" and reason;
 // otherwise the ballast is added to launch.dynamic_smem_bytes and record.launch shows it.
-// Empty when the point has no occupancy_limit.
+// Empty when the point has no occupancy_limit or has kUnforced.
 std::optional<Ballast> add_ballast(const Params& params, const SmLimits& device, const KernelResources& kernel,
                                    LaunchSpec& launch, nlohmann::ordered_json& record);
 

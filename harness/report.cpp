@@ -324,7 +324,9 @@ std::string knee_section(const std::vector<ResultsFile>& files) {
     std::vector<OccupancyKnee> knees = occupancy_knees(f.document["results"]);
     if (knees.empty()) continue;
     text += fmt::format("\nOccupancy knees{} (lowest theoretical occupancy within {:.0f}% of the curve's best median; "
-                        "predicted: Little's law from the measured copy bandwidth and DRAM latency):\n\n",
+                        "predicted: Little's law from the measured copy bandwidth and DRAM latency; carveout slowdown: the "
+                        "forced point at the unforced occupancy (carveout at max shared, no ballast) over occupancy_limit 0, "
+                        "the launch as it is):\n\n",
                         files.size() > 1 ? " on " + f.label : "", 100 * kKneeTolerance);
     std::vector<std::vector<std::string>> cells;
     for (const auto& k : knees)
@@ -332,10 +334,11 @@ std::string knee_section(const std::vector<ResultsFile>& files) {
                        fmt::format("{:.3f}", k.best_occupancy),
                        fmt::format("{:.3f} ({} blk/SM)", k.occupancy_knee, k.knee_blocks_per_sm),
                        occupancy_text(k.achieved_occupancy_knee), occupancy_text(k.predicted_knee_occupancy),
-                       fmt::format("{:.2f}x at {:.3f}", k.slowdown_at_lowest, k.lowest_occupancy)});
+                       fmt::format("{:.2f}x at {:.3f}", k.slowdown_at_lowest, k.lowest_occupancy),
+                       k.carveout_slowdown ? fmt::format("{:.3f}", *k.carveout_slowdown) : std::string("–")});
     text += markdown_table({"curve", "points", "best median", "best at occupancy", "occupancy_knee", "achieved at knee",
-                            "predicted knee", "slowdown at lowest"},
-                           {false, true, true, true, true, true, true, true}, cells);
+                            "predicted knee", "slowdown at lowest", "carveout slowdown"},
+                           {false, true, true, true, true, true, true, true, true}, cells);
   }
   return text;
 }

@@ -538,14 +538,19 @@ def occupancy_figures(study):
 
 # ---------------------------------------------------------------------------------- sensitivity
 
+def curve_label(row):
+    rest = " ".join(f"{k}={v}" for k, v in row["params"].items() if k != OCCUPANCY_LIMIT)
+    return f"{row['variant']} {rest}"
+
+
 def sensitivity_curves(rows):
-    """{curve label: timed rows sorted by theoretical occupancy} for the points that differ only in
-    occupancy_limit; curves with fewer than two distinct occupancies are left out."""
+    """{curve label: timed forced rows sorted by theoretical occupancy} for the points that differ only
+    in occupancy_limit (0, the unforced launch, is a reference, not a point of the curve); curves with
+    fewer than two distinct occupancies are left out."""
     curves = defaultdict(list)
     for r in rows:
-        if OCCUPANCY_LIMIT in r["params"] and number(r, "occupancy.theoretical") is not None:
-            rest = " ".join(f"{k}={v}" for k, v in r["params"].items() if k != OCCUPANCY_LIMIT)
-            curves[f"{r['variant']} {rest}"].append(r)
+        if r["params"].get(OCCUPANCY_LIMIT, 0) != 0 and number(r, "occupancy.theoretical") is not None:
+            curves[curve_label(r)].append(r)
     return {label: sorted(points, key=lambda r: number(r, "occupancy.theoretical"))
             for label, points in curves.items()
             if len({number(r, "occupancy.theoretical") for r in points}) >= 2}
@@ -564,6 +569,7 @@ def sensitivity_figure(study):
     curves = sensitivity_curves(study.timed)
     if not curves:
         return None
+    unforced = {curve_label(r): r for r in study.timed if r["params"].get(OCCUPANCY_LIMIT, None) == 0}
     fig = Figure(figsize=(9, 5.5), layout="constrained")
     ax = fig.add_subplot()
     palette = matplotlib.colormaps["tab10"].colors
@@ -580,6 +586,9 @@ def sensitivity_figure(study):
                     if number(r, "counters.achieved_occupancy") is not None]
         if achieved:
             ax.plot(*zip(*achieved), ":", marker=marker, color=colour, mfc="none", label=f"{label}, achieved")
+        if label in unforced and number(unforced[label], "occupancy.theoretical") is not None:
+            ax.plot([number(unforced[label], "occupancy.theoretical")],
+                    [number(unforced[label], "timing.median_ms") / best], "*", ms=13, color=colour)
         predicted = [number(r, "littles_law.predicted_knee_occupancy") for r in points]
         predicted = [p for p in predicted if p is not None]
         if predicted:
@@ -593,7 +602,9 @@ def sensitivity_figure(study):
     ax.legend(fontsize=8, loc="upper right",
               handles=ax.get_legend_handles_labels()[0] + [
                   Line2D([], [], color="grey", ls="--", lw=1, label="Little's-law predicted knee"),
-                  Line2D([], [], color="grey", marker="o", ms=12, mfc="none", ls="", label="knee (within 5% of best)")])
+                  Line2D([], [], color="grey", marker="o", ms=12, mfc="none", ls="", label="knee (within 5% of best)")] + (
+                  [Line2D([], [], color="grey", marker="*", ms=12, ls="",
+                          label="occupancy_limit 0: unforced, default carveout")] if unforced else []))
     figure_title(fig, "occupancy sensitivity (occupancy_limit forced with shared-memory ballast)", study,
                  all_sizes_text(study, [r for points in curves.values() for r in points]))
     return fig

@@ -101,6 +101,24 @@ TEST(OccupancyLimit, H100NumbersByHand) {
   EXPECT_NE(plan_ballast(h100, kernel(32), 256, 0, 0).skip_reason, "");
 }
 
+TEST(OccupancyLimit, ZeroIsTheUnforcedLaunch) {
+  const SmLimits& h100 = find_gpu("h100")->limits;
+  LaunchSpec launch;
+  launch.block = {256, 1, 1};
+  launch.dynamic_smem_bytes = 100;
+  nlohmann::ordered_json record = {{"status", "ok"}, {"launch", {{"dynamic_smem_bytes", 100}}}};
+  Params params;
+  params.set(kOccupancyLimitAxis, kUnforced);
+  EXPECT_FALSE(add_ballast(params, h100, kernel(32), launch, record));
+  EXPECT_EQ(launch.dynamic_smem_bytes, 100u);
+  params.set(kOccupancyLimitAxis, 2);
+  auto ballast = add_ballast(params, h100, kernel(32), launch, record);
+  ASSERT_TRUE(ballast);
+  EXPECT_EQ(launch.dynamic_smem_bytes, 100u + ballast->ballast_bytes);
+  EXPECT_EQ(record["launch"]["ballast_bytes"], ballast->ballast_bytes);
+  EXPECT_EQ(record["status"], "ok");
+}
+
 const char* kSweep = R"({
   "name": "t", "family": "adjacent_difference",
   "variants": ["global", "vectorized"],
@@ -125,9 +143,9 @@ TEST(OccupancyLimit, IsAnAxisOfEveryDeviceVariantAndInThePointIds) {
 }
 
 TEST(OccupancyLimit, BadValuesAndHostOnlySweepsAreRefused) {
-  std::string zero = kSweep;
-  zero.replace(zero.find("[1, 4]"), 6, "[0]");
-  EXPECT_THROW(parse_sweep_text(zero, "t.json", builtin_registry()), ConfigError);
+  std::string over = kSweep;
+  over.replace(over.find("[1, 4]"), 6, "[33]");
+  EXPECT_THROW(parse_sweep_text(over, "t.json", builtin_registry()), ConfigError);
   const char* host_only = R"({"name": "t", "family": "adjacent_difference", "variants": ["host"],
     "sizes": {"n": [4096]}, "axes": {"occupancy_limit": [1]}})";
   try {

@@ -45,6 +45,7 @@ TEST(OccupancyKnee, LowestOccupancyWithinFivePercentOfTheBest) {
   results.push_back(point("a", 4, 0.5, 1.0, 4));
   results.push_back(point("a", 8, 1.0, 1.01, 8));
   results.push_back(point("b", 1, 0.125, 1.0, 1));  // a curve of one point: no knee
+  results.push_back(point("a", 0, 1.0, 0.8, 8));  // unforced reference: not on the curve
   auto failed = point("a", 3, 0.375, 0.1, 3);
   failed["status"] = "failed";  // never counted
   results.push_back(failed);
@@ -58,6 +59,8 @@ TEST(OccupancyKnee, LowestOccupancyWithinFivePercentOfTheBest) {
   EXPECT_DOUBLE_EQ(knees[0].slowdown_at_lowest, 4.0);
   EXPECT_DOUBLE_EQ(knees[0].predicted_knee_occupancy.value_or(0), 0.25);
   EXPECT_FALSE(knees[0].achieved_occupancy_knee);
+  EXPECT_DOUBLE_EQ(knees[0].unforced_median_ms.value_or(0), 0.8);
+  EXPECT_DOUBLE_EQ(knees[0].carveout_slowdown.value_or(0), 1.01 / 0.8);  // forced at occupancy 1.0 over unforced
   EXPECT_EQ(to_json(knees[0])["occupancy_knee"], 0.25);
 
   // The report shows the section and the JSON report carries the field.

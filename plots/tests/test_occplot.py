@@ -362,6 +362,9 @@ def occupancy_doc(with_counters):
     rows.append({"family": "adjacent_difference", "variant": "global", "status": "ok",
                  "params": {"n": 1024, "block_size": 128}, "occupancy": {"theoretical": 1.0},
                  "timing": {"median_ms": 1.0}})
+    rows.append({"family": "adjacent_difference", "variant": "global", "status": "ok",  # unforced reference
+                 "params": {"n": 1024, "block_size": 256, "occupancy_limit": 0},
+                 "occupancy": {"theoretical": 1.0}, "timing": {"median_ms": 0.9}})
     return {"schema_version": 1, "device": {"name": DEVICE}, "results": rows,
             "config": {"family": "adjacent_difference", "sizes": {"n": [1024]}}}
 
@@ -376,6 +379,9 @@ def test_sensitivity_figure_marks_each_curves_knee_and_the_prediction(with_count
     assert "vectorized n=1024 block_size=256 (knee 0.250)" in labels
     assert ("global n=1024 block_size=256, achieved" in labels) == with_counters
     assert "Little's-law predicted knee" in labels
+    assert "occupancy_limit 0: unforced, default carveout" in labels
+    stars = [line for line in ax.lines if line.get_marker() == "*"]
+    assert len(stars) == 1 and stars[0].get_ydata()[0] == pytest.approx(0.9)  # not a point of the curve
     assert sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--") == [0.125, 1.0]
     assert ax.get_xlabel().startswith("occupancy")
     assert "median time" in ax.get_ylabel()
