@@ -11,17 +11,12 @@ The knee is occbench report's: the lowest theoretical occupancy within 5% of the
 import json
 import sys
 from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plots"))
+from occplot import number as num  # noqa: E402  (row["a"]["b"] for "a.b" when a finite number, else None)
 
 TOLERANCE = 0.05
-
-
-def num(row, dotted):
-    value = row
-    for key in dotted.split("."):
-        if not isinstance(value, dict):
-            return None
-        value = value.get(key)
-    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def timed(doc):
@@ -34,11 +29,23 @@ def curve_name(r):
 
 
 def curves(rows):
+    """Forced points by curve; occupancy_limit 0 (unforced) is each curve's reference, not a point."""
     out = defaultdict(list)
     for r in rows:
-        if "occupancy_limit" in r["params"]:
+        if r["params"].get("occupancy_limit", 0) != 0:
             out[curve_name(r)].append(r)
     return {k: sorted(v, key=lambda r: num(r, "occupancy.theoretical")) for k, v in out.items() if len(v) >= 2}
+
+
+def unforced_text(reference, points, best):
+    """The unforced launch's median over the curve's best, and over the forced point at its occupancy."""
+    if not reference:
+        return "–"
+    same = [r for r in points if num(r, "occupancy.theoretical") == num(reference, "occupancy.theoretical")]
+    text = f"{num(reference, 'timing.median_ms') / best:.2f} of best"
+    if same:
+        text += f"; forced/unforced {num(same[0], 'timing.median_ms') / num(reference, 'timing.median_ms'):.3f}"
+    return text
 
 
 def ms(value):
@@ -54,9 +61,11 @@ def main(paths):
           f"(latency of each run: {latencies} ns); "
           f"Little's law: {bw * lat / 1e3:.0f} KB in flight, {bw * lat / sms:.0f} B per SM.\n")
 
-    print("| curve | natural occupancy | time / best at each forced occupancy | knee (blocks/SM) | predicted knee | B in flight per warp |")
-    print("|---|---|---|---|---|---|")
+    print("| curve | natural occupancy | time / best at each forced occupancy | knee (blocks/SM) | predicted knee | "
+          "B in flight per warp | unforced (default carveout) |")
+    print("|---|---|---|---|---|---|---|")
     for doc in docs:
+        unforced = {curve_name(r): r for r in timed(doc) if r["params"].get("occupancy_limit") == 0}
         for name, points in curves(timed(doc)).items():
             best = min(num(r, "timing.median_ms") for r in points)
             knee = next(r for r in points if num(r, "timing.median_ms") <= (1 + TOLERANCE) * best)
@@ -67,7 +76,7 @@ def main(paths):
             b = num(points[0], "work.bytes_in_flight_per_warp")
             print(f"| {name} | {natural:.3g} | {cells} (best {ms(best)}) | {num(knee, 'occupancy.theoretical'):.3g} "
                   f"({num(knee, 'occupancy.active_blocks_per_sm')}) | {'–' if predicted is None else f'{predicted:.3g}'} | "
-                  f"{'–' if b is None else f'{b:.0f}'} |")
+                  f"{'–' if b is None else f'{b:.0f}'} | {unforced_text(unforced.get(name), points, best)} |")
 
     rows = [r for doc in docs for r in timed(doc)]
     shared = [r for r in rows if r["family"] == "covariance" and r["variant"].startswith("shared_")]
