@@ -570,6 +570,7 @@ def sensitivity_figure(study):
     if not curves:
         return None
     unforced = {curve_label(r): r for r in study.timed if r["params"].get(OCCUPANCY_LIMIT, None) == 0}
+    any_prediction = False
     fig = Figure(figsize=(9, 5.5), layout="constrained")
     ax = fig.add_subplot()
     palette = matplotlib.colormaps["tab10"].colors
@@ -593,15 +594,18 @@ def sensitivity_figure(study):
         predicted = [p for p in predicted if p is not None]
         if predicted:
             ax.axvline(predicted[0], color=colour, ls="--", lw=1)
+            any_prediction = True
     ax.set_xlabel("occupancy (resident warps / max warps per SM): theoretical, solid; achieved, dotted")
     ax.set_ylabel("median time / the curve's best")
     ax.set_yscale("log")
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}x"))
+    times_formatter = FuncFormatter(lambda v, _: f"{v:g}x")
+    ax.yaxis.set_major_formatter(times_formatter)
+    ax.yaxis.set_minor_formatter(times_formatter)  # a narrow range has only minor ticks labelled
     ax.set_xlim(0, 1.05)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper right",
-              handles=ax.get_legend_handles_labels()[0] + [
-                  Line2D([], [], color="grey", ls="--", lw=1, label="Little's-law predicted knee"),
+              handles=ax.get_legend_handles_labels()[0] + (
+                  [Line2D([], [], color="grey", ls="--", lw=1, label="Little's-law predicted knee")] if any_prediction else []) + [
                   Line2D([], [], color="grey", marker="o", ms=12, mfc="none", ls="", label="knee (within 5% of best)")] + (
                   [Line2D([], [], color="grey", marker="*", ms=12, ls="",
                           label="occupancy_limit 0: unforced, default carveout")] if unforced else []))
