@@ -113,7 +113,7 @@ Ballast plan_ballast(const SmLimits& d, const KernelResources& k, int threads_pe
 
 std::optional<Ballast> add_ballast(const Params& params, const SmLimits& device, const KernelResources& kernel,
                                    LaunchSpec& launch, nlohmann::ordered_json& record) {
-  if (!params.has(kOccupancyLimitAxis) || params.get(kOccupancyLimitAxis) == kUnforced) return std::nullopt;
+  if (!forces_occupancy(params)) return std::nullopt;
   Ballast b = plan_ballast(device, kernel, int(launch.block.count()), launch.dynamic_smem_bytes,
                            int(params.get(kOccupancyLimitAxis)));
   if (!b.skip_reason.empty()) {

@@ -27,6 +27,10 @@ inline constexpr const char* kOccupancyLimitAxis = "occupancy_limit";
 // occupancy_limit 0: not forced (no ballast, the default carveout): the unchanged launch as a
 // reference point in the same sweep, e.g. to see what the forced carveout alone costs.
 inline constexpr int kUnforced = 0;
+// The point asks for a forced occupancy (it has the axis with a value other than kUnforced).
+inline bool forces_occupancy(const Params& params) {
+  return params.has(kOccupancyLimitAxis) && params.get(kOccupancyLimitAxis) != kUnforced;
+}
 
 // The harness axes every device variant accepts besides its own (Variant::find_axis finds them;
 // a point carries them only when the config or --set gives them values). None for host variants.

@@ -116,7 +116,7 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
                  {"block", {launch.block.x, launch.block.y, launch.block.z}},
                  {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
   if (!launch.kernel && !variant.compile) {
-    if (point.params.has(kOccupancyLimitAxis) && point.params.get(kOccupancyLimitAxis) != kUnforced) {
+    if (forces_occupancy(point.params)) {
       r["status"] = "skipped";
       r["reason"] = kNoKernelToForce;
     }

@@ -133,8 +133,7 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
                    {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
     if (!launch.compile_json.empty()) r["compile"] = ordered_json::parse(launch.compile_json);
   }
-  if (on_device && !launch.kernel && point.params.has(kOccupancyLimitAxis) &&
-      point.params.get(kOccupancyLimitAxis) != kUnforced) {
+  if (on_device && !launch.kernel && forces_occupancy(point.params)) {
     r["status"] = "skipped";
     r["reason"] = kNoKernelToForce;
     return prepared;
