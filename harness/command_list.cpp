@@ -1,6 +1,7 @@
 // occbench list: every family, its sizes, variants and the axes each accepts (text or JSON).
 #include "harness/cli.hpp"
 #include "harness/commands.hpp"
+#include "harness/occupancy_limit.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -51,6 +52,8 @@ int list_families(const Registry& registry, bool as_json) {
     }
     std::cout << "\n";
   }
+  std::cout << "every [device] variant also takes (harness/occupancy_limit):\n";
+  print_axes(harness_axes(Variant{}), "    ");  // a default Variant is a device variant
   return kExitOk;
 }
 

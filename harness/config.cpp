@@ -1,5 +1,6 @@
 #include "harness/config.hpp"
 
+#include "harness/occupancy_limit.hpp"
 #include "harness/source_family.hpp"
 #include "harness/sweep.hpp"
 
@@ -272,7 +273,7 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
   // Shared axes: each must be accepted by at least one selected variant.
   std::vector<std::string> launch_axis_names;
   for (const auto& v : spec.variants)
-    for (const auto& axis : family->find_variant(v)->axes)
+    for (const auto& axis : launch_axes_with_harness(*family->find_variant(v)))
       if (std::find(launch_axis_names.begin(), launch_axis_names.end(), axis.name) == launch_axis_names.end())
         launch_axis_names.push_back(axis.name);
   if (doc.contains("axes")) {
@@ -295,7 +296,8 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
       const Variant* variant = family->find_variant(item.key());
       spec.variant_axes.emplace_back(
           item.key(), parse_axes(item.value(), path, check,
-                                 [&](const std::string& n) { return variant->find_axis(n); }, axis_names(variant->axes)));
+                                 [&](const std::string& n) { return variant->find_axis(n); },
+                                 axis_names(launch_axes_with_harness(*variant))));
     }
   }
 

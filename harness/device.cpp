@@ -200,6 +200,7 @@ nlohmann::ordered_json to_json(const DeviceInfo& d) {
           {"measured_bandwidth_gbps", optional_number(d.measured_bandwidth_gbps)},
           {"measured_l2_bandwidth_gbps", optional_number(d.measured_l2_bandwidth_gbps)},
           {"measured_smem_bandwidth_gbps", optional_number(d.measured_smem_bandwidth_gbps)},
+          {"dram_latency_ns", optional_number(d.dram_latency_ns)},
           {"peak_fp32_gflops", d.peak_fp32_gflops},
           {"smem_per_sm_bytes", d.limits.smem_per_sm_bytes},
           {"smem_per_block_optin_bytes", d.limits.smem_per_block_optin_bytes},

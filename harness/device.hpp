@@ -31,6 +31,7 @@ struct DeviceInfo {
   std::optional<double> measured_bandwidth_gbps;  // device-to-device copy, read + write bytes
   std::optional<double> measured_l2_bandwidth_gbps;    // L2-resident reads (harness/memory_probes)
   std::optional<double> measured_smem_bandwidth_gbps;  // conflict-free shared-memory reads
+  std::optional<double> dram_latency_ns;          // pointer chase (harness/latency_probe)
   double peak_fp32_gflops = 0;             // SMs x FP32 lanes x 2 x peak clock
   SmLimits limits;
   std::string pci_bus_id;

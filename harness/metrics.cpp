@@ -68,7 +68,8 @@ json to_json(const WorkModel& w) {
           {"equivalent_flops", w.equivalent_flops > 0 ? json(w.equivalent_flops) : json(nullptr)},
           {"global_bytes", w.global_bytes},
           {"dram_bytes", w.dram_bytes},
-          {"cgma_flop_per_byte", cgma ? json(*cgma) : json(nullptr)}};
+          {"cgma_flop_per_byte", cgma ? json(*cgma) : json(nullptr)},
+          {"bytes_in_flight_per_warp", w.bytes_in_flight_per_warp > 0 ? json(w.bytes_in_flight_per_warp) : json(nullptr)}};
 }
 
 }  // namespace occbench

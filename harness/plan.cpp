@@ -3,6 +3,7 @@
 #include "harness/selection.hpp"
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
+#include "harness/occupancy_limit.hpp"
 #include "harness/runner.hpp"
 
 #include <fmt/format.h>
@@ -115,6 +116,10 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
                  {"block", {launch.block.x, launch.block.y, launch.block.z}},
                  {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
   if (!launch.kernel && !variant.compile) {
+    if (forces_occupancy(point.params)) {
+      r["status"] = "skipped";
+      r["reason"] = kNoKernelToForce;
+    }
     if (r["reason"] == "") r["reason"] = "a library call: no kernel of ours to plan (launch and work model only)";
     return r;
   }
@@ -159,10 +164,18 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
     r["reason"] = blocker;
     return r;
   }
+  // The occupancy_limit axis: the ballast this GPU needs (harness/occupancy_limit).
+  std::optional<Ballast> ballast = add_ballast(point.params, target.limits, k, launch, r);
+  if (ballast && !ballast->skip_reason.empty()) return r;
   OccupancyResult occupancy = compute_occupancy(target.limits, k, threads, launch.dynamic_smem_bytes);
   ordered_json o = occupancy_json(occupancy, 0);
   o["api_active_blocks_per_sm"] = nullptr;  // no GPU asked: the calculator alone
   o["api_agrees"] = nullptr;
+  if (ballast) {
+    o["forced"] = to_json(*ballast, 0);
+    o["forced"]["api_active_blocks_per_sm"] = nullptr;
+    o["forced"]["api_agrees"] = nullptr;
+  }
   r["occupancy"] = o;
   if (target.limits.sm_count > 0 && occupancy.active_blocks_per_sm > 0) {
     // Waves: how many rounds of fully occupied SMs the grid takes (a tail wave idles SMs).

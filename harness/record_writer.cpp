@@ -59,6 +59,13 @@ ordered_json units_block() {
           {"device.measured_l2_bandwidth_gbps", "GB/s of reads from an L2-resident buffer (a quarter of the L2)"},
           {"device.measured_smem_bandwidth_gbps", "GB/s of conflict-free 16-byte shared-memory reads, all SMs"},
           {"device.peak_fp32_gflops", "GFLOP/s"},
+          {"device.dram_latency_ns", "ns per dependent 4-byte __ldcg load, one thread chasing a random cycle of 128-byte "
+                                     "lines over max(8 x L2, 256 MiB) (at most 512 MiB)"},
+          {"work.bytes_in_flight_per_warp", "bytes of DRAM loads one warp keeps outstanding (Little's-law model input)"},
+          {"occupancy.forced.ballast_bytes", "bytes of dynamic shared memory per block added by occupancy_limit"},
+          {"occupancy.forced.target_blocks_per_sm", "resident blocks per SM the occupancy_limit axis asked for"},
+          {"littles_law.bytes_in_flight_per_sm_needed", "bytes: measured copy bandwidth x DRAM latency / SMs"},
+          {"littles_law.predicted_knee_occupancy", "fraction of max warps per SM: warps needed / max warps, at most 1"},
           {"device.timing_floor_ms", "ms, median event-pair time around an empty kernel"},
           {"run.wall_s", "s"},
           {"run.timed_s", "s, the sum of every point's timed samples"},

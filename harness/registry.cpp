@@ -1,5 +1,7 @@
 #include "harness/registry.hpp"
 
+#include "harness/occupancy_limit.hpp"
+
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -78,7 +80,7 @@ std::string kernel_name_in_signature(std::string_view pretty_function) {
 const Axis* Variant::find_axis(std::string_view axis_name) const {
   for (const auto& axis : axes)
     if (axis.name == axis_name) return &axis;
-  return nullptr;
+  return find_harness_axis(*this, axis_name);  // occupancy_limit, on any device variant
 }
 
 const Variant* Family::find_variant(std::string_view variant_name) const {

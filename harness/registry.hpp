@@ -127,6 +127,9 @@ struct WorkModel {
   double global_bytes = 0;      // global-memory bytes the kernel issues (loads + stores), for CGMA
   double dram_bytes = 0;        // minimal DRAM traffic: each input read once, each output written once
   double equivalent_flops = 0;  // FLOPs of the full naive computation where a variant skips work (0: same as flops)
+  // DRAM bytes one warp keeps in flight (its independent loads before the first is used), for the
+  // Little's-law occupancy model (harness/occupancy_model.hpp); 0: not modelled.
+  double bytes_in_flight_per_warp = 0;
 };
 
 struct Verification {

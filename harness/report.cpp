@@ -1,5 +1,7 @@
 #include "harness/report.hpp"
 
+#include "harness/occupancy_knee.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -314,6 +316,33 @@ std::string not_timed_list(const std::vector<ResultsFile>& files, const std::vec
   return text.empty() ? "" : "\nNot timed:\n\n" + text;
 }
 
+// Curves over occupancy_limit (harness/occupancy_knee), one table per file that has any.
+std::string knee_section(const std::vector<ResultsFile>& files) {
+  std::string text;
+  auto occupancy_text = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("–"); };
+  for (const auto& f : files) {
+    std::vector<OccupancyKnee> knees = occupancy_knees(f.document["results"]);
+    if (knees.empty()) continue;
+    text += fmt::format("\nOccupancy knees{} (lowest theoretical occupancy within {:.0f}% of the curve's best median; "
+                        "predicted: Little's law from the measured copy bandwidth and DRAM latency; carveout slowdown: the "
+                        "forced point at the unforced occupancy (carveout at max shared, no ballast) over occupancy_limit 0, "
+                        "the launch as it is):\n\n",
+                        files.size() > 1 ? " on " + f.label : "", 100 * kKneeTolerance);
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& k : knees)
+      cells.push_back({k.curve, std::to_string(k.points), format_duration_ms(k.best_median_ms),
+                       fmt::format("{:.3f}", k.best_occupancy),
+                       fmt::format("{:.3f} ({} blk/SM)", k.occupancy_knee, k.knee_blocks_per_sm),
+                       occupancy_text(k.achieved_occupancy_knee), occupancy_text(k.predicted_knee_occupancy),
+                       fmt::format("{:.2f}x at {:.3f}", k.slowdown_at_lowest, k.lowest_occupancy),
+                       k.carveout_slowdown ? fmt::format("{:.3f}", *k.carveout_slowdown) : std::string("–")});
+    text += markdown_table({"curve", "points", "best median", "best at occupancy", "occupancy_knee", "achieved at knee",
+                            "predicted knee", "slowdown at lowest", "carveout slowdown"},
+                           {false, true, true, true, true, true, true, true, true}, cells);
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string format_duration_ms(double ms) {
@@ -382,6 +411,7 @@ std::string report_markdown(const std::vector<ResultsFile>& files) {
   }
   text += markdown_table(header, right, cells);
   text += not_timed_list(files, rows);
+  text += knee_section(files);
   text += "\n" + definitions(files);
   return text;
 }
@@ -416,6 +446,8 @@ ordered_json report_json(const std::vector<ResultsFile>& files) {
                               {"device", d.contains("device") ? d["device"] : ordered_json(nullptr)},
                               {"tool", d.contains("tool") ? d["tool"] : ordered_json(nullptr)},
                               {"run", d.contains("run") ? d["run"] : ordered_json(nullptr)}});
+    out["sources"].back()["occupancy_knees"] = ordered_json::array();
+    for (const auto& k : occupancy_knees(d["results"])) out["sources"].back()["occupancy_knees"].push_back(to_json(k));
   }
   out["points"] = ordered_json::array();
   for (const auto& row : merge_rows(files)) {

@@ -8,6 +8,9 @@
 #include "harness/metrics.hpp"
 #include "harness/multi_device.hpp"
 #include "harness/occupancy.hpp"
+#include "harness/latency_probe.hpp"
+#include "harness/occupancy_limit.hpp"
+#include "harness/occupancy_model.hpp"
 #include "harness/supervisor.hpp"
 #include "harness/time_use.hpp"
 #include "harness/timer.hpp"
@@ -141,6 +144,11 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
                    {"dynamic_smem_bytes", launch.dynamic_smem_bytes}};
     if (!launch.compile_json.empty()) r["compile"] = ordered_json::parse(launch.compile_json);
   }
+  if (on_device && !launch.kernel && forces_occupancy(point.params)) {
+    r["status"] = "skipped";
+    r["reason"] = kNoKernelToForce;
+    return prepared;
+  }
   if (on_device && launch.kernel) {
     KernelResources resources = kernel_resources(launch.kernel);
     std::size_t kernel_dynamic_limit = resources.max_dynamic_smem_bytes.value_or(0);
@@ -154,6 +162,10 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
       r["reason"] = blocker;
       return prepared;
     }
+    // The occupancy_limit axis (harness/occupancy_limit): ballast on top of the kernel's own bytes.
+    std::optional<Ballast> ballast = add_ballast(point.params, device.limits, resources, launch, r);
+    if (ballast && !ballast->skip_reason.empty()) return prepared;
+    if (!ballast) restore_default_carveout(launch.kernel);
     // More dynamic shared memory than the kernel's default limit (48 KiB less its static
     // shared memory) needs the kernel's explicit opt-in.
     if (launch.dynamic_smem_bytes > kernel_dynamic_limit) {
@@ -162,9 +174,22 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
       resources = kernel_resources(launch.kernel);
     }
     int api_blocks = 0;
-    OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api_blocks, launch.kernel, threads,
-                                                                      launch.dynamic_smem_bytes));
+    if (ballast) {
+      api_blocks = apply_ballast(launch.kernel, threads, launch.dynamic_smem_bytes);
+    } else {
+      OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api_blocks, launch.kernel, threads,
+                                                                        launch.dynamic_smem_bytes));
+    }
     r["occupancy"] = occupancy_json(compute_occupancy(device.limits, resources, threads, launch.dynamic_smem_bytes), api_blocks);
+    if (ballast) {
+      r["occupancy"]["forced"] = to_json(*ballast, api_blocks);
+      if (api_blocks != ballast->target_blocks_per_sm) {
+        r["status"] = "failed";
+        r["reason"] = fmt::format("occupancy_limit {}: the occupancy API gives {} blocks per SM with a ballast of {} B",
+                                  ballast->target_blocks_per_sm, api_blocks, ballast->ballast_bytes);
+        return prepared;
+      }
+    }
   }
 
   // Verification first: poisoned outputs, one run, compare. A wrong result is never timed.
@@ -217,6 +242,10 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
   WorkModel work = variant.work ? variant.work(point.params) : WorkModel{};
   r["metrics"] = to_json(compute_metrics(work, timing.median_ms, context.device->peak_bandwidth_gbps,
                                          context.device->measured_bandwidth_gbps));
+  const DeviceInfo& device = *context.device;
+  if (auto model = littles_law(device.measured_bandwidth_gbps.value_or(0), device.dram_latency_ns.value_or(0), device.sm_count,
+                               device.limits.max_threads_per_sm / device.limits.warp_size, work.bytes_in_flight_per_warp))
+    r["littles_law"] = to_json(*model);
   // Counters after the timing, never during it: the same launch, replayed as CUPTI needs.
   if (context.counters) {
     if (!on_device) {
@@ -282,10 +311,13 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   device.measured_bandwidth_gbps = measure_copy_bandwidth_gbps(copy_bytes, 20);
   device.measured_l2_bandwidth_gbps = measure_l2_bandwidth_gbps(device.l2_bytes, device.sm_count, 10);
   device.measured_smem_bandwidth_gbps = measure_smem_bandwidth_gbps(device.sm_count, 10);
+  device.dram_latency_ns = measure_dram_latency_ns(latency_probe_shape(device.l2_bytes, device.total_memory_bytes));
   auto run_t0 = std::chrono::steady_clock::now();
-  log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak\n",
+  log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak; "
+                     "DRAM latency {:.0f} ns measured\n",
                      options.device, device.name, device.compute_major, device.compute_minor, device.sm_count,
-                     device.l2_bytes >> 20, *device.measured_bandwidth_gbps, device.peak_bandwidth_gbps);
+                     device.l2_bytes >> 20, *device.measured_bandwidth_gbps, device.peak_bandwidth_gbps,
+                     *device.dram_latency_ns);
   log << fmt::format("measured L2 bandwidth {:.0f} GB/s, shared-memory bandwidth {:.0f} GB/s\n",
                      *device.measured_l2_bandwidth_gbps, *device.measured_smem_bandwidth_gbps);
 

@@ -1,5 +1,6 @@
 #include "harness/selection.hpp"
 
+#include "harness/occupancy_limit.hpp"
 #include "harness/sweep.hpp"
 
 #include <fmt/format.h>
@@ -105,7 +106,7 @@ SweepSpec apply_selection(const SweepSpec& spec, const PointSelection& selection
     std::string flag = i < selection.flags.size() ? selection.flags[i] : "--set " + axis;
     std::vector<std::string> known = axis_names(family->size_axes);
     for (const auto& name : selected.variants)
-      for (const auto& launch_axis : family->find_variant(name)->axes)
+      for (const auto& launch_axis : launch_axes_with_harness(*family->find_variant(name)))
         if (std::find(known.begin(), known.end(), launch_axis.name) == known.end()) known.push_back(launch_axis.name);
     if (std::find(known.begin(), known.end(), axis) == known.end())
       throw ConfigError(spec.source, flag,

@@ -6,6 +6,7 @@
 #include "harness/expression.hpp"
 #include "harness/npy.hpp"
 #include "harness/nvrtc_compiler.hpp"
+#include "harness/occupancy_limit.hpp"
 #include "harness/parallel.hpp"
 #include "harness/random.hpp"
 #include "harness/verify_device.hpp"
@@ -111,7 +112,7 @@ struct KernelSpec {
   Expression grid[3], block[3], dynamic_smem;
   std::vector<std::pair<std::string, Expression>> defines;
   std::vector<std::string> options;
-  Expression flops, global_bytes, dram_bytes;
+  Expression flops, global_bytes, dram_bytes, bytes_in_flight_per_warp;
   std::vector<std::string> axes;
 };
 
@@ -609,10 +610,12 @@ void parse_dims(const Reader& r, const json& v, const std::string& path, const s
 }
 
 void parse_work(const Reader& r, const json& v, const std::string& path, const std::vector<std::string>& names, KernelSpec& k) {
-  r.object(v, path, {"flops", "global_bytes", "dram_bytes"});
+  r.object(v, path, {"flops", "global_bytes", "dram_bytes", "bytes_in_flight_per_warp"});
   if (v.contains("flops")) k.flops = r.expression(v["flops"], path + ".flops", names);
   if (v.contains("global_bytes")) k.global_bytes = r.expression(v["global_bytes"], path + ".global_bytes", names);
   if (v.contains("dram_bytes")) k.dram_bytes = r.expression(v["dram_bytes"], path + ".dram_bytes", names);
+  if (v.contains("bytes_in_flight_per_warp"))
+    k.bytes_in_flight_per_warp = r.expression(v["bytes_in_flight_per_warp"], path + ".bytes_in_flight_per_warp", names);
 }
 
 void parse_defines(const Reader& r, const json& v, const std::string& path, const std::vector<std::string>& names,
@@ -707,6 +710,8 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   };
   for (const auto& n : size_names) family.size_axes.push_back(free_axis(n, "$.sizes." + n, "a size given by the config"));
   std::vector<std::string> shared_axes = object_keys(doc, "axes");
+  // occupancy_limit is the harness's axis (harness/occupancy_limit), not one of the kernel's.
+  shared_axes.erase(std::remove(shared_axes.begin(), shared_axes.end(), kOccupancyLimitAxis), shared_axes.end());
 
   // Compilation settings shared by every variant.
   std::vector<std::string> common_options;
@@ -773,7 +778,8 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
       k.axes = shared_axes;
       if (doc.contains("variant_axes") && doc["variant_axes"].is_object() && doc["variant_axes"].contains(item.key()))
         for (const auto& axis : object_keys(doc["variant_axes"], item.key().c_str()))
-          if (std::find(k.axes.begin(), k.axes.end(), axis) == k.axes.end()) k.axes.push_back(axis);
+          if (axis != kOccupancyLimitAxis && std::find(k.axes.begin(), k.axes.end(), axis) == k.axes.end())
+            k.axes.push_back(axis);
     }
     std::vector<std::string> names = size_names;
     names.insert(names.end(), k.axes.begin(), k.axes.end());
@@ -893,6 +899,7 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
       if (!spec.flops.empty()) w.flops = spec.flops.evaluate(p);
       if (!spec.global_bytes.empty()) w.global_bytes = spec.global_bytes.evaluate(p);
       if (!spec.dram_bytes.empty()) w.dram_bytes = spec.dram_bytes.evaluate(p);
+      if (!spec.bytes_in_flight_per_warp.empty()) w.bytes_in_flight_per_warp = spec.bytes_in_flight_per_warp.evaluate(p);
       return w;
     };
     v.run = [state](Problem& problem, const Params& p, const LaunchSpec& launch, cudaStream_t stream) {

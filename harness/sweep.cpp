@@ -1,9 +1,11 @@
 #include "harness/sweep.hpp"
 
 #include "harness/shard.hpp"
+#include "harness/occupancy_limit.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -18,7 +20,8 @@ std::string point_id(const std::string& family, const std::string& variant, cons
 
 AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant) {
   AxisValues chosen;
-  for (const auto& axis : variant.axes) {
+  // The variant's own axes, then the harness axes (harness/occupancy_limit) where given.
+  for (const auto& axis : launch_axes_with_harness(variant)) {
     const std::vector<std::int64_t>* values = nullptr;
     for (const auto& [name, axes] : spec.variant_axes)
       if (name == variant.name)
@@ -68,7 +71,10 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
     for (const auto& variant_name : spec.variants) {
       const Variant* variant = family->find_variant(variant_name);
       auto axes = variant_axis_values(spec, *variant);
-      if (check_points && axes.size() != variant->axes.size())
+      // Every axis of the variant's own needs values; harness axes (occupancy_limit) are optional.
+      auto own_axes = std::count_if(axes.begin(), axes.end(),
+                                    [&](const auto& entry) { return !find_harness_axis(*variant, entry.first); });
+      if (check_points && std::size_t(own_axes) != variant->axes.size())
         throw std::invalid_argument("variant " + variant_name + " is missing axis values");
       cartesian(axes, sizes, 0, [&](const Params& params) {
         std::string id = point_id(family->name, variant->name, params);

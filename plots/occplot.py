@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map,
-and, for results of `occbench run --counters`, a hierarchical roofline from measured bytes.
+occupancy sensitivity and, for results of `occbench run --counters`, a hierarchical roofline from
+measured bytes.
 
     python3 plots/occplot.py RESULTS.json [more.json ...] [--out DIR] [--formats png,svg]
-                             [--kinds sweep,compare,roofline,occupancy,hierarchy]
+                             [--kinds sweep,compare,roofline,occupancy,sensitivity,hierarchy]
     python3 plots/occplot.py --overlay A.json B.json ... [--out DIR] [--name overlay]
 
 Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
@@ -39,7 +40,9 @@ except ImportError as missing:  # say what to install instead of a traceback (ex
     sys.exit(2)
 
 SCHEMA_VERSION = 1
-KINDS = ("sweep", "compare", "roofline", "occupancy", "hierarchy")
+KINDS = ("sweep", "compare", "roofline", "occupancy", "sensitivity", "hierarchy")
+OCCUPANCY_LIMIT = "occupancy_limit"  # occbench's harness axis that forces resident blocks per SM
+KNEE_TOLERANCE = 0.05  # the knee: the lowest occupancy within 5% of the best time (as occbench report)
 MARKERS = "osD^vP*Xh<>"
 LIMITER_SHORT = {"warps": "warps", "registers": "regs", "shared_memory": "smem",
                  "blocks_per_sm": "blocks"}
@@ -609,6 +612,84 @@ def occupancy_figures(study):
     return figures, ""
 
 
+# ---------------------------------------------------------------------------------- sensitivity
+
+def curve_label(row):
+    rest = " ".join(f"{k}={v}" for k, v in row["params"].items() if k != OCCUPANCY_LIMIT)
+    return f"{row['variant']} {rest}"
+
+
+def sensitivity_curves(rows):
+    """{curve label: timed forced rows sorted by theoretical occupancy} for the points that differ only
+    in occupancy_limit (0, the unforced launch, is a reference, not a point of the curve); curves with
+    fewer than two distinct occupancies are left out."""
+    curves = defaultdict(list)
+    for r in rows:
+        if r["params"].get(OCCUPANCY_LIMIT, 0) != 0 and number(r, "occupancy.theoretical") is not None:
+            curves[curve_label(r)].append(r)
+    return {label: sorted(points, key=lambda r: number(r, "occupancy.theoretical"))
+            for label, points in curves.items()
+            if len({number(r, "occupancy.theoretical") for r in points}) >= 2}
+
+
+def occupancy_knee(points):
+    """The point of a curve (sorted by occupancy) with the lowest occupancy within 5% of the best."""
+    best = min(number(r, "timing.median_ms") for r in points)
+    return next(r for r in points if number(r, "timing.median_ms") <= (1 + KNEE_TOLERANCE) * best)
+
+
+def sensitivity_figure(study):
+    """Median time over the curve's best against theoretical occupancy (solid) and, where the
+    records carry counters, achieved occupancy (dotted), one line per curve; the knee circled and
+    the Little's-law prediction as a dashed vertical line in the curve's colour."""
+    curves = sensitivity_curves(study.timed)
+    if not curves:
+        return None
+    unforced = {curve_label(r): r for r in study.timed if r["params"].get(OCCUPANCY_LIMIT, None) == 0}
+    any_prediction = False
+    fig = Figure(figsize=(9, 5.5), layout="constrained")
+    ax = fig.add_subplot()
+    palette = matplotlib.colormaps["tab10"].colors
+    for i, (label, points) in enumerate(curves.items()):
+        colour, marker = palette[i % 10], MARKERS[i % len(MARKERS)]
+        best = min(number(r, "timing.median_ms") for r in points)
+        x = [number(r, "occupancy.theoretical") for r in points]
+        y = [number(r, "timing.median_ms") / best for r in points]
+        knee = occupancy_knee(points)
+        ax.plot(x, y, marker=marker, color=colour, label=f"{label} (knee {number(knee, 'occupancy.theoretical'):.3f})")
+        ax.plot([number(knee, "occupancy.theoretical")], [number(knee, "timing.median_ms") / best], "o", ms=14,
+                mfc="none", mec=colour, mew=2)
+        achieved = [(number(r, "counters.achieved_occupancy"), number(r, "timing.median_ms") / best) for r in points
+                    if number(r, "counters.achieved_occupancy") is not None]
+        if achieved:
+            ax.plot(*zip(*achieved), ":", marker=marker, color=colour, mfc="none", label=f"{label}, achieved")
+        if label in unforced and number(unforced[label], "occupancy.theoretical") is not None:
+            ax.plot([number(unforced[label], "occupancy.theoretical")],
+                    [number(unforced[label], "timing.median_ms") / best], "*", ms=13, color=colour)
+        predicted = [number(r, "littles_law.predicted_knee_occupancy") for r in points]
+        predicted = [p for p in predicted if p is not None]
+        if predicted:
+            ax.axvline(predicted[0], color=colour, ls="--", lw=1)
+            any_prediction = True
+    ax.set_xlabel("occupancy (resident warps / max warps per SM): theoretical, solid; achieved, dotted")
+    ax.set_ylabel("median time / the curve's best")
+    ax.set_yscale("log")
+    times_formatter = FuncFormatter(lambda v, _: f"{v:g}x")
+    ax.yaxis.set_major_formatter(times_formatter)
+    ax.yaxis.set_minor_formatter(times_formatter)  # a narrow range has only minor ticks labelled
+    ax.set_xlim(0, 1.05)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="upper right",
+              handles=ax.get_legend_handles_labels()[0] + (
+                  [Line2D([], [], color="grey", ls="--", lw=1, label="Little's-law predicted knee")] if any_prediction else []) + [
+                  Line2D([], [], color="grey", marker="o", ms=12, mfc="none", ls="", label="knee (within 5% of best)")] + (
+                  [Line2D([], [], color="grey", marker="*", ms=12, ls="",
+                          label="occupancy_limit 0: unforced, default carveout")] if unforced else []))
+    figure_title(fig, "occupancy sensitivity (occupancy_limit forced with shared-memory ballast)", study,
+                 all_sizes_text(study, [r for points in curves.values() for r in points]))
+    return fig
+
+
 def param_getter(name):
     if name == "variant":
         return lambda row: row["variant"]
@@ -719,6 +800,9 @@ def figures_for(doc, kinds=KINDS, notes=None):
             maps, why = occupancy_figures(study)
             produced += maps
             missing.append(why)
+        if "sensitivity" in kinds and study.timed:
+            sensitivity = sensitivity_figure(study)  # only sweeps over occupancy_limit have one
+            produced += [("sensitivity", sensitivity)] if sensitivity else []
         if "hierarchy" in kinds and study.timed:
             # Only results of `run --counters` have measured bytes; others skip it silently.
             hierarchy = hierarchical_roofline_figure(study)

@@ -256,7 +256,7 @@ TEST(CovarianceModel, RegisterTiledSplits) {
 TEST(CovarianceFamily, AxesAndSizes) {
   const Family& f = family();
   EXPECT_EQ(f.variant_names(), (std::vector<std::string>{"naive", "symmetric", "shared_static", "shared_dynamic",
-                                                         "register_tiled", "cublas_syrk"}));
+                                                         "register_tiled", "register_tiled_bounded", "cublas_syrk"}));
   const Axis* chunk = f.find_variant("shared_static")->find_axis("chunk_size");
   ASSERT_TRUE(chunk);
   EXPECT_EQ(chunk->legal_values, (std::vector<std::int64_t>{2, 4, 8, 16, 32}));
@@ -266,6 +266,17 @@ TEST(CovarianceFamily, AxesAndSizes) {
   EXPECT_EQ(f.find_variant("naive")->find_axis("block_size")->default_value.value_or(0), 8);
   EXPECT_EQ(f.find_variant("symmetric")->find_axis("block_size")->default_value.value_or(0), 8);
   EXPECT_FALSE(f.find_variant("cublas_syrk")->notes.empty());
+  // register_tiled_bounded: one __launch_bounds__ instantiation per min_blocks, all at 256 threads.
+  const Variant& bounded = *f.find_variant("register_tiled_bounded");
+  EXPECT_EQ(bounded.find_axis("min_blocks")->legal_values, (std::vector<std::int64_t>{1, 2, 3, 4}));
+  Params bp = sizes(1000, 2476);
+  bp.set("min_blocks", 1);
+  bp.set("split_k", 1);
+  LaunchSpec b1 = bounded.launch(bp);
+  EXPECT_EQ(b1.block.count(), 256u);
+  EXPECT_EQ(b1.kernel_name, "occbench::covariance::register_tiled_bounded_kernel<128, 8, true, 1>");
+  bp.set("min_blocks", 4);
+  EXPECT_NE(bounded.launch(bp).kernel, b1.kernel);
 
   EXPECT_EQ(f.check_sizes(sizes(200000, 2475)), "");
   EXPECT_EQ(f.check_sizes(sizes(65537, 65535)), "");  // 65537 * 65535 = 2^32 - 1

@@ -28,16 +28,24 @@ Params sizes_of(std::int64_t m, std::int64_t n, std::int64_t k) {
   return p;
 }
 
-// Every point of every variant: {params} per legal value of its one axis, or the sizes alone.
+// Every point of every variant: each combination of its axes' legal values that the variant
+// accepts (tiled_bounded instantiates only some tile/min_blocks pairs), or the sizes alone.
 std::vector<Params> points_of(const Variant& v, const Params& sizes) {
-  std::vector<Params> points;
-  if (v.axes.empty()) return {sizes};
-  for (auto value : v.axes.front().legal_values) {
-    Params p = sizes;
-    p.set(v.axes.front().name, value);
-    points.push_back(p);
+  std::vector<Params> points = {sizes};
+  for (const auto& axis : v.axes) {
+    std::vector<Params> next;
+    for (const auto& p : points)
+      for (auto value : axis.legal_values) {
+        Params q = p;
+        q.set(axis.name, value);
+        next.push_back(q);
+      }
+    points = next;
   }
-  return points;
+  std::vector<Params> accepted;
+  for (const auto& p : points)
+    if (!v.check || v.check(p).empty()) accepted.push_back(p);
+  return accepted;
 }
 
 }  // namespace

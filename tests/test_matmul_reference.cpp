@@ -175,7 +175,18 @@ TEST(MatmulWork, FlopsCgmaAndDramBytes) {
 
 TEST(MatmulFamily, VariantsAxesAndLaunch) {
   const Family& f = family();
-  EXPECT_EQ(f.variant_names(), (std::vector<std::string>{"naive", "tiled", "cublas_sgemm"}));
+  EXPECT_EQ(f.variant_names(), (std::vector<std::string>{"naive", "tiled", "tiled_bounded", "cublas_sgemm"}));
+  const Variant& bounded = *f.find_variant("tiled_bounded");
+  Params bp;
+  bp.set("m", 64);
+  bp.set("n", 64);
+  bp.set("k", 64);
+  bp.set("tile", 32);
+  bp.set("min_blocks", 4);  // 4 x 1024 threads cannot be resident: not instantiated
+  EXPECT_NE(bounded.check(bp), "");
+  bp.set("min_blocks", 2);
+  EXPECT_EQ(bounded.check(bp), "");
+  EXPECT_EQ(bounded.launch(bp).kernel_name, "occbench::matmul::tiled_bounded_kernel<32, 2>");
   const Variant& tiled = *f.find_variant("tiled");
   EXPECT_EQ(tiled.find_axis("tile")->check(16), "");
   EXPECT_NE(tiled.find_axis("tile")->check(64), "");

@@ -157,6 +157,7 @@ WorkModel model(double n, double extra_load_bytes, double loads_per_element) {
   w.flops = n;  // one subtraction per element
   w.global_bytes = 4.0 * n * loads_per_element + 4.0 * n + extra_load_bytes;
   w.dram_bytes = 8.0 * n;
+  w.bytes_in_flight_per_warp = 32 * 4;  // one 4-byte load per thread before its result is used
   return w;
 }
 
@@ -213,10 +214,12 @@ Family make_family() {
                    })
                    .work([](const Params& p) {
                      double n = double(p.get("n"));
-                     return model(n, 4.0 * std::ceil(n / 128.0), 1);  // lane 0 of every 32 float4s loads one neighbour
+                     WorkModel w = model(n, 4.0 * std::ceil(n / 128.0), 1);  // lane 0 of every 32 float4s loads one neighbour
+                     w.bytes_in_flight_per_warp = 32.0 * 16 * kVectorItems;  // kVectorItems float4 loads before any is used
+                     return w;
                    })
                    .run_on<AdjacentDifferenceProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     vectorized_kernel<kVectorItems><<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.output(), p.input(), p.n());
+                     vectorized_kernel<kVectorItems><<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.output(), p.input(), p.n());
                    }));
 }
 

@@ -144,7 +144,7 @@ Family make_family() {
                    })
                    .work([](const Params& p) { return global_work(p.get("width"), p.get("height"), int(p.get("views"))); })
                    .run_on<CostVolumeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     global_kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.features(), p.weights(), p.out(),
+                     global_kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.features(), p.weights(), p.out(),
                                                                                    p.views(), p.pixels());
                    }))
       .variant(VariantBuilder("shared",

@@ -77,6 +77,7 @@ Variant symmetric_variant();
 Variant shared_static_variant();
 Variant shared_dynamic_variant();
 Variant register_tiled_variant();
+Variant register_tiled_bounded_variant();  // __launch_bounds__(256, min_blocks) variants
 Variant cublas_syrk_variant();
 
 }  // namespace occbench::covariance

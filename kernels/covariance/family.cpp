@@ -111,6 +111,7 @@ Family make_family() {
       .variant(shared_static_variant())
       .variant(shared_dynamic_variant())
       .variant(register_tiled_variant())
+      .variant(register_tiled_bounded_variant())
       .variant(cublas_syrk_variant());
 }
 

@@ -37,9 +37,8 @@ struct TileShape {
 };
 
 template <int BM, int TM, bool kVec4>
-__global__ void __launch_bounds__(TileShape<BM, TM>::kThreads, TileShape<BM, TM>::kMinBlocks)
-    register_tiled_kernel(const float* __restrict__ D, float* __restrict__ C, index_t m, index_t n,
-                          index_t rows_per_split, float inv_m, int accumulate) {
+__device__ __forceinline__ void register_tiled_body(const float* __restrict__ D, float* __restrict__ C, index_t m,
+                                                    index_t n, index_t rows_per_split, float inv_m, int accumulate) {
   constexpr int TD = TileShape<BM, TM>::kEdgeThreads;
   constexpr int NT = TileShape<BM, TM>::kThreads;
   constexpr int BK = kRegisterTiledK;
@@ -179,6 +178,23 @@ __global__ void __launch_bounds__(TileShape<BM, TM>::kThreads, TileShape<BM, TM>
   }
 }
 
+template <int BM, int TM, bool kVec4>
+__global__ void __launch_bounds__(TileShape<BM, TM>::kThreads, TileShape<BM, TM>::kMinBlocks)
+    register_tiled_kernel(const float* __restrict__ D, float* __restrict__ C, index_t m, index_t n,
+                          index_t rows_per_split, float inv_m, int accumulate) {
+  register_tiled_body<BM, TM, kVec4>(D, C, m, n, rows_per_split, inv_m, accumulate);
+}
+
+// The same kernel with the register budget as a template parameter: __launch_bounds__(threads,
+// MinBlocks) makes the compiler fit MinBlocks resident blocks per SM in the register file,
+// spilling to local memory where the 8x8 accumulator tile does not fit.
+template <int BM, int TM, bool kVec4, int MinBlocks>
+__global__ void __launch_bounds__(TileShape<BM, TM>::kThreads, MinBlocks)
+    register_tiled_bounded_kernel(const float* __restrict__ D, float* __restrict__ C, index_t m, index_t n,
+                                  index_t rows_per_split, float inv_m, int accumulate) {
+  register_tiled_body<BM, TM, kVec4>(D, C, m, n, rows_per_split, inv_m, accumulate);
+}
+
 std::uint32_t register_tiled_rows_per_split(std::uint32_t m, std::uint32_t split_k) {
   std::uint64_t per_split = (std::uint64_t(m) + split_k - 1) / split_k;
   return std::uint32_t((per_split + kRegisterTiledK - 1) / kRegisterTiledK * kRegisterTiledK);
@@ -234,7 +250,73 @@ const TiledKernels& tiled_kernels(std::int64_t block_tile, std::int64_t thread_t
                           std::to_string(block_tile) + ", thread_tile " + std::to_string(thread_tile));
 }
 
+// register_tiled_bounded: block_tile 128, thread_tile 8 (256 threads), one pair per min_blocks.
+inline constexpr int kBoundedBlockTile = 128, kBoundedThreadTile = 8;
+
+struct BoundedKernels {
+  int min_blocks;
+  KernelRef (*vec4)();
+  KernelRef (*scalar)();
+};
+
+template <int kMinBlocks>
+constexpr BoundedKernels bounded_kernels_of() {
+  return {kMinBlocks,
+          &kernel_ref<&register_tiled_bounded_kernel<kBoundedBlockTile, kBoundedThreadTile, true, kMinBlocks>>,
+          &kernel_ref<&register_tiled_bounded_kernel<kBoundedBlockTile, kBoundedThreadTile, false, kMinBlocks>>};
+}
+
+constexpr BoundedKernels kBoundedKernels[] = {bounded_kernels_of<1>(), bounded_kernels_of<2>(), bounded_kernels_of<3>(),
+                                              bounded_kernels_of<4>()};
+
+const BoundedKernels& bounded_kernels(std::int64_t min_blocks) {
+  for (const auto& k : kBoundedKernels)
+    if (k.min_blocks == min_blocks) return k;
+  throw std::out_of_range("covariance: no register_tiled_bounded kernel instantiated for min_blocks " +
+                          std::to_string(min_blocks));
+}
+
+// Both register-tiled variants launch alike and take the same arguments.
+LaunchSpec register_tiled_launch(const Params& p, const KernelRef& vec4, const KernelRef& scalar, int block_tile,
+                                 int thread_tile) {
+  std::uint32_t m = std::uint32_t(p.get("m")), n = std::uint32_t(p.get("n"));
+  unsigned tiles = blocks_for(n, block_tile), edge = unsigned(block_tile / thread_tile);
+  return launch_of(n % 4 == 0 ? vec4 : scalar,
+                   {tiles * (tiles + 1) / 2, register_tiled_splits(m, std::uint32_t(p.get("split_k")))}, {edge * edge});
+}
+
+void register_tiled_run(CovarianceProblem& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+  const int accumulate = l.grid.y > 1 ? 1 : 0;
+  if (accumulate) OCCBENCH_CUDA_CHECK(cudaMemsetAsync(p.cov(), 0, std::size_t(p.n()) * p.n() * sizeof(float), stream));
+  const index_t rows = register_tiled_rows_per_split(p.m(), std::uint32_t(params.get("split_k")));
+  launch_kernel(l.kernel, l, stream, static_cast<const float*>(p.data()), p.cov(), index_t(p.m()), index_t(p.n()), rows,
+                1.0f / float(p.m()), accumulate);
+}
+
+Axis split_k_axis() {
+  return axis("split_k", "ranges the m rows are cut into, one block per tile and range (atomicAdd into C when > 1)")
+      .in(1, 16)
+      .by_default(1);
+}
+
 }  // namespace
+
+Variant register_tiled_bounded_variant() {
+  return VariantBuilder("register_tiled_bounded",
+                        "register_tiled at block_tile 128, thread_tile 8 (256 threads) compiled with "
+                        "__launch_bounds__(256, min_blocks): registers capped for min_blocks blocks per SM")
+      .notes("min_blocks is a template parameter: 1 lets the compiler use up to 255 registers, 4 caps it at 64 (the 8x8 "
+             "accumulator tile then spills to local memory); same work, loads and verification as register_tiled")
+      .axis(axis("min_blocks", "__launch_bounds__ minimum resident blocks per SM (template parameter)").one_of({1, 2, 3, 4})
+                .by_default(2))
+      .axis(split_k_axis())
+      .launch([](const Params& p) {
+        const BoundedKernels& k = bounded_kernels(p.get("min_blocks"));
+        return register_tiled_launch(p, k.vec4(), k.scalar(), kBoundedBlockTile, kBoundedThreadTile);
+      })
+      .work([](const Params& p) { return register_tiled_work(p.get("m"), p.get("n"), kBoundedBlockTile, p.get("split_k")); })
+      .run_on<CovarianceProblem>(register_tiled_run);
+}
 
 Variant register_tiled_variant() {
   return VariantBuilder("register_tiled",
@@ -245,27 +327,17 @@ Variant register_tiled_variant() {
       .axis(axis("block_tile", "edge of the tile of C one block computes").one_of({64, 128}).by_default(128))
       .axis(axis("thread_tile", "edge of the tile of C one thread keeps in registers ((block_tile/thread_tile)^2 threads)")
                 .one_of({4, 8}).by_default(8))
-      .axis(axis("split_k", "ranges the m rows are cut into, one block per tile and range (atomicAdd into C when > 1)")
-                .in(1, 16).by_default(1))
+      .axis(split_k_axis())
       .check([](const Params& p) -> std::string {
         tiled_kernels(p.get("block_tile"), p.get("thread_tile"));  // every legal pair is instantiated
         return "";
       })
       .launch([](const Params& p) {
         const TiledKernels& k = tiled_kernels(p.get("block_tile"), p.get("thread_tile"));
-        std::uint32_t m = std::uint32_t(p.get("m")), n = std::uint32_t(p.get("n"));
-        unsigned tiles = blocks_for(n, k.block_tile), edge = unsigned(k.block_tile / k.thread_tile);
-        return launch_of(n % 4 == 0 ? k.vec4() : k.scalar(),
-                         {tiles * (tiles + 1) / 2, register_tiled_splits(m, std::uint32_t(p.get("split_k")))}, {edge * edge});
+        return register_tiled_launch(p, k.vec4(), k.scalar(), k.block_tile, k.thread_tile);
       })
       .work([](const Params& p) { return register_tiled_work(p.get("m"), p.get("n"), p.get("block_tile"), p.get("split_k")); })
-      .run_on<CovarianceProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
-        const int accumulate = l.grid.y > 1 ? 1 : 0;
-        if (accumulate) OCCBENCH_CUDA_CHECK(cudaMemsetAsync(p.cov(), 0, std::size_t(p.n()) * p.n() * sizeof(float), stream));
-        const index_t rows = register_tiled_rows_per_split(p.m(), std::uint32_t(params.get("split_k")));
-        launch_kernel(l.kernel, l, stream, static_cast<const float*>(p.data()), p.cov(), index_t(p.m()), index_t(p.n()),
-                      rows, 1.0f / float(p.m()), accumulate);
-      });
+      .run_on<CovarianceProblem>(register_tiled_run);
 }
 
 }  // namespace occbench::covariance

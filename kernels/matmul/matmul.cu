@@ -30,8 +30,8 @@ __global__ void naive_kernel(const float* __restrict__ a, const float* __restric
 // The seed's tiled kernel: Tile x Tile threads, each step loads one tile of A and one of B into
 // shared memory (zero outside the matrices), __syncthreads, Tile multiply-adds, __syncthreads.
 template <int Tile>
-__global__ void tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
-                             int n, int k) {
+__device__ __forceinline__ void tiled_body(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c,
+                                           int m, int n, int k) {
   __shared__ float tile_a[Tile][Tile];
   __shared__ float tile_b[Tile][Tile];
   int tx = threadIdx.x, ty = threadIdx.y;
@@ -47,6 +47,21 @@ __global__ void tiled_kernel(const float* __restrict__ a, const float* __restric
     __syncthreads();
   }
   if (row < m && col < n) c[row * n + col] = sum;
+}
+
+template <int Tile>
+__global__ void tiled_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m,
+                             int n, int k) {
+  tiled_body<Tile>(a, b, c, m, n, k);
+}
+
+// The same kernel with a register budget: __launch_bounds__(Tile^2, MinBlocks) makes the compiler
+// fit MinBlocks resident blocks per SM in the register file (spilling to local memory if it must).
+template <int Tile, int MinBlocks>
+__global__ void __launch_bounds__(Tile * Tile, MinBlocks)
+    tiled_bounded_kernel(const float* __restrict__ a, const float* __restrict__ b, float* __restrict__ c, int m, int n,
+                         int k) {
+  tiled_body<Tile>(a, b, c, m, n, k);
 }
 
 void check_cublas(cublasStatus_t status, const char* expression, const char* file, int line) {
@@ -123,6 +138,34 @@ const TiledInstance& tiled_instance(std::int64_t tile) {
   throw std::invalid_argument(fmt::format("no tiled matmul kernel for tile {}", tile));
 }
 
+struct BoundedInstance {
+  std::int64_t tile, min_blocks;
+  KernelFn kernel;
+  KernelRef (*ref)();
+};
+
+template <int kTile, int kMinBlocks>
+constexpr BoundedInstance bounded_instance_of() {
+  return {kTile, kMinBlocks, &tiled_bounded_kernel<kTile, kMinBlocks>, &kernel_ref<&tiled_bounded_kernel<kTile, kMinBlocks>>};
+}
+
+// tile^2 * min_blocks threads must fit an SM (2048 threads on every GPU of the table).
+constexpr BoundedInstance kBoundedInstances[] = {bounded_instance_of<16, 1>(), bounded_instance_of<16, 2>(),
+                                                 bounded_instance_of<16, 4>(), bounded_instance_of<16, 8>(),
+                                                 bounded_instance_of<32, 1>(), bounded_instance_of<32, 2>()};
+
+const BoundedInstance* bounded_instance(std::int64_t tile, std::int64_t min_blocks) {
+  for (const auto& t : kBoundedInstances)
+    if (t.tile == tile && t.min_blocks == min_blocks) return &t;
+  return nullptr;
+}
+
+const BoundedInstance& bounded_instance_or_throw(const Params& p) {
+  if (const BoundedInstance* t = bounded_instance(p.get("tile"), p.get("min_blocks"))) return *t;
+  throw std::invalid_argument(fmt::format("no tiled_bounded matmul kernel for tile {}, min_blocks {}", p.get("tile"),
+                                          p.get("min_blocks")));
+}
+
 double dim(const Params& p, const char* name) { return double(p.get(name)); }
 
 }  // namespace
@@ -165,7 +208,7 @@ Family make_family() {
                    .check([](const Params& p) { return grid_y_check(p, p.get("block_size")); })
                    .work([](const Params& p) { return naive_work(dim(p, "m"), dim(p, "n"), dim(p, "k")); })
                    .run_on<MatmulProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-                     naive_kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
+                     naive_kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
                    }))
       .variant(VariantBuilder("tiled", "the seed's shared-memory tiles: tile x tile threads, one tile of A and of B per step")
                    .axis(axis("tile", "tile edge: tile x tile threads per block, two tile x tile float tiles in shared memory")
@@ -179,7 +222,30 @@ Family make_family() {
                    .work([](const Params& p) { return tiled_work(dim(p, "m"), dim(p, "n"), dim(p, "k"), dim(p, "tile")); })
                    .run_on<MatmulProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
                      KernelFn kernel = tiled_instance(params.get("tile")).kernel;
-                     kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
+                     kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
+                   }))
+      .variant(VariantBuilder("tiled_bounded",
+                              "the tiled kernel compiled with __launch_bounds__(tile^2, min_blocks): a register budget for "
+                              "min_blocks resident blocks per SM (register pressure as an occupancy lever)")
+                   .axis(axis("tile", "tile edge: tile x tile threads per block").one_of({16, 32}).by_default(32))
+                   .axis(axis("min_blocks", "__launch_bounds__ minimum resident blocks per SM (template parameter)")
+                             .one_of({1, 2, 4, 8}).by_default(1))
+                   .check([](const Params& p) -> std::string {
+                     if (!bounded_instance(p.get("tile"), p.get("min_blocks")))
+                       return fmt::format("tile {} with min_blocks {} is not instantiated (tile^2 x min_blocks must be at "
+                                          "most 2048 threads: tile 16 takes 1, 2, 4, 8; tile 32 takes 1, 2)",
+                                          p.get("tile"), p.get("min_blocks"));
+                     return grid_y_check(p, p.get("tile"));
+                   })
+                   .launch([](const Params& p) {
+                     const auto& t = bounded_instance_or_throw(p);
+                     return launch_of(t.ref(), {blocks_for(p.get("n"), t.tile), blocks_for(p.get("m"), t.tile)},
+                                      {unsigned(t.tile), unsigned(t.tile)});
+                   })
+                   .work([](const Params& p) { return tiled_work(dim(p, "m"), dim(p, "n"), dim(p, "k"), dim(p, "tile")); })
+                   .run_on<MatmulProblem>([](auto& p, const Params& params, const LaunchSpec& l, cudaStream_t stream) {
+                     KernelFn kernel = bounded_instance_or_throw(params).kernel;
+                     kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.a(), p.b(), p.c(), p.m(), p.n(), p.k());
                    }))
       .variant(
           VariantBuilder("cublas_sgemm", "cublasSgemm in FP32 (no TF32), row-major through C^T = B^T A^T")

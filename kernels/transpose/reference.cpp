@@ -11,6 +11,9 @@ WorkModel work(double rows, double cols) {
   w.flops = 0;
   w.global_bytes = 8 * rows * cols;  // each element loaded once and stored once, by every variant
   w.dram_bytes = 8 * rows * cols;
+  // The copy loop's trip count (32 / block_rows) is known only at run time: modelled as one 4-byte
+  // load per thread in flight.
+  w.bytes_in_flight_per_warp = 32 * 4;
   return w;
 }
 

@@ -91,7 +91,7 @@ Variant tile_variant(std::string name, std::string description) {
       })
       .work([](const Params& p) { return work(double(p.get("rows")), double(p.get("cols"))); })
       .run_on<TransposeProblem>([](auto& p, const Params&, const LaunchSpec& l, cudaStream_t stream) {
-        Kernel<<<to_dim3(l.grid), to_dim3(l.block), 0, stream>>>(p.input(), p.output(), p.rows(), p.cols());
+        Kernel<<<to_dim3(l.grid), to_dim3(l.block), l.dynamic_smem_bytes, stream>>>(p.input(), p.output(), p.rows(), p.cols());
       });
 }
 

@@ -392,3 +392,50 @@ def test_counters_draw_achieved_beside_theoretical_occupancy(tmp_path):
 def test_without_counters_there_is_no_hierarchical_roofline():
     assert "hierarchical_roofline" not in figures(ADJ_RUN)
     assert "achieved (counters)" not in legend_labels(figures(ADJ_RUN)["sweep_n16Mi"].axes[2])
+
+
+# ----------------------------------------------------------------------- occupancy sensitivity
+
+def occupancy_doc(with_counters):
+    """Two variants swept over occupancy_limit, one of them also without the axis (no curve)."""
+    rows = []
+    for variant, times in (("global", [4.0, 2.1, 1.03, 1.0]), ("vectorized", [1.3, 1.0, 1.01, 1.0])):
+        for blocks, ms in zip((1, 2, 4, 8), times):
+            row = {"family": "adjacent_difference", "variant": variant, "status": "ok",
+                   "params": {"n": 1024, "block_size": 256, "occupancy_limit": blocks},
+                   "occupancy": {"theoretical": blocks / 8, "active_blocks_per_sm": blocks},
+                   "timing": {"median_ms": ms},
+                   "littles_law": {"predicted_knee_occupancy": 1.0 if variant == "global" else 0.125}}
+            if with_counters:
+                row["counters"] = {"achieved_occupancy": blocks / 8 * 0.9}
+            rows.append(row)
+    rows.append({"family": "adjacent_difference", "variant": "global", "status": "ok",
+                 "params": {"n": 1024, "block_size": 128}, "occupancy": {"theoretical": 1.0},
+                 "timing": {"median_ms": 1.0}})
+    rows.append({"family": "adjacent_difference", "variant": "global", "status": "ok",  # unforced reference
+                 "params": {"n": 1024, "block_size": 256, "occupancy_limit": 0},
+                 "occupancy": {"theoretical": 1.0}, "timing": {"median_ms": 0.9}})
+    return {"schema_version": 1, "device": {"name": DEVICE}, "results": rows,
+            "config": {"family": "adjacent_difference", "sizes": {"n": [1024]}}}
+
+
+@pytest.mark.parametrize("with_counters", [False, True])
+def test_sensitivity_figure_marks_each_curves_knee_and_the_prediction(with_counters):
+    figs = dict(occplot.figures_for(occupancy_doc(with_counters), ["sensitivity"]))
+    ax = figs["sensitivity"].axes[0]
+    labels = legend_labels(ax)
+    # global reaches within 5% of its best at 4 blocks (0.5); vectorized at 2 blocks (0.25).
+    assert "global n=1024 block_size=256 (knee 0.500)" in labels
+    assert "vectorized n=1024 block_size=256 (knee 0.250)" in labels
+    assert ("global n=1024 block_size=256, achieved" in labels) == with_counters
+    assert "Little's-law predicted knee" in labels
+    assert "occupancy_limit 0: unforced, default carveout" in labels
+    stars = [line for line in ax.lines if line.get_marker() == "*"]
+    assert len(stars) == 1 and stars[0].get_ydata()[0] == pytest.approx(0.9)  # not a point of the curve
+    assert sorted(line.get_xdata()[0] for line in ax.lines if line.get_linestyle() == "--") == [0.125, 1.0]
+    assert ax.get_xlabel().startswith("occupancy")
+    assert "median time" in ax.get_ylabel()
+
+
+def test_no_sensitivity_figure_without_the_axis():
+    assert "sensitivity" not in figures(COV_RUN)
