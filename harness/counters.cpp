@@ -372,7 +372,9 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
     // The profiler stays enabled from here to the end of the run, started only around a point's
     // replays, never while one is timed: on the H100 this halved the counters' cost per point
     // (the first start after an enable is slow) and left the timed medians unchanged (median ratio
-    // 0.999 over 228 points). OCCBENCH_COUNTERS_ENABLE=point enables and disables it per point.
+    // 0.999 over 228 points). OCCBENCH_COUNTERS_ENABLE=point enables and disables it per point;
+    // then each range also counts the write-back of up to ~21 MB of the launch's own dirty L2
+    // lines, which ncu does not (results/reference/h100/counters/ncu_counters_agreement.md).
     const char* when = std::getenv("OCCBENCH_COUNTERS_ENABLE");
     if (!when || std::string(when) != "point") {
       auto enable = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
