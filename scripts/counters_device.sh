@@ -40,12 +40,15 @@ for stage in $STAGES; do
     cost)
       for config in ${COST_CONFIGS:-configs/covariance_chunk_sweep.json configs/adjacent_difference.json configs/transpose.json configs/stencil.json configs/cost_volume.json}; do
         name=$(basename "$config" .json)
-        # with: the default (profiler enabled once for the run); with_point: OCCBENCH_COUNTERS_ENABLE=point
-        for mode in ${COST_MODES:-without with}; do
+        # with: the default (profiler enabled once for the run); with_point: OCCBENCH_COUNTERS_ENABLE=point;
+        # with_config_run: also configured once for the run (OCCBENCH_COUNTERS_CONFIG=run)
+        for mode in ${COST_MODES:-without with with_config_run}; do
           flag=""; [ "$mode" != without ] && flag="--counters"
           enable=run; [ "$mode" = with_point ] && enable=point
+          configure=point; [ "$mode" = with_config_run ] && configure=run
           start=$(date +%s.%N)
-          OCCBENCH_COUNTERS_ENABLE=$enable "$BUILD/occbench" run "$config" $flag --out "$WORK/cost/$mode" \
+          OCCBENCH_COUNTERS_ENABLE=$enable OCCBENCH_COUNTERS_CONFIG=$configure \
+            "$BUILD/occbench" run "$config" $flag --out "$WORK/cost/$mode" \
             > "$WORK/logs/run_${name}_$mode.log" 2>&1
           code=$?
           end=$(date +%s.%N)

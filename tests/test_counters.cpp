@@ -168,3 +168,21 @@ TEST(Counters, TheMetricSetNeedsThreePassesOnTheH100) {
   EXPECT_EQ(passes, 3);
   EXPECT_THROW(counter_passes("NO_SUCH_CHIP"), std::runtime_error);
 }
+
+TEST(Counters, ConfigureOnceSwitchRejectsAnUnknownValueNamingTheVariable) {
+  setenv("OCCBENCH_COUNTERS_CONFIG", "sometimes", 1);
+  try {
+    CounterSession::open(0);
+    unsetenv("OCCBENCH_COUNTERS_CONFIG");
+    FAIL() << "OCCBENCH_COUNTERS_CONFIG=sometimes was accepted";
+  } catch (const std::invalid_argument& e) {
+    unsetenv("OCCBENCH_COUNTERS_CONFIG");
+    EXPECT_NE(std::string(e.what()).find("OCCBENCH_COUNTERS_CONFIG: expected point or run, got 'sometimes'"),
+              std::string::npos) << e.what();
+  }
+  for (const char* value : {"point", "run"}) {
+    setenv("OCCBENCH_COUNTERS_CONFIG", value, 1);
+    EXPECT_NE(CounterSession::open(0), nullptr) << value;
+  }
+  unsetenv("OCCBENCH_COUNTERS_CONFIG");
+}
