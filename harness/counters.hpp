@@ -61,6 +61,11 @@ nlohmann::ordered_json counters_units();
 // (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), an unsupported GPU, a virtualized one... Pure, for tests.
 std::string cupti_failure_reason(int cupti_result, const std::string& call, const std::string& cupti_text);
 
+// Replays of a launch CUPTI needs to collect counter_metrics() on `chip` ("GH100", as
+// cuptiDeviceGetChipName names it), from the profiler host API alone: no GPU needed. Throws
+// std::runtime_error when libcupti cannot be loaded or does not know the chip.
+int counter_passes(const std::string& chip);
+
 // One CUPTI profiling session for a run: the config image is built once; each point is measured
 // by replaying its launch. open() never throws: when CUPTI cannot be loaded or refuses this GPU,
 // the session is unavailable with a reason and every point says so.
@@ -74,6 +79,7 @@ class CounterSession {
   bool available() const { return unavailable_reason_.empty(); }
   const std::string& unavailable_reason() const { return unavailable_reason_; }
   const std::string& chip() const { return chip_; }
+  int passes() const { return passes_; }  // replays per launch, as the host API estimates them
 
   // Replays `launch_once` (which launches the point and waits for it) once per pass, running
   // `between_passes` (the L2 flush) outside the profiled range before each pass. Throws
@@ -87,6 +93,7 @@ class CounterSession {
   std::unique_ptr<State> state_;
   std::string unavailable_reason_;
   std::string chip_;
+  int passes_ = 0;
 };
 
 }  // namespace occbench

@@ -363,7 +363,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   std::unique_ptr<CounterSession> counters;
   if (spec.measurement.counters) {
     counters = CounterSession::open(options.device);
-    log << (counters->available() ? fmt::format("counters: CUPTI range profiler on {}\n", counters->chip())
+    log << (counters->available() ? fmt::format("counters: CUPTI range profiler on {}, {} replays per launch\n", counters->chip(), counters->passes())
                                   : fmt::format("counters unavailable: {}; timings go on\n", counters->unavailable_reason()));
   }
   PointContext context{&device, &spec.measurement, stream, flusher.get(), counters.get()};

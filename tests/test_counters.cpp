@@ -154,3 +154,35 @@ TEST(Counters, ConfigSwitchIsValidatedAndEchoed) {
     EXPECT_NE(e.expected().find("true or false"), std::string::npos) << e.expected();
   }
 }
+
+// The counters' cost per point is mostly replays (item 7: <= 3x the sweep without counters).
+// sm__throughput alone took the set from 3 to 9 passes on GH100; this keeps an added metric from
+// doing that again unnoticed. The host API needs libcupti but no GPU.
+TEST(Counters, TheMetricSetNeedsThreePassesOnTheH100) {
+  int passes = 0;
+  try {
+    passes = counter_passes("GH100");
+  } catch (const std::runtime_error& e) {
+    GTEST_SKIP() << "CUPTI's profiler host API is not usable here: " << e.what();
+  }
+  EXPECT_EQ(passes, 3);
+  EXPECT_THROW(counter_passes("NO_SUCH_CHIP"), std::runtime_error);
+}
+
+TEST(Counters, ConfigureOnceSwitchRejectsAnUnknownValueNamingTheVariable) {
+  setenv("OCCBENCH_COUNTERS_CONFIG", "sometimes", 1);
+  try {
+    CounterSession::open(0);
+    unsetenv("OCCBENCH_COUNTERS_CONFIG");
+    FAIL() << "OCCBENCH_COUNTERS_CONFIG=sometimes was accepted";
+  } catch (const std::invalid_argument& e) {
+    unsetenv("OCCBENCH_COUNTERS_CONFIG");
+    EXPECT_NE(std::string(e.what()).find("OCCBENCH_COUNTERS_CONFIG: expected point or run, got 'sometimes'"),
+              std::string::npos) << e.what();
+  }
+  for (const char* value : {"point", "run"}) {
+    setenv("OCCBENCH_COUNTERS_CONFIG", value, 1);
+    EXPECT_NE(CounterSession::open(0), nullptr) << value;
+  }
+  unsetenv("OCCBENCH_COUNTERS_CONFIG");
+}

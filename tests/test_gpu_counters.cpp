@@ -3,6 +3,7 @@
 // achieved occupancy never above theoretical. Each goes through measure_point, as `run --counters`.
 #include "gpu_test_support.hpp"
 #include "harness/counters.hpp"
+#include "harness/kernel_activity.hpp"
 #include "harness/runner.hpp"
 #include "harness/sweep.hpp"
 #include "harness/timer.hpp"
@@ -117,4 +118,27 @@ TEST(GpuCounters, AchievedOccupancyIsNeverAboveTheoretical) {
     EXPECT_LE(achieved, theoretical + 0.005) << "block_size " << block_size;
     EXPECT_NEAR(counted.counters()["achieved_over_theoretical_occupancy"].get<double>(), achieved / theoretical, 1e-9);
   }
+}
+
+// Issue 11 item 4: the range profiler (enabled for the whole run) and CUPTI's activity tracing
+// (OCCBENCH_TIMING_SOURCE=cupti, on during the timing) in one run: both work, and the counts that
+// do not depend on timing are the same as with the event pair.
+TEST(GpuCounters, CountersAreTheSameWithCuptiActivityTiming) {
+  OCCBENCH_REQUIRE_GPU();
+  Params sizes = params_of({{"rows", 4096}, {"cols", 4096}});
+  Params launch = params_of({{"block_rows", 8}});
+  setenv("OCCBENCH_TIMING_SOURCE", "event", 1);
+  auto events = measure_counted("transpose", "shared_tile", sizes, launch);
+  setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);
+  auto activity = measure_counted("transpose", "shared_tile", sizes, launch);
+  unsetenv("OCCBENCH_TIMING_SOURCE");
+  OCCBENCH_REQUIRE_COUNTERS(events);
+  ASSERT_EQ(activity.record["status"], "ok") << activity.record["reason"];
+  ASSERT_EQ(activity.record["timing"]["source"], kSourceCuptiKernelActivity) << activity.record["timing"].dump(2);
+  ASSERT_EQ(activity.counters()["status"], "measured") << activity.counters().dump(2);
+  for (const char* exact : {"l1_global_load_bytes", "l1_global_store_bytes", "shared_load_instructions",
+                            "shared_store_instructions", "kernels", "passes"})
+    EXPECT_EQ(activity.counters()[exact], events.counters()[exact]) << exact;
+  for (const char* close : {"dram_read_bytes", "l2_bytes", "shared_load_wavefronts", "achieved_occupancy"})
+    EXPECT_NEAR(activity.counters()[close].get<double>() / events.counters()[close].get<double>(), 1.0, 0.02) << close;
 }
