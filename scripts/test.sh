@@ -19,4 +19,4 @@ if [ -z "$python" ]; then
   echo "test.sh: no Python with matplotlib and pytest: run scripts/install-deps.sh or pip install -r plots/requirements.txt" >&2
   exit 1
 fi
-"$python" -m pytest plots/tests -q
+"$python" -m pytest plots/tests scripts/tests -q
