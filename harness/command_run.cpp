@@ -2,12 +2,15 @@
 // resume an interrupted one from its .jsonl, or list its points with --dry-run.
 #include "harness/cli.hpp"
 #include "harness/commands.hpp"
+#include "harness/counters.hpp"
 #include "harness/device.hpp"
+#include "harness/kernel_activity.hpp"
 #include "harness/multi_device.hpp"
 #include "harness/runner.hpp"
 #include "harness/selection.hpp"
 #include "harness/supervisor.hpp"
 #include "harness/sweep.hpp"
+#include "harness/timer.hpp"
 
 #include <fmt/format.h>
 
@@ -48,7 +51,23 @@ std::vector<std::string> worker_arguments(const RunFlags& flags) {
   return args;
 }
 
+// The environment's switches are input like the config: a value none of them knows stops the run
+// before anything runs (exit 2), not at its first point.
+void check_environment_switches() {
+  try {
+    flush_method_from_env();
+    timing_source_choice_from_env();
+    counters_configure_once_from_env();
+    counters_enable_per_point_from_env();
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();  // "VARIABLE: expected ..."
+    auto colon = what.find(": ");
+    throw ConfigError("environment", what.substr(0, colon), colon == std::string::npos ? what : what.substr(colon + 2));
+  }
+}
+
 int run_command(RunFlags flags, const std::vector<std::string>& argv, const Registry& registry) {
+  check_environment_switches();
   if (flags.config.empty() && flags.resume_path.empty()) {
     std::cerr << "error: run needs a config file, or --resume FILE.jsonl\n";
     return kExitBadInput;

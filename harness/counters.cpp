@@ -232,14 +232,6 @@ bool is_permanent(int code) {
          code == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED || code == CUPTI_ERROR_LEGACY_PROFILER_NOT_SUPPORTED;
 }
 
-// OCCBENCH_COUNTERS_CONFIG: point (default) or run; anything else is an error, as for the other switches.
-bool configure_once_from_env() {
-  const char* value = std::getenv("OCCBENCH_COUNTERS_CONFIG");
-  if (!value || !*value || std::string(value) == "point") return false;
-  if (std::string(value) == "run") return true;
-  throw std::invalid_argument(fmt::format("OCCBENCH_COUNTERS_CONFIG: expected point or run, got '{}'", value));
-}
-
 // A CUPTI parameter block: zeroed, with its size set (CUPTI checks the size for its version).
 template <typename Params>
 Params cupti_params(std::size_t struct_size) {
@@ -254,6 +246,22 @@ constexpr std::size_t kMaxKernelsPerLaunch = 64;
 constexpr int kMaxPasses = 500;
 
 }  // namespace
+
+// OCCBENCH_COUNTERS_CONFIG: point (default) or run; anything else is an error, as for the other switches.
+bool counters_configure_once_from_env() {
+  const char* value = std::getenv("OCCBENCH_COUNTERS_CONFIG");
+  if (!value || !*value || std::string(value) == "point") return false;
+  if (std::string(value) == "run") return true;
+  throw std::invalid_argument(fmt::format("OCCBENCH_COUNTERS_CONFIG: expected point or run, got '{}'", value));
+}
+
+// OCCBENCH_COUNTERS_ENABLE: run (default: the profiler stays enabled for the run) or point.
+bool counters_enable_per_point_from_env() {
+  const char* value = std::getenv("OCCBENCH_COUNTERS_ENABLE");
+  if (!value || !*value || std::string(value) == "run") return false;
+  if (std::string(value) == "point") return true;
+  throw std::invalid_argument(fmt::format("OCCBENCH_COUNTERS_ENABLE: expected run or point, got '{}'", value));
+}
 
 struct CounterSession::State {
   Cupti api;
@@ -345,7 +353,7 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
   std::unique_ptr<CounterSession> session(new CounterSession());
   session->state_ = std::make_unique<State>();
   State& s = *session->state_;
-  s.configure_once = configure_once_from_env();  // a bad value stops the run before any point
+  s.configure_once = counters_configure_once_from_env();  // a bad value stops the run before any point
   std::string load_error = load_cupti(s.api);
   if (!load_error.empty()) {
     session->unavailable_reason_ = load_error;
@@ -387,8 +395,7 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
     // 0.999 over 228 points). OCCBENCH_COUNTERS_ENABLE=point enables and disables it per point;
     // then each range also counts the write-back of up to ~21 MB of the launch's own dirty L2
     // lines, which ncu does not (results/reference/h100/counters/ncu_counters_agreement.md).
-    const char* when = std::getenv("OCCBENCH_COUNTERS_ENABLE");
-    if (!when || std::string(when) != "point") {
+    if (!counters_enable_per_point_from_env()) {
       auto enable = cupti_params<CUpti_RangeProfiler_Enable_Params>(CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
       enable.ctx = s.context;
       OCCBENCH_CUPTI(s, cuptiRangeProfilerEnable, enable);

@@ -57,6 +57,12 @@ nlohmann::ordered_json unavailable_counters_json(const std::string& reason);
 // The record's units of the counters section ("counters.dram_read_bytes": "bytes", ...).
 nlohmann::ordered_json counters_units();
 
+// The counters' environment switches (README, Hardware counters): OCCBENCH_COUNTERS_CONFIG=point|run
+// and OCCBENCH_COUNTERS_ENABLE=run|point. Each throws std::invalid_argument naming the variable
+// on a value it does not know.
+bool counters_configure_once_from_env();
+bool counters_enable_per_point_from_env();
+
 // Why counters are unavailable, in words, for a failed CUPTI call: no permission
 // (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), an unsupported GPU, a virtualized one... Pure, for tests.
 std::string cupti_failure_reason(int cupti_result, const std::string& call, const std::string& cupti_text);

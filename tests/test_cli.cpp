@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -83,6 +84,19 @@ TEST(Cli, VariantsSetAxisAndFilterNarrowTheSweep) {
 }
 
 // A config of the user's own kernel (its family is its own, not the registry's) takes the same flags.
+TEST(Cli, AnUnknownEnvironmentSwitchIsBadInputNamingTheVariable) {
+  for (const char* variable : {"OCCBENCH_L2_FLUSH", "OCCBENCH_TIMING_SOURCE", "OCCBENCH_COUNTERS_CONFIG", "OCCBENCH_COUNTERS_ENABLE"}) {
+    ASSERT_EQ(setenv(variable, "bogus", 1), 0);
+    Outcome o = run_cli({"run", kConfig, "--dry-run"});
+    unsetenv(variable);
+    EXPECT_EQ(o.code, kExitBadInput) << variable;
+    EXPECT_NE(o.err.find(std::string("environment: ") + variable + ": expected"), std::string::npos) << o.err;
+    EXPECT_NE(o.err.find("got 'bogus'"), std::string::npos) << o.err;
+  }
+  Outcome ok = run_cli({"run", kConfig, "--dry-run"});
+  EXPECT_EQ(ok.code, kExitOk) << ok.err;
+}
+
 TEST(Cli, SelectionNarrowsAUserKernelSweep) {
   const std::string config = std::string(OCCBENCH_SOURCE_DIR) + "/examples/my_scale/my_scale.json";
   Outcome o = run_cli({"run", config, "--dry-run", "--set", "block_size=128", "--filter", "items=4"});
