@@ -300,6 +300,11 @@ struct CounterSession::State {
     params.pRangeProfilerObject = object;
     api.cuptiRangeProfilerDisable(&params);
   }
+  void stop(CUpti_RangeProfiler_Object* object) const {
+    auto params = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
+    params.pRangeProfilerObject = object;
+    api.cuptiRangeProfilerStop(&params);
+  }
 };
 
 #define OCCBENCH_CUPTI(state, name, params) (state).check((state).api.name(&(params)), #name)
@@ -433,6 +438,10 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
       throw;
     }
     profiler = enable.pRangeProfilerObject;
+    if (!counters_enable_per_point_from_env()) {  // run-wide again after a point that failed
+      s.profiler = profiler;
+      enabled_here = false;
+    }
   }
   // Disabled on every path: a profiler left enabled would count the next point's timing.
   struct Disable {
@@ -500,9 +509,20 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
       auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
       start.pRangeProfilerObject = profiler;
       OCCBENCH_CUPTI(s, cuptiRangeProfilerStart, start);
+      // A pass left started (the launch threw) would profile every later kernel, the next points'
+      // timed samples too: stopped on every path.
+      struct StopIfStarted {
+        const State& s;
+        CUpti_RangeProfiler_Object* profiler;
+        bool started = true;
+        ~StopIfStarted() {
+          if (started) s.stop(profiler);
+        }
+      } stop_at_exit{s, profiler};
       launch_once();
       auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
       stop.pRangeProfilerObject = profiler;
+      stop_at_exit.started = false;
       OCCBENCH_CUPTI(s, cuptiRangeProfilerStop, stop);
       all_submitted = stop.isAllPassSubmitted != 0;
       ++reading.passes;
@@ -545,10 +565,22 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
   } catch (const CuptiFailure& e) {
     s.configured = false;  // configure afresh for the next point
     if (is_permanent(e.code)) unavailable_reason_ = e.what();
+    drop_run_wide_profiler(enabled_here);
+    throw;
+  } catch (...) {
+    s.configured = false;
+    drop_run_wide_profiler(enabled_here);
     throw;
   }
   reading.added_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return reading;
+}
+
+void CounterSession::drop_run_wide_profiler(bool enabled_here) {
+  State& s = *state_;
+  if (enabled_here || !s.profiler) return;  // a per-point profiler is disabled by its own guard
+  s.disable(s.profiler);  // whatever the failure left behind goes with it; the next point enables afresh
+  s.profiler = nullptr;
 }
 
 }  // namespace occbench

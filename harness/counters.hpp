@@ -3,8 +3,9 @@
 // profiler and profiler host API (CUDA 13): after the point's timing, never during it, the same
 // launch is replayed (user replay, the L2 flushed before each pass as Nsight Compute does) until
 // every metric is collected; each kernel of the launch is one auto range, summed over kernels.
-// CUPTI is loaded at run time (dlopen), so the binary starts and times without it; where counters
-// cannot be read the point's `counters` section says why and the run goes on.
+// The profiler is enabled for the run but started only around a point's replays. CUPTI's profiler
+// entry points are loaded at run time (dlopen; the timing's activity code links libcupti itself);
+// where counters cannot be read the point's `counters` section says why and the run goes on.
 #include "harness/registry.hpp"
 
 #include <nlohmann/json.hpp>
@@ -97,6 +98,9 @@ class CounterSession {
  private:
   CounterSession() = default;
   std::unique_ptr<State> state_;
+  // After a failed point: a run-wide profiler is disabled (a pass left started or a half-used
+  // counter image cannot reach the next point) and the next measure() enables it again.
+  void drop_run_wide_profiler(bool enabled_here);
   std::string unavailable_reason_;
   std::string chip_;
   int passes_ = 0;

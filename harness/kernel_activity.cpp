@@ -136,8 +136,12 @@ KernelActivitySession::KernelActivitySession() {
   s.session_open = true;
 }
 
-KernelActivitySession::~KernelActivitySession() {
+KernelActivitySession::~KernelActivitySession() { stop("the session ended"); }
+
+void KernelActivitySession::stop(const std::string& reason) {
   if (!available()) return;
+  // Forced: the buffers still held (even with an incomplete record) are handed back before the
+  // kinds go off, so nothing of this session reaches a later one.
   cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
   disable_kinds();
   Store& s = store();
@@ -146,6 +150,7 @@ KernelActivitySession::~KernelActivitySession() {
   s.tag_of_correlation.clear();
   s.kernel_records = s.correlation_records = 0;
   s.session_open = false;
+  reason_ = reason;
 }
 
 std::uint64_t KernelActivitySession::push() {
@@ -169,8 +174,13 @@ std::string KernelActivitySession::records_seen() const {
 std::map<std::uint64_t, double> KernelActivitySession::take_durations_ms() {
   std::map<std::uint64_t, double> durations;
   if (!available()) return durations;
-  CUptiResult r = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
-  if (r != CUPTI_SUCCESS) throw std::runtime_error(cupti_error("cuptiActivityFlushAll", r));
+  // Not forced: a forced flush hands over a buffer with an incomplete record too, and the record
+  // would be lost; a default flush keeps such a buffer for the next call (the caller retries once).
+  CUptiResult r = cuptiActivityFlushAll(0);
+  if (r != CUPTI_SUCCESS) {
+    stop(cupti_error("cuptiActivityFlushAll", r));  // the caller falls back to the event pair
+    return durations;
+  }
   Store& s = store();
   std::lock_guard<std::mutex> lock(s.mutex);
   std::vector<KernelSpan> untagged;

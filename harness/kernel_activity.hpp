@@ -15,8 +15,8 @@
 // subscription (CUPTI allows one subscriber per process, which the counters' profiler may
 // want) and over stream or time windows (the flush runs on the same stream, right before).
 //
-// Tracing is on only while a session lives (time_device's samples): the counters' range
-// profiler, which runs after timing, never sees activity tracing.
+// Tracing is on only while a session lives (time_device's samples) and until stop(): the
+// counters' replays, which run after the timing, are never traced.
 //
 // Only hardware timestamps by default. Before Blackwell, CUPTI takes a kernel's timestamps by
 // instrumenting its code (cuptiActivityEnableHWTrace is refused), and on the H100 that made some
@@ -63,6 +63,9 @@ class KernelActivitySession {
   std::map<std::uint64_t, double> take_durations_ms();
   // "N kernel and M external-correlation records this session": for a fallback's reason.
   std::string records_seen() const;
+  // Ends the tracing now (the rest of the point is timed with the event pair, untraced);
+  // available() is false from here on, with `reason`.
+  void stop(const std::string& reason);
 
  private:
   std::string reason_;

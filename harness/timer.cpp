@@ -136,8 +136,10 @@ TimingStats sample_on_device(const std::function<void()>& before, const std::fun
       }
       if (missing) {
         use_activity = false;
-        fallback_reason = fmt::format("CUPTI recorded no kernel for {} of {} samples ({})", missing, chunk,
-                                      activity->records_seen());
+        fallback_reason = activity->available() ? fmt::format("CUPTI recorded no kernel for {} of {} samples ({})",
+                                                              missing, chunk, activity->records_seen())
+                                                : activity->unavailable_reason();
+        activity->stop(fallback_reason);  // the event pair times the rest, untraced
       } else {
         for (int i = 0; i < chunk; ++i) activity_samples.push_back(durations[tags[i]] / per_sample);
       }

@@ -36,7 +36,9 @@ def smallest(spec, all_sizes):
     small = dict(spec)
     if not all_sizes:
         small["sizes"] = {axis: [min(values)] for axis, values in spec.get("sizes", {}).items()}
-    small["measurement"] = dict(spec.get("measurement", {}), warmup_runs=0, min_samples=1, max_samples=1,
+    # cold whatever the config says: a batch sample would add `count` launches under ncu against
+    # one counters replay.
+    small["measurement"] = dict(spec.get("measurement", {}), mode="cold", warmup_runs=0, min_samples=1, max_samples=1,
                                 min_time_s=0, timeout_s=60, counters=False)
     return small
 
