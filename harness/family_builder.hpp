@@ -138,6 +138,10 @@ class FamilyBuilder {
     family_.make_problem = std::move(f);
     return *this;
   }
+  FamilyBuilder& reference_axes(std::vector<std::string> names) {
+    family_.reference_axes = std::move(names);
+    return *this;
+  }
   FamilyBuilder& variant(Variant v) {
     family_.variants.push_back(std::move(v));
     return *this;

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <ostream>
@@ -127,21 +128,78 @@ void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& 
   for (const auto& id : point_ids) claim_point(claim_dir, id);
 }
 
-std::vector<Point> claiming_order(const std::vector<Point>& points, const MeasurementSettings& settings) {
-  std::vector<std::string> size_order;
-  std::map<std::string, std::vector<std::pair<double, const Point*>>> by_size;
+bool is_claimed(const std::string& claim_dir, const std::string& point_id) {
+  return fs::exists(fs::path(claim_dir) / claim_file_name(point_id));
+}
+
+bool claim_group(const std::string& claim_dir, const std::string& group_key, const std::string& owner) {
+  // ':' never starts a point id's file name.
+  std::string path = (fs::path(claim_dir) / claim_file_name("group:" + group_key)).string();
+  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+  if (fd >= 0) {
+    bool written = ::write(fd, owner.data(), owner.size()) == ssize_t(owner.size());
+    ::close(fd);
+    if (!written) throw std::runtime_error(fmt::format("{}: cannot write the claim of group {}", path, group_key));
+    return true;
+  }
+  if (errno != EEXIST)
+    throw std::runtime_error(fmt::format("{}: cannot create the claim of group {}: {}", path, group_key, std::strerror(errno)));
+  // The owner's own claim: a worker its supervisor restarted after a fault goes on with its group.
+  std::ifstream in(path);
+  std::string holder((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return holder == owner;
+}
+
+std::vector<HandoutGroup> handout_groups(const std::vector<Point>& points, const MeasurementSettings& settings) {
+  std::vector<HandoutGroup> groups;
+  std::map<std::string, std::size_t> group_of;
   for (const auto& point : points) {
-    std::string sizes = point.sizes.to_string();
-    if (!by_size.count(sizes)) size_order.push_back(sizes);
-    by_size[sizes].push_back({estimated_point_seconds(point, settings), &point});
+    std::string key = point.sizes.to_string();
+    for (const auto& axis : point.family->reference_axes)
+      if (point.params.has(axis)) key += fmt::format(" {}={}", axis, point.params.get(axis));
+    auto [it, added] = group_of.emplace(key, groups.size());
+    if (added) groups.push_back({key, {}, 0});
+    HandoutGroup& group = groups[it->second];
+    group.points.push_back(point);
+    group.estimated_s += estimated_point_seconds(point, settings);
   }
-  std::vector<Point> ordered;
-  for (const auto& sizes : size_order) {
-    auto& group = by_size[sizes];
-    std::stable_sort(group.begin(), group.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    for (const auto& [cost, point] : group) ordered.push_back(*point);
+  // Each size's total cost and first place in the sweep: the sort keys that keep a size's groups together.
+  std::map<std::string, std::pair<double, std::size_t>> size_rank;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    auto [it, added] = size_rank.emplace(groups[i].points.front().sizes.to_string(), std::make_pair(0.0, i));
+    it->second.first += groups[i].estimated_s;
   }
-  return ordered;
+  for (auto& group : groups)
+    std::stable_sort(group.points.begin(), group.points.end(), [&](const Point& a, const Point& b) {
+      return estimated_point_seconds(a, settings) > estimated_point_seconds(b, settings);
+    });
+  std::stable_sort(groups.begin(), groups.end(), [&](const HandoutGroup& a, const HandoutGroup& b) {
+    const auto& rank_a = size_rank[a.points.front().sizes.to_string()];
+    const auto& rank_b = size_rank[b.points.front().sizes.to_string()];
+    if (rank_a.first != rank_b.first) return rank_a.first > rank_b.first;
+    if (rank_a.second != rank_b.second) return rank_a.second < rank_b.second;
+    return a.estimated_s > b.estimated_s;
+  });
+  return groups;
+}
+
+void walk_claimed_groups(const std::vector<HandoutGroup>& groups, const std::string& claim_dir, const std::string& owner,
+                         const std::map<std::string, ordered_json>& finished,
+                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure) {
+  for (const HandoutGroup& group : groups) {
+    if (!claim_group(claim_dir, group.key, owner)) continue;
+    for (const Point& point : group.points)
+      if (!finished.count(point.id) && claim_point(claim_dir, point.id)) measure(point);
+  }
+  for (const HandoutGroup& group : groups) {
+    std::vector<const Point*> open;
+    for (auto it = group.points.rbegin(); it != group.points.rend(); ++it)
+      if (!finished.count(it->id) && !is_claimed(claim_dir, it->id)) open.push_back(&*it);
+    if (open.size() < 2) continue;
+    prepare(*open.front());  // while the problem is built, the owner goes on with the group
+    for (const Point* point : open)
+      if (claim_point(claim_dir, point->id)) measure(*point);
+  }
 }
 
 int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ostream& log) {

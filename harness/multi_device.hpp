@@ -1,9 +1,11 @@
 #pragma once
 // `occbench run --devices 0,1|all`: one worker process per GPU (this program, re-executed as
-// `run --device N`), each measuring alone on its GPU. The workers take points dynamically: each
-// walks the sweep (one problem size at a time, the slowest points of a size first by the work
-// model) and measures a point only if it claims it first (an O_EXCL file in a shared claims
-// folder), so a slow point never holds up the rest and no GPU idles while another has a queue.
+// `run --device N`), each measuring alone on its GPU. The workers take work dynamically, claiming
+// it with O_EXCL files in a shared claims folder: first whole groups (the points that share one
+// problem and reference, handout_groups), so each problem's random inputs and CPU reference are
+// built by one worker only; once no group is left, an idle worker helps with the points of groups
+// still being measured (claimed one by one from the cheap end), so no GPU idles while another
+// has a queue.
 // Each worker writes its own part (.json/.jsonl under STEM.parts/device<N>/); the parent then
 // merges them (harness/merge) into STEM.json/.csv/.jsonl, each point with its device index and the
 // document with one device record per GPU. `run --resume STEM.jsonl` resumes every worker.
@@ -17,7 +19,9 @@
 #include "harness/registry.hpp"
 #include "harness/sweep.hpp"
 
+#include <functional>
 #include <iosfwd>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -33,10 +37,35 @@ std::vector<int> local_device_list(const std::string& text);
 bool claim_point(const std::string& claim_dir, const std::string& point_id);
 // Marks the points as taken (those a resumed run already finished).
 void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids);
+// True when some worker holds the point's claim (finished or measuring it).
+bool is_claimed(const std::string& claim_dir, const std::string& point_id);
 
-// The order a worker walks the points: sizes as the sweep lists them (a problem is built once),
-// within one size the slowest first by estimated cost (harness/shard.hpp).
-std::vector<Point> claiming_order(const std::vector<Point>& points, const MeasurementSettings& settings);
+// The unit a worker claims whole: the points that share one problem instance (the same sizes)
+// and, for a family with reference_axes (stencil's filter_size), one reference. A worker that
+// holds a group builds its problem and reference alone; the other workers build it only to help
+// with a group's last points once no group is left unclaimed (run_sweep).
+struct HandoutGroup {
+  std::string key;            // "width=4096 height=4096 filter_size=31": the sizes, then the reference axes
+  std::vector<Point> points;  // the slowest first by estimated cost, so a helper takes the cheap end
+  double estimated_s = 0;     // estimated_point_seconds summed (only ratios matter)
+};
+// Groups in the order workers claim them: sizes by their estimated cost, the costliest first (the
+// longest work starts first), and within one size its groups the costliest first, so a worker
+// that takes consecutive groups reuses its problem.
+std::vector<HandoutGroup> handout_groups(const std::vector<Point>& points, const MeasurementSettings& settings);
+// True when the group is `owner`'s ("device1"): claimed now (its file in `claim_dir`, beside the
+// points', holds the owner), or earlier by the same owner (a worker its supervisor restarted).
+bool claim_group(const std::string& claim_dir, const std::string& group_key, const std::string& owner);
+
+// A worker's walk (run_sweep with a claim folder): every group `owner` claims, whole, each point
+// claimed as it comes (a resumed run's finished points are claimed already); then, with no group
+// left, help with the groups other workers still measure: `prepare` (build the problem) before
+// claiming their open points from the cheap end, so owner and helper meet in the middle. A group
+// with one open point is left to its owner. `measure` gets each point this process claimed;
+// points in `finished` are never measured again.
+void walk_claimed_groups(const std::vector<HandoutGroup>& groups, const std::string& claim_dir, const std::string& owner,
+                         const std::map<std::string, ordered_json>& finished,
+                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure);
 
 struct MultiDeviceRun {
   std::vector<int> devices;

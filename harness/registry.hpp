@@ -185,6 +185,9 @@ struct Family {
   std::function<std::unique_ptr<Problem>(const Params& sizes, std::uint64_t seed)> make_problem;
   // Device memory the problem needs, for planning and early skips.
   std::function<std::uint64_t(const Params& sizes)> device_bytes;
+  // Launch axes whose value changes the expected output (stencil's filter_size): the problem keeps
+  // one reference per value, so run --devices hands out a value's points together.
+  std::vector<std::string> reference_axes;
 
   const Variant* find_variant(std::string_view variant_name) const;
   const Axis* find_size_axis(std::string_view axis_name) const;

@@ -301,8 +301,8 @@ bool is_sticky_cuda_error(cudaError_t code) {
 
 RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunOptions& options, std::ostream& log) {
   RunSummary summary;
+  auto startup_t0 = std::chrono::steady_clock::now();
   std::vector<Point> points = expand_sweep(spec, registry);
-  if (!options.claim_dir.empty()) points = claiming_order(points, spec.measurement);
 
   DeviceInfo device = query_device(options.device);
   device.clocks_start = read_clocks(device);
@@ -313,6 +313,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   device.measured_smem_bandwidth_gbps = measure_smem_bandwidth_gbps(device.sm_count, 10);
   device.dram_latency_ns = measure_dram_latency_ns(latency_probe_shape(device.l2_bytes, device.total_memory_bytes));
   auto run_t0 = std::chrono::steady_clock::now();
+  double startup_s = std::chrono::duration<double>(run_t0 - startup_t0).count();
   log << fmt::format("device {}: {} (sm_{}{}), {} SMs, L2 {} MiB; copy bandwidth {:.0f} GB/s measured, {:.0f} GB/s peak; "
                      "DRAM latency {:.0f} ns measured\n",
                      options.device, device.name, device.compute_major, device.compute_minor, device.sm_count,
@@ -372,33 +373,34 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   std::unique_ptr<Problem> problem;
   Params problem_sizes;
   std::string problem_error;
+  bool problem_built = false;
+  double pending_problem_s = 0;  // this size's problem (inputs, reference), charged to its first point
   bool context_lost = false;
   std::string lost_reason;
+  std::size_t position = 0;  // points this process has recorded or kept, for the progress lines
 
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const Point& point = points[i];
-    ordered_json record;
-    if (auto it = finished.find(point.id); it != finished.end()) {
-      results.push_back(it->second);
-      ++summary.reused;
-      continue;
-    }
-    if (!options.claim_dir.empty() && !claim_point(options.claim_dir, point.id)) continue;  // another GPU's
+  // The problem at the point's sizes, built unless the current one has them; a failure to build
+  // is the first record's (below), an allocation failure a skip.
+  auto ensure_problem = [&](const Point& point) {
+    if (problem_built && problem_sizes == point.sizes) return;
+    auto problem_t0 = std::chrono::steady_clock::now();
+    problem.reset();
+    problem_error.clear();
+    problem_sizes = point.sizes;
+    problem_built = true;
+    problem = make_point_problem(point, spec.measurement.seed, flusher ? flusher->bytes() : 0, problem_error);
+    pending_problem_s += seconds_since(problem_t0);
+  };
+  auto measure_one = [&](const Point& point) {
     announce(options.supervisor_fd, "begin " + point.id);
-    auto point_t0 = std::chrono::steady_clock::now(), problem_t0 = point_t0;
-    double problem_s = 0;  // this size's problem (inputs, reference), charged to its first point
+    auto point_t0 = std::chrono::steady_clock::now();
+    double problem_before_s = pending_problem_s;  // a helper builds the problem before it claims the point
+    ordered_json record;
     if (context_lost) {
       record = unrun_record(point, "skipped", lost_reason);
     } else {
       try {
-        if (!problem || !(problem_sizes == point.sizes)) {
-          problem_t0 = std::chrono::steady_clock::now();
-          problem.reset();
-          problem_error.clear();
-          problem_sizes = point.sizes;
-          problem = make_point_problem(point, spec.measurement.seed, flusher ? flusher->bytes() : 0, problem_error);
-          problem_s = seconds_since(problem_t0);
-        }
+        ensure_problem(point);
         if (!problem_error.empty()) {
           record = unrun_record(point, "skipped", problem_error);
         } else {
@@ -413,17 +415,52 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
           context_lost = true;
           lost_reason = fmt::format("not run: the CUDA context was lost at point {} ({})", point.id, e.what());
         }
+        if (!problem) problem_built = false;  // a failed build is tried again by the next point
       } catch (const std::exception& e) {
         record = unrun_record(point, "failed", e.what());
+        if (!problem) problem_built = false;
       }
     }
-    record["time_use"]["problem_s"] = problem_s;
-    record["time_use"]["point_s"] = seconds_since(point_t0);
+    record["time_use"]["problem_s"] = pending_problem_s;
+    pending_problem_s = 0;
+    record["time_use"]["point_s"] = seconds_since(point_t0) + problem_before_s;
     jsonl.write(record);
-    log << format_progress(record, i + 1, points.size()) << std::endl;
+    log << format_progress(record, ++position, points.size()) << std::endl;
     announce(options.supervisor_fd, "end " + point.id);
     if (context_lost && options.supervisor_fd >= 0) std::_Exit(kExitContextLost);  // the supervisor resumes in a new process
     results.push_back(std::move(record));
+  };
+
+  if (options.claim_dir.empty()) {
+    for (const Point& point : points) {
+      if (auto it = finished.find(point.id); it != finished.end()) {
+        results.push_back(it->second);
+        ++summary.reused;
+        ++position;
+        continue;
+      }
+      measure_one(point);
+    }
+  } else {
+    // A worker of run --devices (harness/multi_device): its own finished points are kept first
+    // (their claims stand), then it measures what it claims.
+    for (const Point& point : points)
+      if (auto it = finished.find(point.id); it != finished.end()) {
+        results.push_back(it->second);
+        ++summary.reused;
+        ++position;
+      }
+    walk_claimed_groups(handout_groups(points, spec.measurement), options.claim_dir,
+                        fmt::format("device{}", options.device), finished,
+                        [&](const Point& point) {
+                          if (context_lost) return;
+                          try {
+                            ensure_problem(point);
+                          } catch (const std::exception&) {
+                            problem_built = false;  // measure_one tries again and records the failure
+                          }
+                        },
+                        measure_one);
   }
   problem.reset();
   std::string flusher_method = flusher ? to_string(flusher->method()) : "none";
@@ -447,6 +484,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
                       {"measurement", to_json(spec.measurement)},
                       {"resumed_points", summary.reused},
                       {"l2_flush", flusher_method},
+                      {"startup_s", startup_s},
                       {"wall_s", time_use.wall_s},
                       {"timed_s", time_use.timed_s},
                       {"timed_fraction", time_use.timed_fraction()},

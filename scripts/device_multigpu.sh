@@ -7,13 +7,16 @@
 # (c) every shipped config (configs/*.json) on device 0 alone: the reference results of this GPU.
 # Everything lands in $OUT/device.tgz; a summary is printed last. Steps of (c) that would start
 # after DEADLINE_S seconds are left out (and said so), so the tarball is written inside a time limit;
-# SKIP_REFERENCE=1 leaves (c) out. The GPU tests read configs from the folder they were built in
-# (OCCBENCH_SOURCE_DIR): link it to the carried folder there when it differs.
+# SKIP_REFERENCE=1 leaves (c) out; GPU_TEST_FILTER (a --gtest_filter) runs only some GPU tests; no
+# step runs past STEP_LIMIT_S seconds (default 120), so the tarball is written even then. The GPU
+# tests read configs from the folder they were built in (OCCBENCH_SOURCE_DIR): link it to the
+# carried folder there when it differs.
 set -uo pipefail
 BUILD=${BUILD_DIR:-build-h100-bin}
 OUT=${OUT:-device-out}
 DEADLINE_S=${DEADLINE_S:-270}
-SCALING_CONFIGS=${SCALING_CONFIGS:-"stencil covariance_chunk_sweep"}
+SCALING_CONFIGS=${SCALING_CONFIGS:-"covariance_chunk_sweep stencil adjacent_difference"}
+STEP_LIMIT_S=${STEP_LIMIT_S:-120}
 WORK=$(mktemp -d)
 mkdir -p "$OUT" "$WORK/logs" "$WORK/scaling" "$WORK/reference"
 summary=()
@@ -25,14 +28,14 @@ nvidia-smi --query-gpu=index,name,pci.bus_id,driver_version,clocks.sm,clocks.mem
   --format=csv > "$WORK/logs/nvidia-smi.csv" 2>&1
 nproc > "$WORK/logs/nproc.txt"
 
-"$BUILD/tests/occbench_gpu_tests" > "$WORK/logs/gpu_tests.log" 2>&1
+timeout "$STEP_LIMIT_S" "$BUILD/tests/occbench_gpu_tests" --gtest_filter="${GPU_TEST_FILTER:-*}" > "$WORK/logs/gpu_tests.log" 2>&1
 note "gpu tests: exit $? ($(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$WORK/logs/gpu_tests.log" | tr '\n' ' '))"
 
 for name in $SCALING_CONFIGS; do
   for devices in 0 0,1; do
     tag=$name-devices${devices/,/_}
     t0=$(now)
-    "$BUILD/occbench" run "configs/$name.json" --devices "$devices" --out "$WORK/scaling/$tag" > "$WORK/logs/$tag.log" 2>&1
+    timeout "$STEP_LIMIT_S" "$BUILD/occbench" run "configs/$name.json" --devices "$devices" --out "$WORK/scaling/$tag" > "$WORK/logs/$tag.log" 2>&1
     code=$?
     t1=$(now)
     wall=$(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.2f", b - a}')

@@ -15,7 +15,8 @@ TEST(AdjacentDifferenceReference, HandComputed) {
 }
 
 TEST(AdjacentDifferenceReference, HostLoopMatchesOnRandomData) {
-  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1023), std::size_t(100003)}) {
+  // 3000001: above parallel_for's serial threshold, so the reference is split over threads.
+  for (std::size_t n : {std::size_t(1), std::size_t(2), std::size_t(1023), std::size_t(100003), std::size_t(3000001)}) {
     auto a = random_floats(n, 7);
     std::vector<float> expected(n), got(n, -7.0f);
     adjacent_difference::reference(a.data(), expected.data(), n);

@@ -15,6 +15,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <thread>
 
 using namespace occbench;
 namespace fs = std::filesystem;
@@ -244,22 +245,138 @@ TEST(MultiDevice, EachPointIsClaimedOnce) {
   EXPECT_FALSE(claim_point(dir.string(), "a/b"));
 }
 
-TEST(MultiDevice, ClaimingOrderKeepsProblemsTogetherSlowestFirst) {
-  SweepSpec spec = parse_sweep_file(kConfigs + "transpose.json", builtin_registry());
+// handout_groups of a config: every point once, each group one problem (and one reference).
+std::vector<HandoutGroup> groups_of(const std::string& config, std::size_t& point_count) {
+  SweepSpec spec = parse_sweep_file(kConfigs + config, builtin_registry());
   std::vector<Point> points = expand_sweep(spec, builtin_registry());
-  std::vector<Point> ordered = claiming_order(points, spec.measurement);
-  ASSERT_EQ(ordered.size(), points.size());
-  std::set<std::string> ids, sizes_done;
-  std::string current;
-  for (std::size_t i = 0; i < ordered.size(); ++i) {
-    ids.insert(ordered[i].id);
-    std::string sizes = ordered[i].sizes.to_string();
-    if (sizes != current) {
-      EXPECT_TRUE(sizes_done.insert(sizes).second) << sizes << " comes back after another size";
-      current = sizes;
-    } else {
-      EXPECT_GE(estimated_point_seconds(ordered[i - 1], spec.measurement), estimated_point_seconds(ordered[i], spec.measurement));
+  point_count = points.size();
+  std::vector<HandoutGroup> groups = handout_groups(points, spec.measurement);
+  std::set<std::string> ids, keys, sizes_done;
+  std::string current_sizes;
+  for (const auto& group : groups) {
+    EXPECT_TRUE(keys.insert(group.key).second) << group.key;
+    std::string sizes = group.points.front().sizes.to_string();
+    if (sizes != current_sizes) {
+      EXPECT_TRUE(sizes_done.insert(sizes).second) << config << ": " << sizes << " comes back after another size";
+      current_sizes = sizes;
     }
+    double sum = 0;
+    for (std::size_t i = 0; i < group.points.size(); ++i) {
+      const Point& point = group.points[i];
+      EXPECT_TRUE(ids.insert(point.id).second) << point.id << " in two groups";
+      EXPECT_EQ(point.sizes.to_string(), sizes) << point.id;
+      for (const auto& axis : point.family->reference_axes)
+        EXPECT_EQ(point.params.get(axis), group.points.front().params.get(axis)) << point.id;
+      if (i > 0)
+        EXPECT_GE(estimated_point_seconds(group.points[i - 1], spec.measurement), estimated_point_seconds(point, spec.measurement));
+      sum += estimated_point_seconds(point, spec.measurement);
+    }
+    EXPECT_NEAR(group.estimated_s, sum, 1e-9 * sum);
   }
-  EXPECT_EQ(ids.size(), points.size());
+  EXPECT_EQ(ids.size(), point_count);
+  return groups;
+}
+
+TEST(MultiDevice, HandoutGroupsShareOneProblemAndReference) {
+  std::size_t count = 0;
+  // Two sizes, two groups of 17 points; the costlier size (256 M floats) is claimed first.
+  std::vector<HandoutGroup> adjacent = groups_of("adjacent_difference.json", count);
+  ASSERT_EQ(adjacent.size(), 2u);
+  EXPECT_EQ(adjacent[0].key, "n=268435456");
+  EXPECT_EQ(adjacent[0].points.size(), 17u);
+  EXPECT_GT(adjacent[0].estimated_s, adjacent[1].estimated_s);
+  // One size, but the reference depends on filter_size: one group per filter, 2 variants x 6 blocks.
+  std::vector<HandoutGroup> stencil = groups_of("stencil.json", count);
+  ASSERT_EQ(stencil.size(), 15u);
+  for (const auto& group : stencil) EXPECT_EQ(group.points.size(), 12u) << group.key;
+  EXPECT_EQ(stencil[0].key, "width=4096 height=4096 filter_size=31");  // the widest window costs most
+  for (const char* config : {"covariance_chunk_sweep.json", "transpose.json", "matmul.json", "cost_volume.json"})
+    groups_of(config, count);
+}
+
+// Two workers walking the groups of a sweep at once (threads over one claims folder).
+std::map<std::string, std::vector<std::string>> walk_two_workers(const std::vector<HandoutGroup>& groups, const fs::path& claims,
+                                                                   const std::map<std::string, ordered_json>& finished) {
+  std::map<std::string, std::vector<std::string>> measured;
+  std::vector<std::thread> workers;
+  for (const std::string owner : {"device0", "device1"}) measured[owner];
+  for (auto& [owner, list] : measured)
+    workers.emplace_back([&, owner = owner, list = &list] {
+      walk_claimed_groups(groups, claims.string(), owner, finished, [](const Point&) {},
+                          [&](const Point& point) {
+                            list->push_back(point.id);
+                            std::this_thread::sleep_for(std::chrono::microseconds(200));
+                          });
+    });
+  for (auto& worker : workers) worker.join();
+  return measured;
+}
+
+TEST(MultiDevice, WorkersTakeWholeGroupsThenHelp) {
+  std::size_t count = 0;
+  std::vector<HandoutGroup> groups = groups_of("stencil.json", count);
+  fs::path claims = fresh_dir("walk");
+  auto measured = walk_two_workers(groups, claims, {});
+  std::set<std::string> all;
+  std::size_t split_groups = 0;
+  for (const auto& group : groups) {
+    std::set<std::string> owners;
+    for (const auto& point : group.points)
+      for (const auto& [owner, ids] : measured)
+        if (std::count(ids.begin(), ids.end(), point.id)) owners.insert(owner);
+    EXPECT_GE(owners.size(), 1u) << group.key << " measured by nobody";
+    split_groups += owners.size() > 1;
+  }
+  for (const auto& [owner, ids] : measured) {
+    EXPECT_GT(ids.size(), 0u) << owner << " idled";
+    for (const auto& id : ids) EXPECT_TRUE(all.insert(id).second) << id << " measured twice";
+  }
+  EXPECT_EQ(all.size(), count);
+  EXPECT_LE(split_groups, 2u) << "only the last groups are shared";
+
+  // One worker alone takes every group whole, in claim order; a second finds nothing left.
+  fs::path alone = fresh_dir("walk_alone");
+  std::vector<std::string> order;
+  walk_claimed_groups(groups, alone.string(), "device0", {}, [](const Point&) {},
+                      [&](const Point& point) { order.push_back(point.id); });
+  ASSERT_EQ(order.size(), count);
+  EXPECT_EQ(order.front(), groups.front().points.front().id);
+  EXPECT_EQ(order.back(), groups.back().points.back().id);
+  std::size_t more = 0;
+  walk_claimed_groups(groups, alone.string(), "device1", {}, [](const Point&) {}, [&](const Point&) { ++more; });
+  EXPECT_EQ(more, 0u);
+}
+
+TEST(MultiDevice, HelperTakesTheCheapEndAndOwnerGoesOnAfterARestart) {
+  std::size_t count = 0;
+  std::vector<HandoutGroup> groups = groups_of("covariance_chunk_sweep.json", count);
+  ASSERT_EQ(groups.size(), 1u);  // one problem: the second GPU can only help
+  const auto& points = groups[0].points;
+  fs::path claims = fresh_dir("help");
+  // device0 holds the group and measures its slowest point; device1 helps from the cheap end.
+  ASSERT_TRUE(claim_group(claims.string(), groups[0].key, "device0"));
+  ASSERT_TRUE(claim_point(claims.string(), points.front().id));
+  std::vector<std::string> helped;
+  std::size_t prepared = 0;
+  walk_claimed_groups(groups, claims.string(), "device1", {}, [&](const Point&) { ++prepared; },
+                      [&](const Point& point) { helped.push_back(point.id); });
+  EXPECT_EQ(prepared, 1u) << "the problem is built once, before the claims";
+  ASSERT_EQ(helped.size(), points.size() - 1);
+  EXPECT_EQ(helped.front(), points.back().id);
+  // A worker restarted on its own device (the supervisor) goes on with its group; others do not get it.
+  fs::path restart = fresh_dir("restart");
+  ASSERT_TRUE(claim_group(restart.string(), groups[0].key, "device0"));
+  EXPECT_TRUE(claim_group(restart.string(), groups[0].key, "device0"));
+  EXPECT_FALSE(claim_group(restart.string(), groups[0].key, "device1"));
+  // A resumed run: finished points are never measured again, and a group with one open point is
+  // left to its owner.
+  std::map<std::string, ordered_json> finished;
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) finished[points[i].id] = ordered_json::object();
+  std::size_t again = 0;
+  walk_claimed_groups(groups, restart.string(), "device1", finished, [](const Point&) {}, [&](const Point&) { ++again; });
+  EXPECT_EQ(again, 0u);
+  std::vector<std::string> owner;
+  walk_claimed_groups(groups, restart.string(), "device0", finished, [](const Point&) {},
+                      [&](const Point& point) { owner.push_back(point.id); });
+  EXPECT_EQ(owner, std::vector<std::string>{points.back().id});
 }

@@ -196,6 +196,7 @@ Family make_family() {
         return "";
       })
       .device_bytes([](const Params& s) { return std::uint64_t(s.get("width") * s.get("height")) * 3; })
+      .reference_axes({"filter_size"})
       .problem([](const Params& s, std::uint64_t seed) -> std::unique_ptr<Problem> {
         return std::make_unique<StencilProblem>(int(s.get("width")), int(s.get("height")), seed);
       })
