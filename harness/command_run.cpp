@@ -48,6 +48,7 @@ std::vector<std::string> worker_arguments(const RunFlags& flags) {
   std::vector<std::string> args = selection_arguments(flags.selection);
   args.insert(args.end(), {"--watchdog", fmt::format("{}", flags.watchdog_s)});
   if (flags.no_supervisor) args.push_back("--no-supervisor");
+  if (flags.counters) args.push_back("--counters");  // the workers read the config file, not the flag
   return args;
 }
 

@@ -1,5 +1,6 @@
 #include "harness/multi_device.hpp"
 
+#include "harness/cli.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/merge.hpp"
 #include "harness/report.hpp"
@@ -11,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -126,6 +128,29 @@ bool claim_point(const std::string& claim_dir, const std::string& point_id) {
 
 void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids) {
   for (const auto& id : point_ids) claim_point(claim_dir, id);
+}
+
+std::vector<std::string> claimed_without_record(const std::string& claim_dir, const std::vector<ordered_json>& results) {
+  std::set<std::string> recorded;
+  for (const auto& r : results) recorded.insert(claim_file_name(record_point_id(r)));
+  const std::string group_prefix = claim_file_name("group:");
+  std::vector<std::string> held;
+  for (const auto& entry : fs::directory_iterator(claim_dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(group_prefix, 0) == 0 || recorded.count(name)) continue;
+    std::string id;  // claim_file_name undone: "_xx" is a hex byte
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      if (name[i] == '_' && i + 2 < name.size() && std::isxdigit((unsigned char)name[i + 1]) && std::isxdigit((unsigned char)name[i + 2])) {
+        id += char(std::stoi(name.substr(i + 1, 2), nullptr, 16));
+        i += 2;
+      } else {
+        id += name[i];
+      }
+    }
+    held.push_back(id);
+  }
+  std::sort(held.begin(), held.end());
+  return held;
 }
 
 bool is_claimed(const std::string& claim_dir, const std::string& point_id) {
@@ -292,7 +317,8 @@ int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ost
     if (code != 0 && code != 1)
       log << fmt::format("occbench run: the worker on device {} exited with {}; run --resume {} continues\n", devices[i], code,
                          jsonl_path);
-    worst = std::max(worst, code);
+    // Bad input and no GPU keep their codes; a crash or a lost context is a failed run (1).
+    worst = std::max(worst, code == kExitBadInput || code == kExitNoGpu || code <= kExitFailed ? code : int(kExitFailed));
   }
 
   std::vector<ShardOutput> parts;
@@ -331,6 +357,14 @@ int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ost
   log << fmt::format("\nall devices: {} ok, {} failed, {} skipped in {:.1f} s on {} GPU(s)\nwrote {}.json\n      {}.csv\n      {}\n",
                      ok, failed, skipped, wall_s, devices.size(), stem, stem, jsonl_path);
   if (failed > 0) worst = std::max(worst, 1);
+  // A point claimed by a worker that stopped before recording it has no record anywhere: say so.
+  std::vector<std::string> held = claimed_without_record(claims.string(), merged.results);
+  if (!held.empty()) {
+    log << fmt::format("occbench run: {} point(s) were claimed by a worker that stopped before recording them and were "
+                       "not measured: {}; run --resume {} measures them\n",
+                       held.size(), fmt::join(held, ", "), jsonl_path);
+    worst = std::max(worst, 1);
+  }
   return worst;
 }
 

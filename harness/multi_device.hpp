@@ -39,6 +39,9 @@ bool claim_point(const std::string& claim_dir, const std::string& point_id);
 void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids);
 // True when some worker holds the point's claim (finished or measuring it).
 bool is_claimed(const std::string& claim_dir, const std::string& point_id);
+// The ids of points claimed in `claim_dir` that have no record in `results` (a worker stopped
+// while it held them), sorted.
+std::vector<std::string> claimed_without_record(const std::string& claim_dir, const std::vector<nlohmann::ordered_json>& results);
 
 // The unit a worker claims whole: the points that share one problem instance (the same sizes)
 // and, for a family with reference_axes (stencil's filter_size), one reference. A worker that

@@ -8,9 +8,10 @@ measured bytes.
     python3 plots/occplot.py --overlay A.json B.json ... [--out DIR] [--name overlay]
 
 Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
-file unless --out says otherwise. With --overlay the files (and the GPUs of a run --devices or merged
-document) are drawn together, a series per device, in the sweep and comparison figures
-(plots/overlay.py), named <name>_<kind>[_<detail>], next to the first file unless --out says otherwise. Nothing here knows a family by name: what to draw is read from the
+file unless --out says otherwise. With --overlay the files (and the GPU models of a run --devices or
+merged document) are drawn together, a series per GPU, in the sweep and comparison figures
+(plots/overlay.py), named <name>_<kind>[_<detail>], next to the first file unless --out says
+otherwise. Nothing here knows a family by name: what to draw is read from the
 data (which parameters are sizes, which one is swept, which variant is the baseline).
 
 Importable for tests: load_results() validates a file and figures_for() returns (slug, Figure)

@@ -25,19 +25,25 @@ class Source:
 
 
 def sources_from(named_docs):
-    """[(path, doc)] -> [Source], one per device, with labels unique across them."""
+    """[(path, doc)] -> [Source], one per GPU model, with labels unique across them.
+
+    A document of several GPUs (run --devices, occbench merge) is split by device only where the
+    models differ: GPUs of one model measured disjoint points of one sweep, which belong together."""
     sources = []
     for path, doc in named_docs:
         devices = doc.get("devices")
-        if isinstance(devices, list) and len(devices) > 1:
+        models = {short_name(d) for d in devices} if isinstance(devices, list) else set()
+        if len(models) > 1:
             for index, device in enumerate(devices):
                 rows = [r for r in doc["results"] if r.get("device") == index]
                 if rows:
                     ordinal = device.get("ordinal", index)
                     sources.append(Source(f"{short_name(device)} #{ordinal}", device, rows, doc, path))
         else:
-            sources.append(Source(short_name(doc.get("device") or {}), doc.get("device") or {},
-                                  doc["results"], doc, path))
+            label = short_name(doc.get("device") or {})
+            if isinstance(devices, list) and len(devices) > 1:
+                label += f" ×{len(devices)}"
+            sources.append(Source(label, doc.get("device") or {}, doc["results"], doc, path))
     counts = defaultdict(int)
     for source in sources:
         counts[source.label] += 1

@@ -245,6 +245,20 @@ TEST(MultiDevice, EachPointIsClaimedOnce) {
   EXPECT_FALSE(claim_point(dir.string(), "a/b"));
 }
 
+TEST(MultiDevice, PointsClaimedButNeverRecordedAreNamed) {
+  fs::path dir = fresh_dir("claims_held");
+  claim_point(dir.string(), "stencil/global/width=4096/filter_size=3");
+  claim_point(dir.string(), "stencil/global width=4096/filter_size=5");  // a space, encoded in the file name
+  claim_point(dir.string(), "stencil/shared/width=4096/filter_size=3");
+  ASSERT_TRUE(claim_group(dir.string(), "stencil width=4096", "device0"));
+  std::vector<nlohmann::ordered_json> results = {{{"point_id", "stencil/shared/width=4096/filter_size=3"}}};
+  EXPECT_EQ(claimed_without_record(dir.string(), results),
+            (std::vector<std::string>{"stencil/global width=4096/filter_size=5", "stencil/global/width=4096/filter_size=3"}));
+  results.push_back({{"point_id", "stencil/global/width=4096/filter_size=3"}});
+  results.push_back({{"point_id", "stencil/global width=4096/filter_size=5"}});
+  EXPECT_TRUE(claimed_without_record(dir.string(), results).empty()) << "a group's claim is not a point";
+}
+
 // handout_groups of a config: every point once, each group one problem (and one reference).
 std::vector<HandoutGroup> groups_of(const std::string& config, std::size_t& point_count) {
   SweepSpec spec = parse_sweep_file(kConfigs + config, builtin_registry());

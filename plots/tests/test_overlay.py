@@ -52,13 +52,19 @@ def test_comparison_labels_speedup_and_draws_each_copy_bandwidth():
     assert roofs[-1] == 4100.0 and len(roofs) == 2
 
 
-def test_a_multi_device_document_is_one_source_per_device():
+def test_a_multi_device_document_is_one_source_per_gpu_model():
     doc = occplot.load_results(COV_RUN)
     doc["devices"] = [dict(doc["device"], ordinal=0), dict(doc["device"], ordinal=1)]
     for i, row in enumerate(doc["results"]):
         row["device"] = i % 2
+    # Two GPUs of one model measured disjoint points of one sweep: one series.
     sources = overlay.sources_from([(Path("both.json"), doc)])
-    assert [s.label for s in sources] == ["H100 80GB HBM3 #0", "H100 80GB HBM3 #1"]
+    assert [s.label for s in sources] == ["H100 80GB HBM3 ×2"]
+    assert len(sources[0].rows) == len(doc["results"])
+    # Two models (a merge of shards run on different GPUs): one series each.
+    doc["devices"][1] = dict(doc["device"], name="NVIDIA H200", ordinal=1)
+    sources = overlay.sources_from([(Path("both.json"), doc)])
+    assert [s.label for s in sources] == ["H100 80GB HBM3 #0", "H200 #1"]
     assert sum(len(s.rows) for s in sources) == len(doc["results"])
 
 

@@ -30,6 +30,8 @@ show_logs() {
   done >&2
 }
 stop_daemons() {
+  # Jobs first: their steps are not the daemons' children and would outlive them.
+  command -v scancel >/dev/null 2>&1 && [ -f "${SLURM_CONF:-}" ] && timeout 5 scancel --full --user "$(id -un)" 2>/dev/null || true
   for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${pids[@]}"; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
