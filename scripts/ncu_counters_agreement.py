@@ -92,7 +92,7 @@ def combine(kernels, metric, is_percent):
 def read_csv(path):
     rows = []
     for r in csv.DictReader(open(path)):
-        if r["counter"] != "*":
+        if r["counter"] != "*" and r["diff_pct"] != "":  # "": occbench recorded no value
             r.update(occbench=float(r["occbench"]), ncu=float(r["ncu"]), diff_pct=float(r["diff_pct"]),
                      within_2pct=r["within_2pct"] == "True", exact=r["exact"] == "True")
         rows.append(r)
@@ -113,7 +113,9 @@ def summarize(rows):
     print("\n| counter | points | within 2% | exactly equal | worst point | occbench | ncu | diff |")
     print("|---|---|---|---|---|---|---|---|")
     for field in dict.fromkeys(r["counter"] for r in compared):
-        mine = [r for r in compared if r["counter"] == field]
+        mine = [r for r in compared if r["counter"] == field and r["diff_pct"] != ""]  # "": no value recorded
+        if not mine:
+            continue
         worst = max(mine, key=lambda r: abs(r["diff_pct"]))
         print(f"| {field} | {len(mine)} | {sum(r['within_2pct'] for r in mine)} | {sum(r['exact'] for r in mine)} | "
               f"{worst['point_id']} | {worst['occbench']:.6g} | {worst['ncu']:.6g} | {worst['diff_pct']:+.2f}% |")
@@ -176,6 +178,11 @@ def main():
             kernels = launches  # one timed sample, no warm-up: the range holds that launch's kernels
             for field, metric in fields.items():
                 is_percent = f"counters.{field}" in percent
+                if c.get(field) is None:  # CUPTI gave no number (NaN is written as null): a row that says so
+                    rows.append({"config": name, "point_id": point, "counter": field, "metric": metric, "occbench": "",
+                                 "ncu": "", "diff_pct": "", "within_2pct": "", "exact": "",
+                                 "note": "occbench recorded no value for this counter"})
+                    continue
                 mine = float(c[field]) * (100.0 if field == "achieved_occupancy" else 1.0)
                 theirs = combine(kernels, metric, is_percent)
                 diff = (mine - theirs) / theirs if theirs else (0.0 if mine == theirs else float("inf"))
