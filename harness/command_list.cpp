@@ -2,6 +2,7 @@
 #include "harness/cli.hpp"
 #include "harness/commands.hpp"
 #include "harness/occupancy_limit.hpp"
+#include "harness/optional_number.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -22,7 +23,7 @@ int list_families(const Registry& registry, bool as_json) {
       ordered_json list = ordered_json::array();
       for (const auto& a : axes)
         list.push_back({{"name", a.name}, {"legal", a.describe_legal()}, {"description", a.description},
-                        {"default", a.default_value ? ordered_json(*a.default_value) : ordered_json(nullptr)}});
+                        {"default", optional_number(a.default_value)}});
       return list;
     };
     for (const auto& f : registry.families()) {

@@ -1,5 +1,7 @@
 #include "harness/conditions.hpp"
 
+#include "harness/optional_number.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,11 +64,10 @@ PointConditions ConditionSampler::finish(const ClockReading& run_start) {
 }
 
 nlohmann::ordered_json to_json(const PointConditions& c) {
-  auto number = [](const std::optional<double>& v) { return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr); };
   return {{"readings", c.readings},
-          {"sm_mhz_min", number(c.sm_mhz_min)},
-          {"sm_mhz_max", number(c.sm_mhz_max)},
-          {"memory_mhz_min", number(c.memory_mhz_min)},
+          {"sm_mhz_min", optional_number(c.sm_mhz_min)},
+          {"sm_mhz_max", optional_number(c.sm_mhz_max)},
+          {"memory_mhz_min", optional_number(c.memory_mhz_min)},
           {"throttle_reasons", throttle_reason_names(c.throttle_reasons)},
           {"flags", c.flags}};
 }

@@ -1,6 +1,7 @@
 #include "harness/device.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/optional_number.hpp"
 #include "harness/gpu_table.hpp"
 #include "harness/stats.hpp"
 
@@ -177,13 +178,10 @@ ClockReading read_clocks(const DeviceInfo& device) {
 }
 
 namespace {
-nlohmann::ordered_json optional_number(const std::optional<double>& v) {
-  return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
-}
 nlohmann::ordered_json to_json(const ClockReading& c) {
   return {{"sm_mhz", optional_number(c.sm_mhz)},
           {"memory_mhz", optional_number(c.memory_mhz)},
-          {"throttle_reasons", c.throttle_reasons ? nlohmann::ordered_json(*c.throttle_reasons) : nlohmann::ordered_json(nullptr)}};
+          {"throttle_reasons", optional_number(c.throttle_reasons)}};
 }
 }  // namespace
 

@@ -1,5 +1,7 @@
 #include "harness/metrics.hpp"
 
+#include "harness/optional_number.hpp"
+
 namespace occbench {
 
 using json = nlohmann::ordered_json;
@@ -53,13 +55,12 @@ void assign_speedups(std::vector<json>& results, const std::string& baseline_var
 }
 
 json to_json(const Metrics& m) {
-  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   return {{"achieved_bandwidth_gbps", m.achieved_bandwidth_gbps},
           {"gflops", m.gflops},
-          {"gflops_equivalent", opt(m.gflops_equivalent)},
-          {"pct_of_measured_bandwidth", opt(m.pct_of_measured_bandwidth)},
+          {"gflops_equivalent", optional_number(m.gflops_equivalent)},
+          {"pct_of_measured_bandwidth", optional_number(m.pct_of_measured_bandwidth)},
           {"pct_of_peak_bandwidth", m.pct_of_peak_bandwidth},
-          {"speedup_vs_baseline", opt(m.speedup_vs_baseline)}};
+          {"speedup_vs_baseline", optional_number(m.speedup_vs_baseline)}};
 }
 
 json to_json(const WorkModel& w) {
@@ -68,7 +69,7 @@ json to_json(const WorkModel& w) {
           {"equivalent_flops", w.equivalent_flops > 0 ? json(w.equivalent_flops) : json(nullptr)},
           {"global_bytes", w.global_bytes},
           {"dram_bytes", w.dram_bytes},
-          {"cgma_flop_per_byte", cgma ? json(*cgma) : json(nullptr)},
+          {"cgma_flop_per_byte", optional_number(cgma)},
           {"bytes_in_flight_per_warp", w.bytes_in_flight_per_warp > 0 ? json(w.bytes_in_flight_per_warp) : json(nullptr)}};
 }
 

@@ -1,6 +1,7 @@
 #include "harness/occupancy_knee.hpp"
 
 #include "harness/occupancy_limit.hpp"
+#include "harness/optional_number.hpp"
 
 #include <algorithm>
 #include <map>
@@ -79,7 +80,6 @@ std::vector<OccupancyKnee> occupancy_knees(const json& results) {
 }
 
 json to_json(const OccupancyKnee& k) {
-  auto opt = [](const std::optional<double>& v) { return v ? json(*v) : json(nullptr); };
   return {{"curve", k.curve},
           {"family", k.family},
           {"variant", k.variant},
@@ -88,12 +88,12 @@ json to_json(const OccupancyKnee& k) {
           {"best_occupancy", k.best_occupancy},
           {"occupancy_knee", k.occupancy_knee},
           {"knee_blocks_per_sm", k.knee_blocks_per_sm},
-          {"achieved_occupancy_knee", opt(k.achieved_occupancy_knee)},
+          {"achieved_occupancy_knee", optional_number(k.achieved_occupancy_knee)},
           {"lowest_occupancy", k.lowest_occupancy},
           {"slowdown_at_lowest", k.slowdown_at_lowest},
-          {"predicted_knee_occupancy", opt(k.predicted_knee_occupancy)},
-          {"unforced_median_ms", opt(k.unforced_median_ms)},
-          {"carveout_slowdown", opt(k.carveout_slowdown)}};
+          {"predicted_knee_occupancy", optional_number(k.predicted_knee_occupancy)},
+          {"unforced_median_ms", optional_number(k.unforced_median_ms)},
+          {"carveout_slowdown", optional_number(k.carveout_slowdown)}};
 }
 
 }  // namespace occbench

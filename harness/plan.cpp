@@ -4,6 +4,7 @@
 #include "harness/metrics.hpp"
 #include "harness/occupancy.hpp"
 #include "harness/occupancy_limit.hpp"
+#include "harness/optional_number.hpp"
 #include "harness/runner.hpp"
 
 #include <fmt/format.h>
@@ -100,7 +101,7 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
   const Variant& variant = *point.variant;
   std::optional<std::uint64_t> footprint;
   if (family.device_bytes) footprint = family.device_bytes(point.sizes);
-  r["footprint"] = {{"device_bytes", footprint ? ordered_json(*footprint) : ordered_json(nullptr)}};
+  r["footprint"] = {{"device_bytes", optional_number(footprint)}};
   if (footprint && target.memory_bytes && *footprint > *target.memory_bytes) {
     r["status"] = "skipped";
     r["reason"] = fmt::format("needs {:.2f} GiB of device memory; the GPU has {:.2f} GiB", *footprint / 1073741824.0,
