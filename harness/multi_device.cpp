@@ -43,6 +43,20 @@ std::string claim_file_name(const std::string& point_id) {
   return name;
 }
 
+// claim_file_name undone: every '_' starts a hex byte ('_' itself is written as "_5f").
+std::string point_id_of_claim_file(const std::string& name) {
+  std::string id;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '_' && i + 2 < name.size()) {
+      id += char(std::stoi(name.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      id += name[i];
+    }
+  }
+  return id;
+}
+
 pid_t start_worker(const std::string& exe, const std::vector<std::string>& args) {
   std::cout.flush();
   pid_t pid = ::fork();
@@ -138,16 +152,7 @@ std::vector<std::string> claimed_without_record(const std::string& claim_dir, co
   for (const auto& entry : fs::directory_iterator(claim_dir)) {
     std::string name = entry.path().filename().string();
     if (name.rfind(group_prefix, 0) == 0 || recorded.count(name)) continue;
-    std::string id;  // claim_file_name undone: "_xx" is a hex byte
-    for (std::size_t i = 0; i < name.size(); ++i) {
-      if (name[i] == '_' && i + 2 < name.size() && std::isxdigit((unsigned char)name[i + 1]) && std::isxdigit((unsigned char)name[i + 2])) {
-        id += char(std::stoi(name.substr(i + 1, 2), nullptr, 16));
-        i += 2;
-      } else {
-        id += name[i];
-      }
-    }
-    held.push_back(id);
+    held.push_back(point_id_of_claim_file(name));
   }
   std::sort(held.begin(), held.end());
   return held;
