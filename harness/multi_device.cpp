@@ -215,11 +215,16 @@ std::vector<HandoutGroup> handout_groups(const std::vector<Point>& points, const
 
 void walk_claimed_groups(const std::vector<HandoutGroup>& groups, const std::string& claim_dir, const std::string& owner,
                          const std::map<std::string, ordered_json>& finished,
-                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure) {
+                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure,
+                         const std::function<bool()>& keep_claiming) {
+  auto stopped = [&] { return keep_claiming && !keep_claiming(); };
   for (const HandoutGroup& group : groups) {
+    if (stopped()) return;
     if (!claim_group(claim_dir, group.key, owner)) continue;
-    for (const Point& point : group.points)
+    for (const Point& point : group.points) {
+      if (stopped()) return;
       if (!finished.count(point.id) && claim_point(claim_dir, point.id)) measure(point);
+    }
   }
   for (const HandoutGroup& group : groups) {
     std::vector<const Point*> open;
@@ -227,8 +232,10 @@ void walk_claimed_groups(const std::vector<HandoutGroup>& groups, const std::str
       if (!finished.count(it->id) && !is_claimed(claim_dir, it->id)) open.push_back(&*it);
     if (open.size() < 2) continue;
     prepare(*open.front());  // while the problem is built, the owner goes on with the group
-    for (const Point* point : open)
+    for (const Point* point : open) {
+      if (stopped()) return;
       if (claim_point(claim_dir, point->id)) measure(*point);
+    }
   }
 }
 

@@ -65,10 +65,12 @@ bool claim_group(const std::string& claim_dir, const std::string& group_key, con
 // left, help with the groups other workers still measure: `prepare` (build the problem) before
 // claiming their open points from the cheap end, so owner and helper meet in the middle. A group
 // with one open point is left to its owner. `measure` gets each point this process claimed;
-// points in `finished` are never measured again.
+// points in `finished` are never measured again. Once `keep_claiming` (if given) says false, the
+// walk claims nothing more (a worker whose CUDA context is lost leaves the rest to the others).
 void walk_claimed_groups(const std::vector<HandoutGroup>& groups, const std::string& claim_dir, const std::string& owner,
                          const std::map<std::string, ordered_json>& finished,
-                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure);
+                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure,
+                         const std::function<bool()>& keep_claiming = {});
 
 struct MultiDeviceRun {
   std::vector<int> devices;

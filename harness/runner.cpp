@@ -29,9 +29,6 @@ namespace occbench {
 
 namespace {
 
-// Thrown by a run --devices worker's point loop once its CUDA context is lost (run_sweep).
-struct StopClaiming {};
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -432,9 +429,6 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     announce(options.supervisor_fd, "end " + point.id);
     if (context_lost && options.supervisor_fd >= 0) std::_Exit(kExitContextLost);  // the supervisor resumes in a new process
     results.push_back(std::move(record));
-    // A run --devices worker whose context is lost claims nothing more: the other GPUs take the
-    // rest (a claimed point would only be recorded as skipped here).
-    if (context_lost && !options.claim_dir.empty()) throw StopClaiming{};
   };
 
   if (options.claim_dir.empty()) {
@@ -456,21 +450,20 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
         ++summary.reused;
         ++position;
       }
-    try {
-      walk_claimed_groups(handout_groups(points, spec.measurement), options.claim_dir,
-                          fmt::format("device{}", options.device), finished,
-                          [&](const Point& point) {
-                            if (context_lost) return;
-                            try {
-                              ensure_problem(point);
-                            } catch (const std::exception&) {
-                              problem_built = false;  // measure_one tries again and records the failure
-                            }
-                          },
-                          measure_one);
-    } catch (const StopClaiming&) {
-      log << fmt::format("device {}: {}; this worker claims no more points\n", options.device, lost_reason);
-    }
+    // A worker whose context is lost claims nothing more: the other GPUs take the rest (a point
+    // it claimed would only be recorded as skipped).
+    walk_claimed_groups(handout_groups(points, spec.measurement), options.claim_dir,
+                        fmt::format("device{}", options.device), finished,
+                        [&](const Point& point) {
+                          if (context_lost) return;
+                          try {
+                            ensure_problem(point);
+                          } catch (const std::exception&) {
+                            problem_built = false;  // measure_one tries again and records the failure
+                          }
+                        },
+                        measure_one, [&] { return !context_lost; });
+    if (context_lost) log << fmt::format("device {}: {}; this worker claimed no more points\n", options.device, lost_reason);
   }
   problem.reset();
   std::string flusher_method = flusher ? to_string(flusher->method()) : "none";

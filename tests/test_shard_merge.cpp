@@ -359,6 +359,18 @@ TEST(MultiDevice, WorkersTakeWholeGroupsThenHelp) {
   std::size_t more = 0;
   walk_claimed_groups(groups, alone.string(), "device1", {}, [](const Point&) {}, [&](const Point&) { ++more; });
   EXPECT_EQ(more, 0u);
+
+  // A worker that stops claiming (its CUDA context is lost) after two points leaves every other
+  // point unclaimed for the others.
+  fs::path stopping = fresh_dir("walk_stopping");
+  std::size_t measured_here = 0;
+  walk_claimed_groups(groups, stopping.string(), "device0", {}, [](const Point&) {}, [&](const Point&) { ++measured_here; },
+                      [&] { return measured_here < 2; });
+  EXPECT_EQ(measured_here, 2u);
+  std::size_t claimed = 0;
+  for (const auto& group : groups)
+    for (const auto& point : group.points) claimed += is_claimed(stopping.string(), point.id);
+  EXPECT_EQ(claimed, 2u);
 }
 
 TEST(MultiDevice, HelperTakesTheCheapEndAndOwnerGoesOnAfterARestart) {
