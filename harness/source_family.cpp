@@ -9,6 +9,7 @@
 #include "harness/occupancy_limit.hpp"
 #include "harness/parallel.hpp"
 #include "harness/random.hpp"
+#include "harness/random_device.hpp"
 #include "harness/verify_device.hpp"
 
 #include <cuda_runtime.h>
@@ -22,6 +23,7 @@
 #include <fstream>
 #include <limits>
 #include <map>
+#include <optional>
 #include <sstream>
 
 namespace occbench {
@@ -58,20 +60,19 @@ std::vector<std::string> element_type_names(bool with_64bit_integers) {
   return names;
 }
 
-// Stores `value` as the element type at `out` (integers rounded and clamped to the type's range).
+// Stores `value` as the element type at `out` (integers rounded and clamped to the type's range,
+// as harness/element_values' to_element does on the host and the GPU).
 void store_element(const ElementType& type, double value, unsigned char* out) {
   auto put = [&](auto v) { std::memcpy(out, &v, sizeof v); };
-  if (type.is_float) {
-    if (type.bytes == 4) put(float(value));
-    else put(value);
-    return;
+  switch (element_kind(type)) {
+    case ElementKind::float32: return put(to_element<float>(value));
+    case ElementKind::float64: return put(to_element<double>(value));
+    case ElementKind::int32: return put(to_element<std::int32_t>(value));
+    case ElementKind::uint32: return put(to_element<std::uint32_t>(value));
+    case ElementKind::uint8: return put(to_element<std::uint8_t>(value));
+    case ElementKind::int64: return put(to_element<std::int64_t>(value));
+    case ElementKind::uint64: return put(to_element<std::uint64_t>(value));
   }
-  value = std::round(value);
-  if (type.bytes == 1) put(std::uint8_t(std::clamp(value, 0.0, 255.0)));
-  else if (type.bytes == 4 && type.is_signed) put(std::int32_t(std::clamp(value, -2147483648.0, 2147483647.0)));
-  else if (type.bytes == 4) put(std::uint32_t(std::clamp(value, 0.0, 4294967295.0)));
-  else if (type.is_signed) put(std::int64_t(value));
-  else put(std::uint64_t(std::max(value, 0.0)));
 }
 
 double load_element(const ElementType& type, const unsigned char* in) {
@@ -93,6 +94,21 @@ struct Initializer {
   double value = 0;              // constant
   std::string npy_path;          // npy
 };
+
+// The formula of harness/element_values for an initializer and its type, where there is one
+// (uniform, iota, constant): those inputs are made on the GPU. normal (the host's log and cos) and
+// npy are made on the host and uploaded.
+struct InitSpec {
+  InitFormula formula;
+  double a, b;
+};
+std::optional<InitSpec> init_spec(const Initializer& init, const ElementType& type) {
+  if (init.kind == "uniform")
+    return InitSpec{type.is_float ? InitFormula::uniform_real : InitFormula::uniform_integer, init.low, init.high};
+  if (init.kind == "iota") return InitSpec{InitFormula::iota, init.start, init.step};
+  if (init.kind == "constant") return InitSpec{InitFormula::constant, init.value, 0};
+  return std::nullopt;
+}
 
 struct Argument {
   std::string name, path;  // path: its JSON path in the config
@@ -259,20 +275,15 @@ std::vector<unsigned char> initial_values(const Argument& a, std::size_t count, 
     return array.bytes;
   }
   // Element i depends only on (seed, stream, i), so the values are the same whatever the thread count.
+  std::optional<InitSpec> spec = init_spec(init, type);
   parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t i = begin; i < end; ++i) {
       double v;
-      if (init.kind == "iota") {
-        v = init.start + init.step * double(i);
-      } else if (init.kind == "constant") {
-        v = init.value;
-      } else if (init.kind == "normal") {
+      if (spec) {
+        v = init_value_at(spec->formula, spec->a, spec->b, seed, stream, i);
+      } else {  // normal
         double u1 = unit_random(seed, 2 * stream, i), u2 = unit_random(seed, 2 * stream + 1, i);
         v = init.mean + init.stddev * std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(6.283185307179586 * u2);
-      } else if (type.is_float) {
-        v = init.low + (init.high - init.low) * unit_random(seed, stream, i);
-      } else {
-        v = std::floor(init.low + (init.high - init.low + 1) * unit_random(seed, stream, i));
       }
       store_element(type, v, bytes.data() + i * type.bytes);
     }
@@ -294,8 +305,13 @@ class SourceProblem : public Problem {
       std::size_t count = std::size_t(a.count.evaluate_integer(sizes, 0, kMaxInt));
       buffers_[i] = DeviceBuffer<unsigned char>(count * a.type->bytes);
       if (a.role == Argument::Role::input) {
-        auto host = initial_values(a, count, seed, i);
-        buffers_[i].upload(host);
+        // On the GPU where the initializer has a shared formula: a 1 GiB input took a second to
+        // make on the host and upload.
+        if (std::optional<InitSpec> spec = init_spec(a.init, *a.type)) {
+          fill_initial_values_device(element_kind(*a.type), buffers_[i].get(), count, spec->formula, spec->a, spec->b, seed, i);
+        } else {
+          buffers_[i].upload(initial_values(a, count, seed, i));
+        }
       } else if (!a.expected_npy.empty()) {
         NpyArray array = read_npy(a.expected_npy);
         if (array.dtype != a.type->npy || array.count() != count)

@@ -52,3 +52,23 @@ TEST(Random, UnitRandomStreamIsPinnedAndInRange) {
     ASSERT_LT(u, 1.0);
   }
 }
+
+// fill_uniform's and fill_uniform_bytes' streams, pinned: the GPU makes the same values from the
+// same formulas (harness/random_hash.hpp, harness/random_device), so a change here changes every
+// built-in sweep's inputs on both sides. Values from before the formulas were shared.
+TEST(Random, FillStreamsArePinned) {
+  std::vector<float> a(2000000);
+  fill_uniform(a.data(), a.size(), 2025, -1.0f, 1.0f);
+  EXPECT_EQ(a[0], 0x1.767488p-2f);
+  EXPECT_EQ(a[1], 0x1.e40698p-2f);
+  EXPECT_EQ(a[12345], 0x1.1dcb68p-1f);
+  EXPECT_EQ(a[1999999], 0x1.aec298p-2f);
+  std::vector<float> w(8);
+  fill_uniform(w.data(), w.size(), 2025 ^ 0x5eed, 0.0f, 1.0f);
+  EXPECT_EQ(w[7], 0x1.eb8422p-1f);
+  std::vector<std::uint8_t> b(100);
+  fill_uniform_bytes(b.data(), b.size(), 9);
+  EXPECT_EQ(b[0], 229);
+  EXPECT_EQ(b[1], 98);
+  EXPECT_EQ(b[99], 217);
+}

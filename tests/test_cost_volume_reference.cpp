@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <utility>
 #include <vector>
 
 using namespace occbench;
@@ -41,6 +42,24 @@ TEST(CostVolumeReference, HandComputedWeightedAverage) {
   for (int c = 0; c < kChannels; ++c) {
     EXPECT_DOUBLE_EQ(out[c], -1.25 * c);
     EXPECT_DOUBLE_EQ(out[kChannels + c], 2.0);
+  }
+}
+
+// The problem's reference comes from the input formulas, never from a host copy of the inputs: it
+// must equal the reference over the filled inputs exactly (same values, same order of operations),
+// on one thread and on several, with the clamped pixels included.
+TEST(CostVolumeReference, FromSeedEqualsReferenceOverFilledInputs) {
+  for (auto [views, pixels] : {std::pair<int, std::size_t>{1, 1}, {3, 61 * 5 + 2}, {32, 640 * 3}, {8, 640 * 480 / 4}}) {
+    std::vector<float> features(std::size_t(views) * pixels * kChannels), weights(std::size_t(views) * pixels);
+    cost_volume::fill_features(features.data(), features.size(), 2025);
+    cost_volume::fill_weights(weights.data(), views, pixels, 2025);
+    std::vector<double> from_inputs(pixels * kChannels), from_seed(pixels * kChannels, -99);
+    cost_volume::reference(features.data(), weights.data(), from_inputs.data(), views, pixels);
+    cost_volume::reference_from_seed(2025, from_seed.data(), views, pixels);
+    EXPECT_EQ(from_seed, from_inputs) << views << " views, " << pixels << " pixels";
+    // The formulas are the fills' element by element.
+    EXPECT_EQ(cost_volume::feature_at(cost_volume::feature_key(2025), features.size() - 1), features.back());
+    EXPECT_EQ(cost_volume::weight_at(cost_volume::weight_key(2025), pixels, weights.size() - 1), weights.back());
   }
 }
 

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 using namespace occbench;
@@ -82,6 +83,22 @@ TEST(StencilReference, SummedAreaTableMatchesDirectLoopAtAwkwardSizes) {
       }
     }
   }
+}
+
+TEST(StencilReference, OneTableServesEveryFilterInAnyOrder) {
+  // The problem builds one table per image and asks it for each filter as the sweep reaches it.
+  const int w = 45, h = 38;
+  auto src = random_image(w, h, 5);
+  stencil::ReferenceTable table(src.data(), w, h);
+  for (int f : {31, 3, 17, 5, 29, 3, 9}) {
+    std::vector<std::uint8_t> got(src.size(), 1), direct(src.size(), 2);
+    table.image(f, kOffsetC, got.data());
+    stencil::reference_direct(src.data(), direct.data(), w, h, f, kOffsetC);
+    ASSERT_EQ(got, direct) << "filter " << f;
+  }
+  std::vector<std::uint8_t> out(src.size());
+  EXPECT_THROW(table.image(stencil::kMaxFilter + 2, kOffsetC, out.data()), std::invalid_argument);
+  EXPECT_THROW(table.image(4, kOffsetC, out.data()), std::invalid_argument);
 }
 
 TEST(StencilReference, SummedAreaTableExactWhenItsTotalsWrap) {

@@ -8,11 +8,14 @@
 #include "harness/cuda_check.hpp"
 #include "harness/device_buffer.hpp"
 #include "harness/family_builder.hpp"
+#include "harness/random_device.hpp"
 #include "harness/verify_device.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 namespace occbench::cost_volume {
@@ -71,22 +74,29 @@ __global__ void shared_kernel(const float* __restrict__ features, const float* _
 
 namespace {
 
+// The inputs of harness/cost_volume.hpp's formulas, made on the GPU.
+__global__ void fill_inputs_kernel(float* __restrict__ features, float* __restrict__ weights, std::size_t weight_count,
+                                   std::size_t pixels, std::uint64_t fkey, std::uint64_t wkey) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < weight_count * kChannels; i += stride) {
+    features[i] = feature_at(fkey, i);
+    if (i < weight_count) weights[i] = weight_at(wkey, pixels, i);
+  }
+}
+
 class CostVolumeProblem : public Problem {
  public:
   CostVolumeProblem(int views, int width, int height, std::uint64_t seed)
       : views_(views), width_(width), height_(height), pixels_(std::size_t(width) * height),
         features_(pixels_ * views * kChannels), weights_(pixels_ * views), out_(pixels_ * kChannels) {
-    {
-      std::vector<float> features(pixels_ * views * kChannels);
-      fill_features(features.data(), features.size(), seed);
-      features_.upload(features);
-      std::vector<float> weights(pixels_ * views);
-      fill_weights(weights.data(), views, pixels_, seed);
-      weights_.upload(weights);
-      // The reference once, now, so the big host copy of the features need not be kept.
-      reference_.resize(pixels_ * kChannels);
-      reference(features.data(), weights.data(), reference_.data(), views, pixels_);
-    }
+    const std::size_t weight_count = pixels_ * views;
+    fill_inputs_kernel<<<unsigned(std::min<std::size_t>((weight_count * kChannels + 255) / 256, 65536)), 256>>>(
+        features_.get(), weights_.get(), weight_count, pixels_, feature_key(seed), weight_key(seed));
+    OCCBENCH_CHECK_LAUNCH();
+    guard_fill(seed);
+    // The reference once, now, from the same formulas (the host never holds the features).
+    reference_.resize(pixels_ * kChannels);
+    reference_from_seed(seed, reference_.data(), views, pixels_);
   }
 
   void poison_outputs() override { out_.poison(); }
@@ -104,6 +114,15 @@ class CostVolumeProblem : public Problem {
   float* out() { return out_.get(); }
 
  private:
+  // The first elements of each input against the host's formulas (harness/random_device).
+  void guard_fill(std::uint64_t seed) {
+    const std::uint64_t fkey = feature_key(seed), wkey = weight_key(seed);
+    std::string difference = first_fill_difference(features_.get(), features_.size(), [&](std::size_t i) { return feature_at(fkey, i); });
+    if (difference.empty())
+      difference = first_fill_difference(weights_.get(), weights_.size(), [&](std::size_t i) { return weight_at(wkey, pixels_, i); });
+    if (!difference.empty()) throw std::runtime_error("cost_volume inputs: " + difference);
+  }
+
   int views_, width_, height_;
   std::size_t pixels_;
   DeviceBuffer<float> features_, weights_, out_;

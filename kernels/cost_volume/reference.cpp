@@ -1,46 +1,63 @@
 #include "kernels/cost_volume/cost_volume.hpp"
 
-#include "harness/random.hpp"
+#include "harness/parallel.hpp"
 
 #include <algorithm>
-#include <thread>
-#include <vector>
 
 namespace occbench::cost_volume {
 
-void fill_features(float* features, std::size_t count, std::uint64_t seed) { fill_uniform(features, count, seed, -1.0f, 1.0f); }
-
-void fill_weights(float* weights, int views, std::size_t pixels, std::uint64_t seed) {
-  fill_uniform(weights, std::size_t(views) * pixels, seed ^ 0x5eed, 0.0f, 1.0f);
-  for (int n = 0; n < views; ++n)
-    for (std::size_t p = 0; p < pixels; p += kTinyWeightStride) weights[std::size_t(n) * pixels + p] *= 5e-9f;
+void fill_features(float* features, std::size_t count, std::uint64_t seed) {
+  const std::uint64_t key = feature_key(seed);
+  parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) features[i] = feature_at(key, i);
+  });
 }
 
-void reference(const float* features, const float* weights, double* out, int views, std::size_t pixels) {
-  auto rows = [&](std::size_t begin, std::size_t end) {
-    for (std::size_t p = begin; p < end; ++p) {
-      double num[kChannels] = {};
-      double den = 0;
-      for (int n = 0; n < views; ++n) {
-        double w = weights[std::size_t(n) * pixels + p];
-        const float* f = features + (std::size_t(n) * pixels + p) * kChannels;
-        den += w;
-        for (int c = 0; c < kChannels; ++c) num[c] += w * double(f[c]);
-      }
-      den = std::max(den, double(kMinDenominator));
-      for (int c = 0; c < kChannels; ++c) out[p * kChannels + c] = num[c] / den;
-    }
-  };
-  unsigned threads = std::max(1u, std::min(std::thread::hardware_concurrency(), 16u));
-  if (pixels * std::size_t(views) < (std::size_t(1) << 18)) threads = 1;
-  std::vector<std::thread> pool;
-  std::size_t chunk = (pixels + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    std::size_t begin = t * chunk, end = std::min(pixels, begin + chunk);
-    if (begin >= end) break;
-    pool.emplace_back(rows, begin, end);
+void fill_weights(float* weights, int views, std::size_t pixels, std::uint64_t seed) {
+  const std::uint64_t key = weight_key(seed);
+  parallel_for(std::size_t(views) * pixels, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) weights[i] = weight_at(key, pixels, i);
+  });
+}
+
+namespace {
+
+// One pixel's 32 outputs from its views' weights and features, as weight(n) and feature(n, c) give them.
+template <typename Weight, typename Feature>
+void reference_pixel(int views, double* out, Weight&& weight, Feature&& feature) {
+  double num[kChannels] = {};
+  double den = 0;
+  for (int n = 0; n < views; ++n) {
+    double w = weight(n);
+    den += w;
+    for (int c = 0; c < kChannels; ++c) num[c] += w * double(feature(n, c));
   }
-  for (auto& thread : pool) thread.join();
+  den = std::max(den, double(kMinDenominator));
+  for (int c = 0; c < kChannels; ++c) out[c] = num[c] / den;
+}
+
+// Pixels split over the host cores; small problems on the calling thread.
+std::size_t serial_below_pixels(int views) { return std::max<std::size_t>(1, (std::size_t(1) << 18) / std::size_t(views)); }
+
+}  // namespace
+
+void reference(const float* features, const float* weights, double* out, int views, std::size_t pixels) {
+  parallel_for(pixels, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t p = begin; p < end; ++p)
+      reference_pixel(
+          views, out + p * kChannels, [&](int n) { return weights[std::size_t(n) * pixels + p]; },
+          [&](int n, int c) { return features[(std::size_t(n) * pixels + p) * kChannels + c]; });
+  }, serial_below_pixels(views));
+}
+
+void reference_from_seed(std::uint64_t seed, double* out, int views, std::size_t pixels) {
+  const std::uint64_t fkey = feature_key(seed), wkey = weight_key(seed);
+  parallel_for(pixels, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t p = begin; p < end; ++p)
+      reference_pixel(
+          views, out + p * kChannels, [&](int n) { return weight_at(wkey, pixels, std::size_t(n) * pixels + p); },
+          [&](int n, int c) { return feature_at(fkey, (std::size_t(n) * pixels + p) * kChannels + c); });
+  }, serial_below_pixels(views));
 }
 
 double tolerance(int views) { return std::max(1e-6, 4.0 * (views + 2) / 16777216.0); }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 #include <vector>
 
 namespace occbench::stencil {
@@ -17,42 +18,58 @@ std::uint8_t threshold(std::uint32_t window_sum, int filter_size, std::uint8_t c
   return (mean - c < float(center)) ? 255 : 0;
 }
 
-void reference(const std::uint8_t* src, std::uint8_t* dst, int width, int height, int filter_size, float c) {
+namespace {
+constexpr int kTablePad = kMaxFilter / 2;  // every filter's half-width fits in the padding
+}
+
+ReferenceTable::ReferenceTable(const std::uint8_t* src, int width, int height)
+    : src_(src), width_(width), height_(height), padded_width_(std::size_t(std::max(width, 0)) + 2 * kTablePad) {
   if (width <= 0 || height <= 0) return;
-  const int half = filter_size / 2;
-  const std::size_t pw = std::size_t(width) + 2 * half, ph = std::size_t(height) + 2 * half;
-  // Summed-area table of the image padded by `half` replicated pixels on every side, with a zero
+  const std::size_t pw = padded_width_, ph = std::size_t(height) + 2 * kTablePad;
+  // Summed-area table of the image padded by kTablePad replicated pixels on every side, with a zero
   // row and column in front: sat[(r + 1) * (pw + 1) + (q + 1)] = sum of padded[0..r][0..q].
   // Unsigned 32-bit arithmetic wraps on large images (4126^2 * 255 > 2^32), but the four-corner
   // difference is exact modulo 2^32 and a window sum is below 2^18, so every window sum is exact.
-  // Built on all host cores (one reference per filter of a 4096^2 sweep took 0.2 s on one): each
-  // padded row's running sums, then the rows added down each column range, then the windows.
-  std::vector<std::uint32_t> sat((pw + 1) * (ph + 1), 0);
+  // Built on all host cores: each padded row's running sums, then the rows added down each column range.
+  sat_.assign((pw + 1) * (ph + 1), 0);
   parallel_for(ph, [&](unsigned, std::size_t r_begin, std::size_t r_end) {
     for (std::size_t r = r_begin; r < r_end; ++r) {
-      int y = std::clamp(int(r) - half, 0, height - 1);
+      int y = std::clamp(int(r) - kTablePad, 0, height - 1);
       const std::uint8_t* row = src + std::size_t(y) * width;
       std::uint32_t running = 0;
       for (std::size_t q = 0; q < pw; ++q) {
-        running += row[std::clamp(int(q) - half, 0, width - 1)];
-        sat[(r + 1) * (pw + 1) + q + 1] = running;
+        running += row[std::clamp(int(q) - kTablePad, 0, width - 1)];
+        sat_[(r + 1) * (pw + 1) + q + 1] = running;
       }
     }
   }, 64);
   parallel_for(pw, [&](unsigned, std::size_t q_begin, std::size_t q_end) {
     for (std::size_t r = 1; r < ph; ++r)
-      for (std::size_t q = q_begin; q < q_end; ++q) sat[(r + 1) * (pw + 1) + q + 1] += sat[r * (pw + 1) + q + 1];
+      for (std::size_t q = q_begin; q < q_end; ++q) sat_[(r + 1) * (pw + 1) + q + 1] += sat_[r * (pw + 1) + q + 1];
   }, 64);
-  // Pixel (x, y)'s window is padded rows y .. y + filter - 1, columns x .. x + filter - 1.
-  parallel_for(std::size_t(height), [&](unsigned, std::size_t y_begin, std::size_t y_end) {
+}
+
+void ReferenceTable::image(int filter_size, float c, std::uint8_t* dst) const {
+  if (width_ <= 0 || height_ <= 0) return;
+  if (filter_size < 1 || filter_size > 2 * kTablePad + 1 || filter_size % 2 == 0)
+    throw std::invalid_argument(fmt::format("stencil reference: filter_size {} is not an odd size of at most {}", filter_size,
+                                            2 * kTablePad + 1));
+  const std::size_t row_stride = padded_width_ + 1;
+  const std::size_t shift = std::size_t(kTablePad - filter_size / 2);  // the window's corner, in padded coordinates
+  // Pixel (x, y)'s window is padded rows y + shift .. y + shift + filter - 1, columns likewise.
+  parallel_for(std::size_t(height_), [&](unsigned, std::size_t y_begin, std::size_t y_end) {
     for (std::size_t y = y_begin; y < y_end; ++y)
-      for (int x = 0; x < width; ++x) {
-        std::size_t top = y, bottom = top + filter_size, left = std::size_t(x), right = left + filter_size;
-        std::uint32_t sum = sat[bottom * (pw + 1) + right] - sat[top * (pw + 1) + right] -
-                            sat[bottom * (pw + 1) + left] + sat[top * (pw + 1) + left];
-        dst[y * width + x] = threshold(sum, filter_size, src[y * width + x], c);
+      for (int x = 0; x < width_; ++x) {
+        std::size_t top = y + shift, bottom = top + filter_size, left = std::size_t(x) + shift, right = left + filter_size;
+        std::uint32_t sum = sat_[bottom * row_stride + right] - sat_[top * row_stride + right] -
+                            sat_[bottom * row_stride + left] + sat_[top * row_stride + left];
+        dst[y * width_ + x] = threshold(sum, filter_size, src_[y * width_ + x], c);
       }
   }, 64);
+}
+
+void reference(const std::uint8_t* src, std::uint8_t* dst, int width, int height, int filter_size, float c) {
+  ReferenceTable(src, width, height).image(filter_size, c, dst);
 }
 
 void reference_direct(const std::uint8_t* src, std::uint8_t* dst, int width, int height, int filter_size, float c) {

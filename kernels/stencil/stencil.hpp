@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace occbench::stencil {
 
@@ -25,7 +26,20 @@ inline constexpr std::uint8_t kPoison = 0x5A;
 std::uint8_t threshold(std::uint32_t window_sum, int filter_size, std::uint8_t center, float c);
 
 // The CPU reference: window sums from a summed-area table of the border-replicated image, O(width *
-// height) whatever the filter, so a 4096 x 4096 image with filter 31 checks in well under a second.
+// height) whatever the filter. One table, padded for the largest filter, serves every filter of the
+// image: a 4096^2 sweep of 15 filters built 15 tables (0.1 s each on the H100's host), now one.
+class ReferenceTable {
+ public:
+  ReferenceTable(const std::uint8_t* src, int width, int height);
+  // The reference image for filter_size (at most kMaxFilter) into dst (width * height pixels).
+  void image(int filter_size, float c, std::uint8_t* dst) const;
+
+ private:
+  const std::uint8_t* src_;
+  int width_, height_;
+  std::size_t padded_width_;
+  std::vector<std::uint32_t> sat_;
+};
 void reference(const std::uint8_t* src, std::uint8_t* dst, int width, int height, int filter_size, float c);
 // The seed's loop, literally, on the CPU (filter_size^2 clamped reads per pixel): for the tests.
 void reference_direct(const std::uint8_t* src, std::uint8_t* dst, int width, int height, int filter_size, float c);
