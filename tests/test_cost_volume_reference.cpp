@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -55,8 +56,13 @@ TEST(CostVolumeReference, FromSeedEqualsReferenceOverFilledInputs) {
     cost_volume::fill_weights(weights.data(), views, pixels, 2025);
     std::vector<double> from_inputs(pixels * kChannels), from_seed(pixels * kChannels, -99);
     cost_volume::reference(features.data(), weights.data(), from_inputs.data(), views, pixels);
-    cost_volume::reference_from_seed(2025, from_seed.data(), views, pixels);
+    cost_volume::reference_from_seed(2025, from_seed.data(), views, pixels, 0, pixels);
     EXPECT_EQ(from_seed, from_inputs) << views << " views, " << pixels << " pixels";
+    // A range of pixels is that range of the whole.
+    std::size_t first = pixels / 3, count = std::min<std::size_t>(pixels - first, 70);
+    std::vector<double> part(count * kChannels);
+    cost_volume::reference_from_seed(2025, part.data(), views, pixels, first, count);
+    EXPECT_TRUE(std::equal(part.begin(), part.end(), from_inputs.begin() + first * kChannels));
     // The formulas are the fills' element by element.
     EXPECT_EQ(cost_volume::feature_at(cost_volume::feature_key(2025), features.size() - 1), features.back());
     EXPECT_EQ(cost_volume::weight_at(cost_volume::weight_key(2025), pixels, weights.size() - 1), weights.back());
@@ -122,6 +128,8 @@ TEST(CostVolumeWorkModel, BytesPerVariant) {
   EXPECT_DOUBLE_EQ(g.dram_bytes, pixels * (n * 33 + 32) * 4);
   EXPECT_DOUBLE_EQ(s.dram_bytes, g.dram_bytes);
   // Issued-byte CGMA: global ~ 3/8 op/B, shared ~ 3/4 op/B at many views.
+  EXPECT_EQ(g.bytes_in_flight_per_warp, 160);  // a feature line and a weight sector per warp
+  EXPECT_EQ(s.bytes_in_flight_per_warp, 0);    // not modelled
   auto g32 = cost_volume::global_work(640, 480, 128), s32 = cost_volume::shared_work(640, 480, 128);
   EXPECT_NEAR(g32.flops / g32.global_bytes, 3.0 / 8, 0.01);
   EXPECT_NEAR(s32.flops / s32.global_bytes, 32 * 3.0 / 132, 0.01);

@@ -4,6 +4,7 @@
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor, exactly.
 #include "gpu_test_support.hpp"
 #include "harness/cuda_check.hpp"
+#include "harness/occupancy_limit.hpp"
 #include "harness/plan.hpp"
 #include "harness/runner.hpp"
 #include "plan_test_support.hpp"
@@ -47,7 +48,14 @@ TEST(GpuPlan, PlanEqualsTheRuntimeForEveryPointOfEveryShippedConfig) {
       // The runner skips it too: same blocker from the runtime's own attributes.
       KernelResources k = kernel_resources(launch.kernel);
       k.max_dynamic_smem_bytes.reset();
-      EXPECT_FALSE(launch_blocker(device.limits, k, threads, launch.dynamic_smem_bytes).empty()) << r["reason"];
+      if (forces_occupancy(point.params) && launch_blocker(device.limits, k, threads, launch.dynamic_smem_bytes).empty()) {
+        // A target the ballast cannot reach: the runtime's attributes give the same verdict.
+        int target = int(point.params.get(kOccupancyLimitAxis));
+        EXPECT_FALSE(plan_ballast(device.limits, k, threads, launch.dynamic_smem_bytes, target).skip_reason.empty())
+            << r["reason"];
+      } else {
+        EXPECT_FALSE(launch_blocker(device.limits, k, threads, launch.dynamic_smem_bytes).empty()) << r["reason"];
+      }
       ++skipped;
       continue;
     }
@@ -61,7 +69,15 @@ TEST(GpuPlan, PlanEqualsTheRuntimeForEveryPointOfEveryShippedConfig) {
       OCCBENCH_CUDA_CHECK(cudaFuncSetAttribute(launch.kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                int(launch.dynamic_smem_bytes)));
     int api = -1;
-    OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api, launch.kernel, threads, launch.dynamic_smem_bytes));
+    if (r["occupancy"].contains("forced")) {
+      // occupancy_limit: the API's answer for the ballasted launch at the forced carveout, as `run` asks it.
+      std::size_t total = launch.dynamic_smem_bytes + r["occupancy"]["forced"]["ballast_bytes"].get<std::size_t>();
+      api = apply_ballast(launch.kernel, threads, total);
+      restore_default_carveout(launch.kernel);
+      EXPECT_EQ(r["occupancy"]["forced"]["calculator_blocks_per_sm"].get<int>(), api) << launch.kernel_name;
+    } else {
+      OCCBENCH_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&api, launch.kernel, threads, launch.dynamic_smem_bytes));
+    }
     EXPECT_EQ(r["occupancy"]["active_blocks_per_sm"].get<int>(), api)
         << launch.kernel_name << " block " << threads << " dynamic smem " << launch.dynamic_smem_bytes;
     ++compared;

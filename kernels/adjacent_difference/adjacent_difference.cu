@@ -6,6 +6,7 @@
 #include "harness/device.hpp"
 #include "harness/device_buffer.hpp"
 #include "harness/family_builder.hpp"
+#include "harness/parallel.hpp"
 #include "harness/random.hpp"
 #include "harness/random_device.hpp"
 #include "harness/verify.hpp"
@@ -14,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace occbench::adjacent_difference {
@@ -128,7 +130,7 @@ class AdjacentDifferenceProblem : public Problem {
     output_.poison();
     // The host output (1 GiB at 256 M) is refilled only after the host loop wrote it, not before
     // every device point.
-    if (!host_poisoned_) std::fill(output_host_.begin(), output_host_.end(), std::numeric_limits<float>::quiet_NaN());
+    if (!host_poisoned_ && output_host_) fill_nan(output_host_.get());
     host_poisoned_ = true;
     host_wrote_ = false;
   }
@@ -136,11 +138,11 @@ class AdjacentDifferenceProblem : public Problem {
   // One float subtraction per element, the same on both sides: the results must match exactly.
   Verification verify() override {
     if (!host_wrote_) return compare_on_device(output_.get(), expected_.get(), n_, 0.0, 0.0);
-    if (reference_.empty()) {
-      reference_.resize(n_);
-      reference(input_host_.data(), reference_.data(), n_);
+    if (!reference_) {
+      reference_ = host_array();
+      reference(input_host_.get(), reference_.get(), n_);
     }
-    return compare_values(output_host_.data(), reference_.data(), n_, 0.0, 0.0);
+    return compare_values(output_host_.get(), reference_.get(), n_, 0.0, 0.0);
   }
 
   unsigned n() const { return unsigned(n_); }
@@ -148,11 +150,13 @@ class AdjacentDifferenceProblem : public Problem {
   float* output() { return output_.get(); }
 
   void run_host() {
-    if (input_host_.empty()) {
-      input_host_ = random_floats(n_, seed_);  // the device input's values (fill_uniform_device)
-      output_host_.assign(n_, std::numeric_limits<float>::quiet_NaN());
+    if (!input_host_) {
+      input_host_ = host_array();
+      fill_uniform(input_host_.get(), n_, seed_);  // the device input's values (fill_uniform_device)
+      output_host_ = host_array();
+      fill_nan(output_host_.get());
     }
-    host_loop(input_host_.data(), output_host_.data(), n_);
+    host_loop(input_host_.get(), output_host_.get(), n_);
     host_wrote_ = true;
     host_poisoned_ = false;
   }
@@ -160,7 +164,16 @@ class AdjacentDifferenceProblem : public Problem {
  private:
   std::size_t n_;
   std::uint64_t seed_;
-  std::vector<float> input_host_, output_host_, reference_;
+  // Host arrays of n floats, left uninitialised and then written on all host cores: a 1 GiB
+  // std::vector is zeroed on one thread first.
+  std::unique_ptr<float[]> host_array() const { return std::unique_ptr<float[]>(new float[n_]); }
+  void fill_nan(float* data) const {
+    parallel_for(n_, [&](unsigned, std::size_t begin, std::size_t end) {
+      std::fill(data + begin, data + end, std::numeric_limits<float>::quiet_NaN());
+    });
+  }
+
+  std::unique_ptr<float[]> input_host_, output_host_, reference_;
   DeviceBuffer<float> input_, output_, expected_;
   bool host_wrote_ = false;
   bool host_poisoned_ = false;

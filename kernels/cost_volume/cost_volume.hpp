@@ -50,8 +50,12 @@ void fill_weights(float* weights, int views, std::size_t pixels, std::uint64_t s
 // The CPU reference in double precision (the clamp compared against double(1e-6f), the kernels' value).
 void reference(const float* features, const float* weights, double* out, int views, std::size_t pixels);
 // The same reference over the inputs of `seed`, each recomputed from its formula where it is
-// needed (no copy of the inputs), on all host cores.
-void reference_from_seed(std::uint64_t seed, double* out, int views, std::size_t pixels);
+// needed (no copy of the inputs), on all host cores: for pixels [first_pixel, first_pixel + count)
+// of an image of `pixels`, into out[(p - first_pixel) * 32 + c]. The problem computes the whole
+// reference on the GPU with the same operations in the same order (rounded one by one) and checks
+// pixels of it against this, which must agree bit for bit.
+void reference_from_seed(std::uint64_t seed, double* out, int views, std::size_t pixels, std::size_t first_pixel,
+                         std::size_t count);
 
 // Relative tolerance with an absolute floor of 1 (outputs are weighted averages of values in
 // [-1, 1)): a float32 sum of `views` terms is within about 2 (views + 1) 2^-24 of the exact one,

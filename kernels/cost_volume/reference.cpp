@@ -50,13 +50,16 @@ void reference(const float* features, const float* weights, double* out, int vie
   }, serial_below_pixels(views));
 }
 
-void reference_from_seed(std::uint64_t seed, double* out, int views, std::size_t pixels) {
+void reference_from_seed(std::uint64_t seed, double* out, int views, std::size_t pixels, std::size_t first_pixel,
+                         std::size_t count) {
   const std::uint64_t fkey = feature_key(seed), wkey = weight_key(seed);
-  parallel_for(pixels, [&](unsigned, std::size_t begin, std::size_t end) {
-    for (std::size_t p = begin; p < end; ++p)
+  parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t k = begin; k < end; ++k) {
+      const std::size_t p = first_pixel + k;
       reference_pixel(
-          views, out + p * kChannels, [&](int n) { return weight_at(wkey, pixels, std::size_t(n) * pixels + p); },
+          views, out + k * kChannels, [&](int n) { return weight_at(wkey, pixels, std::size_t(n) * pixels + p); },
           [&](int n, int c) { return feature_at(fkey, (std::size_t(n) * pixels + p) * kChannels + c); });
+    }
   }, serial_below_pixels(views));
 }
 
@@ -81,7 +84,12 @@ WorkModel model(std::int64_t width, std::int64_t height, int views, double globa
 
 WorkModel global_work(std::int64_t width, std::int64_t height, int views) {
   // 32 threads per pixel, each: views weights + views features + 1 store, 4 bytes each.
-  return model(width, height, views, kChannels * (8.0 * views + 4));
+  WorkModel w = model(width, height, views, kChannels * (8.0 * views + 4));
+  // In flight per warp, as written: one view's 128-byte feature line and its broadcast weight
+  // (one 32-byte sector) before the multiply-add uses them. A compiler that unrolls the views loop
+  // keeps more in flight, so the knee this predicts is an upper bound.
+  w.bytes_in_flight_per_warp = 128 + 32;
+  return w;
 }
 
 WorkModel shared_work(std::int64_t width, std::int64_t height, int views) {
