@@ -39,7 +39,12 @@ struct CounterReading {
   int passes = 0;       // replays of the launch CUPTI needed
   double added_s = 0;   // wall time the counters added to this point
   double setup_s = 0;   // of which enabling and configuring the profiler
-  double replay_s = 0;  // of which the passes
+  double replay_s = 0;  // of which the passes: the L2 flushes, the launches and CUPTI's start/stop
+  double flush_s = 0;   // of replay_s: the L2 flushes before the passes (and their syncs)
+  double launch_s = 0;  // of replay_s: the launches (and their syncs)
+  double start_s = 0;   // of replay_s: cuptiRangeProfilerStart, all passes
+  double stop_s = 0;    // of replay_s: cuptiRangeProfilerStop, all passes
+  double decode_s = 0;  // of which decoding the counter data and evaluating the metrics
 };
 
 // Combines per-kernel metric values (one vector per kernel, counter_metrics() order): sums, or

@@ -21,9 +21,9 @@ FlushMethod flush_method_from_env() {
   const char* value = std::getenv("OCCBENCH_L2_FLUSH");
   if (!value || !*value) return FlushMethod::read;
   std::string name = value;
-  for (FlushMethod m : {FlushMethod::read, FlushMethod::write, FlushMethod::write_read})
+  for (FlushMethod m : {FlushMethod::read, FlushMethod::write, FlushMethod::write_read, FlushMethod::read_discard})
     if (name == to_string(m)) return m;
-  throw std::invalid_argument("OCCBENCH_L2_FLUSH: expected read, write or write_read, got '" + name + "'");
+  throw std::invalid_argument("OCCBENCH_L2_FLUSH: expected read, write, write_read or read_discard, got '" + name + "'");
 }
 
 const char* to_string(FlushMethod method) {
@@ -32,6 +32,8 @@ const char* to_string(FlushMethod method) {
       return "write";
     case FlushMethod::write_read:
       return "write_read";
+    case FlushMethod::read_discard:
+      return "read_discard";
     default:
       return "read";
   }
@@ -40,6 +42,7 @@ const char* to_string(FlushMethod method) {
 L2Flusher::L2Flusher(std::size_t l2_bytes, int sm_count, FlushMethod method)
     : bytes_(2 * l2_bytes / 16 * 16), sm_count_(sm_count), method_(method) {
   if (bytes_ == 0) return;
+  bytes_ = bytes_ / kL2DiscardLineBytes * kL2DiscardLineBytes;  // whole discard lines
   OCCBENCH_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
   OCCBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(float)));
   // Defined contents for the read sweep (it sums them; any finite values do).
@@ -69,6 +72,7 @@ void L2Flusher::flush(cudaStream_t stream) {
     OCCBENCH_CUDA_CHECK(cudaMemsetAsync(buffer_, int(++counter_ & 0x3f), bytes_, stream));
   }
   if (method_ != FlushMethod::write) launch_read_sweep(buffer_, bytes_, sink_, sm_count_, stream);
+  if (method_ == FlushMethod::read_discard) launch_l2_discard(buffer_, bytes_, stream);
 }
 
 namespace {
@@ -257,17 +261,23 @@ TimingStats time_host(const std::function<void()>& work, const MeasurementSettin
   return stats;
 }
 
+constexpr double kFloorSpacerUs = 20.0;
+
 double measure_timing_floor_ms(cudaStream_t stream, int repetitions) {
   launch_empty_kernel(stream);
   OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  // Enqueued in chunks as the samples are (sample_on_device), so the floor is what an event pair
-  // costs a kernel the GPU already has queued, not the host's launch latency.
+  // Each sample behind a 20 us spin kernel, as a cold sample sits behind its L2 flush: the GPU
+  // is still busy when the host has enqueued the events and the kernel, so the floor is what an
+  // event pair costs a kernel the GPU already has queued. Back to back without it, the GPU ran
+  // ahead of the host and the floor read the host's enqueue time (H100: ~6 us against ~3.5 us).
   MeasurementSettings settings;
   settings.mode = "hot";
   settings.min_samples = settings.max_samples = repetitions;
   settings.min_time_s = 0;
   settings.timeout_s = 10;
-  return sample_on_device({}, [&] { launch_empty_kernel(stream); }, stream, 1.0, "hot", settings, {}, nullptr).median_ms;
+  return sample_on_device([&] { launch_spin_kernel(kFloorSpacerUs, stream); }, [&] { launch_empty_kernel(stream); }, stream,
+                          1.0, "hot", settings, {}, nullptr)
+      .median_ms;
 }
 
 bool near_timing_floor(double median_ms, double floor_ms) {

@@ -22,8 +22,13 @@ namespace occbench {
 // +9 us (+10% to +21%), `read` and `write_read` (memset, then the sweep) +1.6 to +2.6 us and within
 // 0.2 us of each other; matmul 1024^3 (compute-bound) +1.8 us with all three. `read` does the job
 // with half of write_read's traffic. The ~2 us left is the event pair's own cost.
-// OCCBENCH_L2_FLUSH=write|write_read|read picks one (scripts/ncu_agreement.py --methods).
-enum class FlushMethod { read, write, write_read };
+// `read_discard` follows the sweep with `discard.global.L2` over the scratch buffer (sm_80 on):
+// the L2 is left holding no valid line at all, as after Nsight Compute's flush-and-invalidate,
+// instead of full of clean scratch lines. Where a kernel's writes go first (an invalid line or a
+// clean one to evict) changes when its output reaches DRAM, so counters of DRAM writes can only
+// match ncu's from the same L2 state.
+// OCCBENCH_L2_FLUSH=write|write_read|read|read_discard picks one (scripts/ncu_agreement.py --methods).
+enum class FlushMethod { read, write, write_read, read_discard };
 FlushMethod flush_method_from_env();  // OCCBENCH_L2_FLUSH, default read; throws on an unknown value
 const char* to_string(FlushMethod method);
 

@@ -286,9 +286,10 @@ TEST(GpuHarness, KernelActivityCountsTheTimedLaunchOnly) {
 TEST(GpuHarness, EveryFlushMethodRuns) {
   OCCBENCH_REQUIRE_GPU();
   DeviceInfo device = query_device(0);
-  for (FlushMethod method : {FlushMethod::read, FlushMethod::write, FlushMethod::write_read}) {
+  for (FlushMethod method : {FlushMethod::read, FlushMethod::write, FlushMethod::write_read, FlushMethod::read_discard}) {
     L2Flusher flusher(device.l2_bytes, device.sm_count, method);
-    EXPECT_GE(flusher.bytes(), 2 * device.l2_bytes - 16);
+    EXPECT_GE(flusher.bytes(), 2 * device.l2_bytes - kL2DiscardLineBytes);
+    EXPECT_EQ(flusher.bytes() % kL2DiscardLineBytes, 0u);
     flusher.flush(nullptr);
     OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
   }
