@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <stdexcept>
 
@@ -101,6 +102,7 @@ ordered_json measured_counters_json(const CounterReading& reading, const WorkMod
   c["reason"] = "";
   c["kernels"] = reading.kernels;
   c["passes"] = reading.passes;
+  c["batch_points"] = reading.batch_launches;
   c["added_s"] = reading.added_s;
   c["added_setup_s"] = reading.setup_s;
   c["added_replay_s"] = reading.replay_s;
@@ -142,6 +144,7 @@ ordered_json counters_units() {
     u[std::string("counters.") + m.field] = fmt::format("{} (CUPTI {})", m.unit, m.metric);
   u["counters.kernels"] = "kernels of the launch, each one range; values are summed over them (ratios: weighted by duration)";
   u["counters.passes"] = "replays of the launch CUPTI needed for all metrics";
+  u["counters.batch_points"] = "points counted in the same collection (the same passes; the added times are each point's share)";
   u["counters.added_s"] = "s of wall time the counters added to the point (after its timing)";
   u["counters.added_setup_s"] = "s of added_s spent enabling and configuring the profiler";
   u["counters.added_replay_s"] = "s of added_s spent replaying the launch (passes, each after an L2 flush)";
@@ -202,7 +205,8 @@ namespace {
   X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) X(cuptiRangeProfilerDisable)       \
   X(cuptiRangeProfilerGetCounterDataSize) X(cuptiRangeProfilerCounterDataImageInitialize)                 \
   X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop)                     \
-  X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)
+  X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)                                \
+  X(cuptiRangeProfilerCounterDataGetRangeInfo)
 
 struct Cupti {
 #define OCCBENCH_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
@@ -260,6 +264,8 @@ Params cupti_params(std::size_t struct_size) {
 
 // The most kernels one launch may make (cuBLAS makes a few); more are reported, not dropped silently.
 constexpr std::size_t kMaxKernelsPerLaunch = 64;
+// A batch of points in one collection: their flushes and kernels, each one range.
+constexpr std::size_t kMaxBatchRanges = 512;
 // A launch that still is not fully collected after this many passes is an error, not a hang.
 constexpr int kMaxPasses = 500;
 
@@ -291,6 +297,7 @@ struct CounterSession::State {
   std::vector<uint8_t> counter_data;  // the counter data image of the point being measured
   bool configure_once = false;        // OCCBENCH_COUNTERS_CONFIG=run
   bool configured = false;            // the range profiler holds this config and image (configure once)
+  std::size_t configured_ranges = 0;  // the ranges that image was sized for
 
   void check(CUptiResult result, const char* call) const {
     if (result == CUPTI_SUCCESS) return;
@@ -427,10 +434,7 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
       // of a run leaves ~21 MB of dirty L2 lines of its own that the L2 flush before a pass does
       // not reach, and the first point's DRAM writes counted them (measured on the H100: every
       // config's first point +21 MB against ncu, no later point).
-      session->measure([] {
-        launch_empty_kernel(nullptr);
-        OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(nullptr));
-      }, {});
+      session->prime();
     }
   } catch (const CuptiFailure& e) {
     session->unavailable_reason_ = e.what();
@@ -448,10 +452,45 @@ CounterSession::~CounterSession() {
 
 CounterReading CounterSession::measure(const std::function<void()>& launch_once,
                                        const std::function<void()>& between_passes) {
+  return collect({launch_once}, between_passes, 0).front();
+}
+
+std::vector<CounterReading> CounterSession::measure_batch(const std::vector<std::function<void()>>& launches,
+                                                          const std::function<void()>& flush, double flush_read_bytes) {
+  if (launches.empty()) return {};
+  return collect(launches, flush, flush_read_bytes);
+}
+
+bool is_flush_range(const std::vector<double>& values, double flush_read_bytes) {
+  double loaded = values.at(index_of("l1_global_load_bytes"));
+  return flush_read_bytes > 0 && values.at(index_of("l1_global_store_bytes")) == 0 &&
+         std::abs(loaded - flush_read_bytes) <= 0.01 * flush_read_bytes;
+}
+
+std::vector<std::vector<std::size_t>> split_ranges_at_flushes(const std::vector<bool>& flush_ranges, std::size_t launches) {
+  std::vector<std::vector<std::size_t>> owned;
+  for (std::size_t i = 0; i < flush_ranges.size(); ++i) {
+    if (flush_ranges[i]) {
+      owned.emplace_back();
+      continue;
+    }
+    if (owned.empty()) throw std::runtime_error(fmt::format("range {} of the batch came before its first flush", i));
+    owned.back().push_back(i);
+  }
+  if (owned.size() != launches)
+    throw std::runtime_error(fmt::format("{} flushes among the batch's ranges for its {} launches", owned.size(), launches));
+  for (std::size_t l = 0; l < owned.size(); ++l)
+    if (owned[l].empty()) throw std::runtime_error(fmt::format("launch {} of the batch made no kernel", l));
+  return owned;
+}
+
+std::vector<CounterReading> CounterSession::collect(const std::vector<std::function<void()>>& launches,
+                                                    const std::function<void()>& flush, double flush_read_bytes) {
   if (!available()) throw std::runtime_error(unavailable_reason_);
+  bool batched = flush_read_bytes > 0;
   State& s = *state_;
   auto t0 = std::chrono::steady_clock::now();
-  CounterReading reading;
+  CounterReading total;  // the collection's times, shared out among its launches at the end
 
   // Enabled once for the run (see open()), or here for this point (OCCBENCH_COUNTERS_ENABLE=point).
   CUpti_RangeProfiler_Object* profiler = s.profiler;
@@ -469,6 +508,7 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
     if (!counters_enable_per_point_from_env()) {  // run-wide again after a point that failed
       s.profiler = profiler;
       enabled_here = false;
+      prime();  // a fresh enable's first collection leaves dirty lines of CUPTI's (see open())
     }
   }
   // Disabled on every path: a profiler left enabled would count the next point's timing.
@@ -481,7 +521,11 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
     }
   } disable_at_exit{s, profiler, enabled_here};
 
+  std::vector<CounterReading> readings(launches.size());
+  std::vector<std::vector<double>> per_range;  // each kernel's values, in launch order (a batch: flushes too)
   try {
+    // A batch's flushes run inside the passes, each kernel one range: up to kMaxBatchRanges.
+    std::size_t max_ranges = batched ? kMaxBatchRanges : kMaxKernelsPerLaunch;
     // OCCBENCH_COUNTERS_CONFIG=run (with the run-wide enable): configure once and only reset the
     // counter data image for each later point, to save the ~45 ms per point that
     // cuptiRangeProfilerSetConfig and the image take on the H100. CUPTI does not document reusing
@@ -492,7 +536,7 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
     auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pRangeProfilerObject = profiler;
-    if (configure_once && s.configured) {
+    if (configure_once && s.configured && s.configured_ranges == max_ranges) {
       init.counterDataSize = counter_data.size();
       init.pCounterData = counter_data.data();
       OCCBENCH_CUPTI(s, cuptiRangeProfilerCounterDataImageInitialize, init);
@@ -502,8 +546,8 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
       size.pRangeProfilerObject = profiler;
       size.pMetricNames = s.metric_names.data();
       size.numMetrics = s.metric_names.size();
-      size.maxNumOfRanges = kMaxKernelsPerLaunch;
-      size.maxNumRangeTreeNodes = kMaxKernelsPerLaunch;
+      size.maxNumOfRanges = max_ranges;
+      size.maxNumRangeTreeNodes = max_ranges;
       OCCBENCH_CUPTI(s, cuptiRangeProfilerGetCounterDataSize, size);
       counter_data.assign(size.counterDataSize, 0);
       init.counterDataSize = counter_data.size();
@@ -520,29 +564,33 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
       // User replay, not CUPTI's kernel replay: measured on the H100 it cost the same per point
       // and its save and restore of the launch's memory added ~20 MB to every point's DRAM writes.
       config.replayMode = CUPTI_UserReplay;
-      config.maxRangesPerPass = kMaxKernelsPerLaunch;
+      config.maxRangesPerPass = max_ranges;
       config.numNestingLevels = 1;
       config.minNestingLevel = 1;
       config.passIndex = 0;
       config.targetNestingLevel = 1;
       OCCBENCH_CUPTI(s, cuptiRangeProfilerSetConfig, config);
       s.configured = configure_once;
+      s.configured_ranges = max_ranges;
     }
     auto t_setup = std::chrono::steady_clock::now();
-    reading.setup_s = std::chrono::duration<double>(t_setup - t0).count();
+    total.setup_s = std::chrono::duration<double>(t_setup - t0).count();
 
     bool all_submitted = false;
     while (!all_submitted) {
-      if (reading.passes >= kMaxPasses)
+      if (total.passes >= kMaxPasses)
         throw std::runtime_error(fmt::format("CUPTI asked for more than {} replays of the launch", kMaxPasses));
+      // One launch: the flush before the pass, outside it. A batch: a flush before each launch,
+      // inside the pass, where its kernel is a range of its own that marks where a launch begins.
       auto t_flush = std::chrono::steady_clock::now();
-      if (between_passes) between_passes();
-      reading.flush_s += seconds_since(t_flush);
+      if (!batched && flush) flush();
+      if (batched && !flush) throw std::logic_error("a batch of launches needs the flush that delimits them");
+      total.flush_s += seconds_since(t_flush);
       auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
       start.pRangeProfilerObject = profiler;
       auto t_start = std::chrono::steady_clock::now();
       OCCBENCH_CUPTI(s, cuptiRangeProfilerStart, start);
-      reading.start_s += seconds_since(t_start);
+      total.start_s += seconds_since(t_start);
       // A pass left started (the launch threw) would profile every later kernel, the next points'
       // timed samples too: stopped on every path.
       struct StopIfStarted {
@@ -553,38 +601,44 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
           if (started) s.stop(profiler);
         }
       } stop_at_exit{s, profiler};
-      auto t_launch = std::chrono::steady_clock::now();
-      launch_once();
-      reading.launch_s += seconds_since(t_launch);
+      for (std::size_t l = 0; l < launches.size(); ++l) {
+        if (batched) {
+          auto t_batch_flush = std::chrono::steady_clock::now();
+          flush();
+          total.flush_s += seconds_since(t_batch_flush);
+        }
+        auto t_launch = std::chrono::steady_clock::now();
+        launches[l]();
+        readings[l].launch_s += seconds_since(t_launch);
+      }
       auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
       stop.pRangeProfilerObject = profiler;
       stop_at_exit.started = false;
       auto t_stop = std::chrono::steady_clock::now();
       OCCBENCH_CUPTI(s, cuptiRangeProfilerStop, stop);
-      reading.stop_s += seconds_since(t_stop);
+      total.stop_s += seconds_since(t_stop);
       all_submitted = stop.isAllPassSubmitted != 0;
-      ++reading.passes;
+      ++total.passes;
     }
-    if (configure_once && reading.passes != passes_) {
+    if (configure_once && total.passes != passes_) {
       s.configured = false;
       throw std::runtime_error(fmt::format("OCCBENCH_COUNTERS_CONFIG=run: CUPTI replayed the launch {} times where "
-                                           "its host API asks for {}; the counts would be partial", reading.passes, passes_));
+                                           "its host API asks for {}; the counts would be partial", total.passes, passes_));
     }
     auto t_replay = std::chrono::steady_clock::now();
-    reading.replay_s = std::chrono::duration<double>(t_replay - t_setup).count();
+    total.replay_s = std::chrono::duration<double>(t_replay - t_setup).count();
     auto decode = cupti_params<CUpti_RangeProfiler_DecodeData_Params>(CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
     decode.pRangeProfilerObject = profiler;
     OCCBENCH_CUPTI(s, cuptiRangeProfilerDecodeData, decode);
     if (decode.numOfRangeDropped > 0)
       throw std::runtime_error(fmt::format("the launch made more than {} kernels; {} were not counted",
-                                           kMaxKernelsPerLaunch, decode.numOfRangeDropped));
+                                           max_ranges, decode.numOfRangeDropped));
     auto info = cupti_params<CUpti_RangeProfiler_GetCounterDataInfo_Params>(CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE);
     info.pCounterDataImage = counter_data.data();
     info.counterDataImageSize = counter_data.size();
     OCCBENCH_CUPTI(s, cuptiRangeProfilerGetCounterDataInfo, info);
     if (info.numTotalRanges == 0) throw std::runtime_error("the launch made no kernel that CUPTI could count");
 
-    std::vector<std::vector<double>> per_kernel;
     for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
       std::vector<double> values(s.metric_names.size());
       auto evaluate = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
@@ -596,11 +650,9 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
       evaluate.numMetrics = s.metric_names.size();
       evaluate.pMetricValues = values.data();
       OCCBENCH_CUPTI(s, cuptiProfilerHostEvaluateToGpuValues, evaluate);
-      per_kernel.push_back(std::move(values));
+      per_range.push_back(std::move(values));
     }
-    reading.kernels = int(per_kernel.size());
-    reading.values = combine_kernels(per_kernel);
-    reading.decode_s = seconds_since(t_replay);
+    total.decode_s = seconds_since(t_replay);
   } catch (const CuptiFailure& e) {
     s.configured = false;  // configure afresh for the next point
     if (is_permanent(e.code)) unavailable_reason_ = e.what();
@@ -611,8 +663,50 @@ CounterReading CounterSession::measure(const std::function<void()>& launch_once,
     drop_run_wide_profiler(enabled_here);
     throw;
   }
-  reading.added_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return reading;
+  // Which ranges are whose: all of them the one launch's, or split at the batch's flushes (CUPTI
+  // names auto ranges by number only, so a flush is told by what it did: it read exactly the
+  // flush buffer and stored nothing). A batch that does not split throws here, with the profiler
+  // left as it is, and its points are counted one by one.
+  std::vector<std::vector<std::size_t>> owned;
+  if (batched) {
+    std::vector<bool> flush_ranges;
+    for (const auto& values : per_range) flush_ranges.push_back(is_flush_range(values, flush_read_bytes));
+    owned = split_ranges_at_flushes(flush_ranges, launches.size());
+  } else {
+    owned.emplace_back();
+    for (std::size_t range = 0; range < per_range.size(); ++range) owned.back().push_back(range);
+  }
+  for (std::size_t l = 0; l < launches.size(); ++l) {
+    std::vector<std::vector<double>> per_kernel;
+    for (std::size_t range : owned[l]) per_kernel.push_back(per_range[range]);
+    readings[l].kernels = int(per_kernel.size());
+    readings[l].values = combine_kernels(per_kernel);
+  }
+  total.added_s = seconds_since(t0);
+  // Each launch's share of the collection: its own launch time, an equal part of the rest.
+  double launches_s = 0;
+  for (const auto& r : readings) launches_s += r.launch_s;
+  double share = 1.0 / double(launches.size());
+  for (auto& r : readings) {
+    r.passes = total.passes;
+    r.batch_launches = int(launches.size());
+    r.setup_s = total.setup_s * share;
+    r.flush_s = total.flush_s * share;
+    r.start_s = total.start_s * share;
+    r.stop_s = total.stop_s * share;
+    r.decode_s = total.decode_s * share;
+    r.replay_s = r.flush_s + r.start_s + r.stop_s + r.launch_s;
+    r.added_s = r.launch_s + (total.added_s - launches_s) * share;
+  }
+  return readings;
+}
+
+void CounterSession::prime() {
+  collect({[] {
+            launch_empty_kernel(nullptr);
+            OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(nullptr));
+          }},
+          {}, 0);
 }
 
 void CounterSession::drop_run_wide_profiler(bool enabled_here) {
@@ -641,6 +735,38 @@ nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel
     c["added_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return c;
   }
+}
+
+}  // namespace occbench
+
+namespace occbench {
+
+std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& session, const std::vector<CounterJob>& jobs,
+                                                           const std::function<void()>& flush, double flush_read_bytes) {
+  std::vector<nlohmann::ordered_json> sections;
+  auto one_by_one = [&] {
+    sections.clear();
+    for (const auto& job : jobs)
+      sections.push_back(collect_counters(session, job.work, job.theoretical_occupancy, job.launch_once, flush));
+    return sections;
+  };
+  if (!session.available() || jobs.size() < 2 || flush_read_bytes <= 0 || !session.batch_unusable_reason().empty())
+    return one_by_one();
+  std::vector<std::function<void()>> launches;
+  for (const auto& job : jobs) launches.push_back(job.launch_once);
+  std::vector<CounterReading> readings;
+  try {
+    readings = session.measure_batch(launches, flush, flush_read_bytes);
+  } catch (const CudaError&) {
+    throw;  // a launch itself failed: its point's error
+  } catch (const std::runtime_error& e) {
+    // Counted one by one from here on: a batch that could not be split will not split later.
+    session.mark_batch_unusable(e.what());
+    return one_by_one();
+  }
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    sections.push_back(measured_counters_json(readings[j], jobs[j].work, jobs[j].theoretical_occupancy));
+  return sections;
 }
 
 }  // namespace occbench

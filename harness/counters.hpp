@@ -42,10 +42,20 @@ struct CounterReading {
   double replay_s = 0;  // of which the passes: the L2 flushes, the launches and CUPTI's start/stop
   double flush_s = 0;   // of replay_s: the L2 flushes before the passes (and their syncs)
   double launch_s = 0;  // of replay_s: the launches (and their syncs)
+  double decode_s = 0;  // of which decoding the counter data and evaluating the metrics
   double start_s = 0;   // of replay_s: cuptiRangeProfilerStart, all passes
   double stop_s = 0;    // of replay_s: cuptiRangeProfilerStop, all passes
-  double decode_s = 0;  // of which decoding the counter data and evaluating the metrics
+  int batch_launches = 1;  // launches (points) counted in the same collection; the times above are this one's share
 };
+
+// A batch collection (CounterSession::measure_batch) runs each launch after its L2 flush, whose
+// read sweep is a range of its own. CUPTI names auto ranges by number only, so a flush range is
+// told by what it did: L1 global loads of the flush buffer's size (within 1%) and no stores.
+bool is_flush_range(const std::vector<double>& values, double flush_read_bytes);
+// Splits the ranges, in launch order, into each launch's (the flush ranges left out). Throws
+// std::runtime_error when they do not split into `launches` launches of at least one kernel each,
+// a flush first. Pure, for tests.
+std::vector<std::vector<std::size_t>> split_ranges_at_flushes(const std::vector<bool>& flush_ranges, std::size_t launches);
 
 // Combines per-kernel metric values (one vector per kernel, counter_metrics() order): sums, or
 // averages weighted by each kernel's gpu__time_duration. Pure, for tests.
@@ -92,21 +102,39 @@ class CounterSession {
   const std::string& unavailable_reason() const { return unavailable_reason_; }
   const std::string& chip() const { return chip_; }
   int passes() const { return passes_; }  // replays per launch, as the host API estimates them
+  // Why batches of points are not counted together in this run ("" while they are).
+  const std::string& batch_unusable_reason() const { return batch_unusable_reason_; }
+  void mark_batch_unusable(const std::string& reason) { batch_unusable_reason_ = reason; }
 
   // Replays `launch_once` (which launches the point and waits for it) once per pass, running
   // `between_passes` (the L2 flush) outside the profiled range before each pass. Throws
   // std::runtime_error with the reason when a CUPTI call fails.
   CounterReading measure(const std::function<void()>& launch_once, const std::function<void()>& between_passes);
 
+  // Several points' launches counted in one collection, in the same passes: CUPTI's start of a
+  // collection (~37 ms on the H100, most of a point's cost) is paid once for all of them. Each
+  // launch runs after `flush` inside the pass; each kernel is one range, and the flush kernels'
+  // ranges mark where each launch's begin (split_ranges_at_flushes). The flush must launch only
+  // the read sweep, of `flush_read_bytes`. Throws std::runtime_error as measure() does.
+  std::vector<CounterReading> measure_batch(const std::vector<std::function<void()>>& launches,
+                                            const std::function<void()>& flush, double flush_read_bytes);
+
   struct State;
 
  private:
   CounterSession() = default;
+  // flush_read_bytes > 0: a batch (measure_batch); 0: one launch, flushed before each pass.
+  std::vector<CounterReading> collect(const std::vector<std::function<void()>>& launches, const std::function<void()>& flush,
+                                      double flush_read_bytes);
+  // One whole collection around an empty kernel: CUPTI's first collection after an enable leaves
+  // ~21 MB of dirty L2 lines of its own, which the next point's DRAM writes would count.
+  void prime();
   std::unique_ptr<State> state_;
   // After a failed point: a run-wide profiler is disabled (a pass left started or a half-used
   // counter image cannot reach the next point) and the next measure() enables it again.
   void drop_run_wide_profiler(bool enabled_here);
   std::string unavailable_reason_;
+  std::string batch_unusable_reason_;
   std::string chip_;
   int passes_ = 0;
 };
@@ -121,5 +149,19 @@ nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel
                                         std::optional<double> theoretical_occupancy,
                                         const std::function<void()>& launch_once,
                                         const std::function<void()>& between_passes);
+
+// A point whose counters wait for the collection of its batch (run --counters: the points of one
+// problem are counted together after all of them are timed).
+struct CounterJob {
+  std::function<void()> launch_once;  // launches the point and waits for it
+  WorkModel work;
+  std::optional<double> theoretical_occupancy;
+};
+
+// The `counters` sections of `jobs`, counted in one collection (CounterSession::measure_batch), in
+// jobs' order. Where the batch cannot be split among its points or fails, each point is counted
+// on its own, as collect_counters does.
+std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& session, const std::vector<CounterJob>& jobs,
+                                                           const std::function<void()>& flush, double flush_read_bytes);
 
 }  // namespace occbench

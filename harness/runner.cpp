@@ -29,6 +29,10 @@ namespace occbench {
 
 namespace {
 
+// Points counted in one collection at most (run --counters): CUPTI's ~37 ms start of a collection
+// is shared by them; each adds its flush and kernels as ranges (kMaxBatchRanges in counters.cpp).
+constexpr std::size_t kCounterBatchPoints = 16;
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -213,7 +217,7 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
   return prepared;
 }
 
-ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context) {
+ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context, CounterJob* defer_counters) {
   PreparedPoint prepared = prepare_point(point, problem, context);
   ordered_json& r = prepared.record;
   if (!prepared.ready()) return r;
@@ -253,6 +257,19 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
     } else {
       std::optional<double> theoretical;
       if (r["occupancy"].is_object()) theoretical = r["occupancy"].value("theoretical", 0.0);
+      bool forced = r["occupancy"].is_object() && r["occupancy"].contains("forced");
+      if (defer_counters && !forced) {
+        // Copies: the job outlives this call (the problem does not: the runner counts the batch
+        // before it builds the next one).
+        Problem* problem_ptr = &problem;
+        cudaStream_t stream = context.stream;
+        *defer_counters = CounterJob{[point, problem_ptr, launch = prepared.launch, stream] {
+                                       run_point_once(point, *problem_ptr, launch, stream);
+                                       OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+                                     },
+                                     work, theoretical};
+        return r;
+      }
       r["counters"] = collect_counters(
           *context.counters, work, theoretical,
           [&] {
@@ -379,10 +396,70 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   std::string lost_reason;
   std::size_t position = 0;  // points this process has recorded or kept, for the progress lines
 
+  // Records waiting to be written, in point order: the points of one problem whose counters are
+  // counted together once they are all timed (collect_counters_batch), and any record behind one.
+  struct Pending {
+    ordered_json record;
+    CounterJob job;  // no launch_once: nothing to count, only waiting its turn
+  };
+  std::vector<Pending> pending;
+  // Batches need the flush whose kernel marks where each point's ranges begin: the read sweep alone.
+  bool batch_counters = counters && counters->available() && flusher && flusher->method() == FlushMethod::read;
+  bool batch_fallback_logged = false;
+  auto write_record = [&](ordered_json record) {
+    jsonl.write(record);
+    log << format_progress(record, ++position, points.size()) << std::endl;
+    results.push_back(std::move(record));
+  };
+  auto count_pending = [&] {
+    std::vector<CounterJob> jobs;
+    std::vector<std::size_t> counted;
+    for (std::size_t i = 0; i < pending.size(); ++i)
+      if (pending[i].job.launch_once) {
+        jobs.push_back(pending[i].job);
+        counted.push_back(i);
+      }
+    std::vector<ordered_json> sections;
+    if (!jobs.empty()) {
+      if (context_lost) {
+        sections.assign(jobs.size(), unavailable_counters_json(lost_reason));
+      } else {
+        try {
+          sections = collect_counters_batch(
+              *counters, jobs,
+              [&] {
+                flusher->flush(stream);
+                OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+              },
+              double(flusher->bytes()));
+        } catch (const CudaError& e) {
+          // The launches ran verified and timed; their replay failing is the counters' failure.
+          sections.assign(jobs.size(), unavailable_counters_json(fmt::format("the replay for the counters failed: {}", e.what())));
+          if (is_sticky_cuda_error(e.code())) {
+            context_lost = true;
+            lost_reason = fmt::format("not run: the CUDA context was lost while counting ({})", e.what());
+          }
+        }
+      }
+      if (!batch_fallback_logged && !counters->batch_unusable_reason().empty()) {
+        log << fmt::format("counters: points counted one by one from here: {}\n", counters->batch_unusable_reason());
+        batch_fallback_logged = true;
+      }
+    }
+    for (std::size_t j = 0; j < counted.size(); ++j) {
+      ordered_json& record = pending[counted[j]].record;
+      record["counters"] = sections[j];
+      record["time_use"]["point_s"] = record["time_use"].value("point_s", 0.0) + sections[j].value("added_s", 0.0);
+    }
+    for (auto& p : pending) write_record(std::move(p.record));
+    pending.clear();
+  };
+
   // The problem at the point's sizes, built unless the current one has them; a failure to build
   // is the first record's (below), an allocation failure a skip.
   auto ensure_problem = [&](const Point& point) {
     if (problem_built && problem_sizes == point.sizes) return;
+    count_pending();  // their launches need the problem that is about to go
     auto problem_t0 = std::chrono::steady_clock::now();
     problem.reset();
     problem_error.clear();
@@ -396,6 +473,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     auto point_t0 = std::chrono::steady_clock::now();
     double problem_before_s = pending_problem_s;  // a helper builds the problem before it claims the point
     ordered_json record;
+    CounterJob job;
     if (context_lost) {
       record = unrun_record(point, "skipped", lost_reason);
     } else {
@@ -404,7 +482,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
         if (!problem_error.empty()) {
           record = unrun_record(point, "skipped", problem_error);
         } else {
-          record = measure_point(point, *problem, context);
+          record = measure_point(point, *problem, context, batch_counters ? &job : nullptr);
         }
       } catch (const CudaError& e) {
         record = unrun_record(point, "failed", e.what());
@@ -424,11 +502,15 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     record["time_use"]["problem_s"] = pending_problem_s;
     pending_problem_s = 0;
     record["time_use"]["point_s"] = seconds_since(point_t0) + problem_before_s;
-    jsonl.write(record);
-    log << format_progress(record, ++position, points.size()) << std::endl;
+    if (!job.launch_once && pending.empty()) {
+      write_record(std::move(record));
+    } else {
+      pending.push_back({std::move(record), std::move(job)});
+      if (pending.size() >= kCounterBatchPoints) count_pending();
+    }
     announce(options.supervisor_fd, "end " + point.id);
+    if (context_lost) count_pending();  // written, their counters unavailable
     if (context_lost && options.supervisor_fd >= 0) std::_Exit(kExitContextLost);  // the supervisor resumes in a new process
-    results.push_back(std::move(record));
   };
 
   if (options.claim_dir.empty()) {
@@ -465,6 +547,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
                         measure_one, [&] { return !context_lost; });
     if (context_lost) log << fmt::format("device {}: {}; this worker claimed no more points\n", options.device, lost_reason);
   }
+  count_pending();
   problem.reset();
   std::string flusher_method = flusher ? to_string(flusher->method()) : "none";
   flusher.reset();

@@ -59,7 +59,13 @@ PreparedPoint prepare_point(const Point& point, Problem& problem, const PointCon
 void run_point_once(const Point& point, Problem& problem, const LaunchSpec& launch, cudaStream_t stream);
 
 // prepare_point, then the timed samples (time_device / time_host) and the metrics.
-ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context);
+// With `defer_counters` (run --counters, points of one problem counted together), a point whose
+// counters may wait gets no `counters` section here: its launch is put in the job, to be counted
+// by collect_counters_batch once the problem's points are timed. A point with an occupancy_limit
+// is always counted at once (its carveout is set for it alone).
+struct CounterJob;
+ordered_json measure_point(const Point& point, Problem& problem, const PointContext& context,
+                           CounterJob* defer_counters = nullptr);
 
 // The family's problem at the point's sizes, or nullptr with skip_reason set when the device has
 // less free memory than the family needs plus reserved_bytes (e.g. the L2 flush buffer).

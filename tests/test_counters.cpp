@@ -203,3 +203,36 @@ TEST(Counters, ConfigureOnceSwitchRejectsAnUnknownValueNamingTheVariable) {
   }
   unsetenv("OCCBENCH_COUNTERS_CONFIG");
 }
+
+// A batch collection's ranges, split at the flush kernels that open each point's launch.
+TEST(Counters, BatchRangesSplitAtTheFlushKernels) {
+  using Split = std::vector<std::vector<std::size_t>>;
+  EXPECT_EQ(split_ranges_at_flushes({true, false, true, false, false}, 2), (Split{{1}, {3, 4}}));
+  EXPECT_THROW(split_ranges_at_flushes({true, false, true, false}, 3), std::runtime_error);  // fewer flushes than launches
+  EXPECT_THROW(split_ranges_at_flushes({true, true, false}, 2), std::runtime_error);         // a launch without a kernel
+  EXPECT_THROW(split_ranges_at_flushes({false, true, false}, 1), std::runtime_error);        // a kernel before any flush
+}
+
+// A flush range is the one that read the flush buffer (within 1%) and stored nothing.
+TEST(Counters, AFlushRangeIsTheOneThatReadTheFlushBufferAndStoredNothing) {
+  auto values = [](double loaded, double stored) {
+    std::vector<double> v(counter_metrics().size(), 0.0);
+    v[field_index("l1_global_load_bytes")] = loaded;
+    v[field_index("l1_global_store_bytes")] = stored;
+    return v;
+  };
+  double flush = 104857600;  // 2 x the H100's 50 MiB L2
+  EXPECT_TRUE(is_flush_range(values(flush, 0), flush));
+  EXPECT_TRUE(is_flush_range(values(flush * 1.005, 0), flush));
+  EXPECT_FALSE(is_flush_range(values(flush, 4), flush));         // a kernel that also stores
+  EXPECT_FALSE(is_flush_range(values(flush * 0.9, 0), flush));   // reads a different volume
+  EXPECT_FALSE(is_flush_range(values(flush, 0), 0));             // no flush, no flush range
+}
+
+TEST(Counters, TheRecordSaysHowManyPointsShareTheCollection) {
+  CounterReading reading = reading_with({{"dram_read_bytes", 1}});
+  reading.batch_launches = 16;
+  auto c = measured_counters_json(reading, WorkModel{}, std::nullopt);
+  EXPECT_EQ(c["batch_points"], 16);
+  EXPECT_TRUE(counters_units().contains("counters.batch_points"));
+}

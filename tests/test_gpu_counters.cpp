@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+#include <vector>
+
 using namespace occbench;
 
 namespace {
@@ -20,31 +23,46 @@ struct CountedPoint {
   ordered_json counters() const { return record.value("counters", ordered_json()); }
 };
 
-CountedPoint measure_counted(const std::string& family_name, const std::string& variant, const Params& sizes,
-                             const Params& launch_axes) {
-  const Family& family = *builtin_registry().find(family_name);
+// What `occbench run --counters` measures a point with: few samples, the L2 flusher, a CUPTI session.
+struct CountingRig {
+  DeviceInfo device;
+  MeasurementSettings settings;
+  std::unique_ptr<L2Flusher> flusher;
+  std::unique_ptr<CounterSession> session;
+  cudaStream_t stream = nullptr;
+  CountingRig() {
+    OCCBENCH_CUDA_CHECK(cudaSetDevice(0));
+    device = query_device(0);
+    settings.min_samples = 1;
+    settings.max_samples = 3;
+    settings.timeout_s = 0.5;
+    settings.counters = true;
+    flusher = std::make_unique<L2Flusher>(device.l2_bytes, device.sm_count);
+    session = CounterSession::open(0);
+    OCCBENCH_CUDA_CHECK(cudaStreamCreate(&stream));
+  }
+  ~CountingRig() { cudaStreamDestroy(stream); }
+  PointContext context() { return PointContext{&device, &settings, stream, flusher.get(), session.get()}; }
+};
+
+Point make_point(const Family& family, const std::string& variant, const Params& sizes, const Params& launch_axes) {
   Point point;
   point.family = &family;
   point.variant = family.find_variant(variant);
   point.sizes = sizes;
   point.params = sizes;
   for (const auto& [name, value] : launch_axes.items()) point.params.set(name, value);
-  point.id = point_id(family_name, variant, point.params);
-  OCCBENCH_CUDA_CHECK(cudaSetDevice(0));
-  DeviceInfo device = query_device(0);
-  MeasurementSettings settings;
-  settings.min_samples = 1;
-  settings.max_samples = 3;
-  settings.timeout_s = 0.5;
-  settings.counters = true;
-  L2Flusher flusher(device.l2_bytes, device.sm_count);
-  auto session = CounterSession::open(0);
-  cudaStream_t stream;
-  OCCBENCH_CUDA_CHECK(cudaStreamCreate(&stream));
+  point.id = point_id(family.name, variant, point.params);
+  return point;
+}
+
+CountedPoint measure_counted(const std::string& family_name, const std::string& variant, const Params& sizes,
+                             const Params& launch_axes) {
+  const Family& family = *builtin_registry().find(family_name);
+  Point point = make_point(family, variant, sizes, launch_axes);
+  CountingRig rig;
   auto problem = family.make_problem(sizes, 11);
-  PointContext context{&device, &settings, stream, &flusher, session.get()};
-  CountedPoint counted{measure_point(point, *problem, context)};
-  OCCBENCH_CUDA_CHECK(cudaStreamDestroy(stream));
+  CountedPoint counted{measure_point(point, *problem, rig.context())};
   return counted;
 }
 
@@ -141,4 +159,56 @@ TEST(GpuCounters, CountersAreTheSameWithCuptiActivityTiming) {
     EXPECT_EQ(activity.counters()[exact], events.counters()[exact]) << exact;
   for (const char* close : {"dram_read_bytes", "l2_bytes", "shared_load_wavefronts", "achieved_occupancy"})
     EXPECT_NEAR(activity.counters()[close].get<double>() / events.counters()[close].get<double>(), 1.0, 0.02) << close;
+}
+
+// run --counters counts the points of one problem together (one collection, a flush kernel
+// before each launch marking where its ranges begin): each point's counts must be what it gets
+// counted alone. Matmul's cuBLAS point makes more than one kernel per launch on some GPUs, so the
+// split at the flushes is tested with it.
+TEST(GpuCounters, PointsCountedTogetherCountWhatEachCountsAlone) {
+  OCCBENCH_REQUIRE_GPU();
+  const Family& family = *builtin_registry().find("matmul");
+  Params sizes = params_of({{"m", 512}, {"n", 512}, {"k", 512}});
+  std::vector<Point> points;
+  for (const auto& [variant, axis, value] : std::vector<std::tuple<const char*, const char*, int>>{
+           {"naive", "block_size", 16}, {"tiled", "tile", 16}, {"tiled", "tile", 32}, {"cublas_sgemm", "", 0}})
+    points.push_back(make_point(family, variant, sizes, *axis ? params_of({{axis, value}}) : Params{}));
+  CountingRig rig;
+  auto problem = family.make_problem(sizes, 11);
+  PointContext context = rig.context();
+  std::vector<ordered_json> alone;
+  std::vector<CounterJob> jobs;
+  for (const Point& point : points) {
+    ordered_json record = measure_point(point, *problem, context);
+    ASSERT_EQ(record["status"], "ok") << record["reason"];
+    if (record["counters"]["status"] != "measured") GTEST_SKIP() << "counters unavailable: " << record["counters"]["reason"];
+    alone.push_back(record["counters"]);
+    CounterJob job;
+    ordered_json deferred = measure_point(point, *problem, context, &job);
+    ASSERT_TRUE(job.launch_once) << point.id;
+    EXPECT_FALSE(deferred.contains("counters")) << point.id;
+    jobs.push_back(job);
+  }
+  auto flush = [&] {
+    rig.flusher->flush(rig.stream);
+    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(rig.stream));
+  };
+  std::vector<ordered_json> together = collect_counters_batch(*rig.session, jobs, flush, double(rig.flusher->bytes()));
+  ASSERT_TRUE(rig.session->batch_unusable_reason().empty()) << rig.session->batch_unusable_reason();
+  ASSERT_EQ(together.size(), points.size());
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const ordered_json& t = together[i];
+    ASSERT_EQ(t["status"], "measured") << points[i].id << ": " << t.dump(2);
+    EXPECT_EQ(t["batch_points"], int(points.size()));
+    EXPECT_EQ(alone[i]["batch_points"], 1);
+    for (const char* exact : {"kernels", "passes", "l1_global_load_bytes", "l1_global_store_bytes", "shared_load_instructions",
+                              "shared_store_instructions"})
+      EXPECT_EQ(t[exact], alone[i][exact]) << points[i].id << " " << exact;
+    // Counts that depend on timing and cache state: within 5% and a floor (some are zero).
+    for (const auto& [close, floor] : std::vector<std::pair<const char*, double>>{
+             {"dram_read_bytes", 256 * 1024}, {"shared_load_wavefronts", 1}, {"achieved_occupancy", 0.01}, {"duration_ns", 2000}}) {
+      double a = alone[i][close].get<double>();
+      EXPECT_NEAR(t[close].get<double>(), a, 0.05 * std::abs(a) + floor) << points[i].id << " " << close;
+    }
+  }
 }
