@@ -12,6 +12,9 @@ and variant kept; --all-sizes keeps them all), with one warm-up-free timed sampl
      --print-nvtx-rename kernel --print-units base` without --counters: occbench puts each timed
      launch in an NVTX range named by its point id, so ncu names those kernels by point (ncu's
      default cache control flushes every cache before each replay pass, as occbench does).
+     --replay-mode application makes each of ncu's passes a fresh run of occbench instead of a
+     replay of the kernel with its memory saved and restored, whose write-back ncu's DRAM writes
+     otherwise take in (~2.4 MB per kernel on the H100).
 The metric names are read from the record's units block ("counters.X": "... (CUPTI metric)"), so
 this script follows harness/counters.cpp. A library call's kernels are summed (percentages:
 weighted by each kernel's duration), as occbench does.
@@ -136,6 +139,9 @@ def main():
     ap.add_argument("--nvtx-include", default="regex:.+/",
                     help="ncu's NVTX filter for the timed launches ('' profiles every kernel; slower)")
     ap.add_argument("--all-sizes", action="store_true", help="every size of the config, not only the smallest")
+    ap.add_argument("--replay-mode", choices=["kernel", "application"], default="kernel",
+                    help="ncu's replay: kernel (its default: memory saved and restored between passes) or "
+                         "application (each pass a new run of occbench, nothing restored: DRAM writes comparable)")
     args = ap.parse_args()
     if args.summarize:
         summarize(read_csv(args.summarize))
@@ -155,7 +161,7 @@ def main():
         ncu = {}
         # Only the kernels inside occbench's NVTX ranges (the timed launches), else every kernel.
         for nvtx_filter in ([["--nvtx-include", args.nvtx_include]] if args.nvtx_include else []) + [[]]:
-            run([args.ncu, "--clock-control", "none", "--metrics", ",".join(sorted(set(fields.values()))), "--nvtx",
+            run([args.ncu, "--replay-mode", args.replay_mode, "--clock-control", "none", "--metrics", ",".join(sorted(set(fields.values()))), "--nvtx",
                  *nvtx_filter, "--print-nvtx-rename", "kernel", "--print-units", "base", "--csv", "--log-file", ncu_csv,
                  args.occbench, "run", small_path, "--out", out / f"{name}-ncu-run"], log=out / f"{name}-ncu.log")
             ncu = ncu_values(ncu_csv)
