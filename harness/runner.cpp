@@ -482,6 +482,9 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
         if (!problem_error.empty()) {
           record = unrun_record(point, "skipped", problem_error);
         } else {
+          // A forced point sets its kernel's carveout, which the waiting points' replays would
+          // inherit: they are counted first.
+          if (forces_occupancy(point.params)) count_pending();
           record = measure_point(point, *problem, context, batch_counters ? &job : nullptr);
         }
       } catch (const CudaError& e) {
