@@ -205,8 +205,7 @@ namespace {
   X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) X(cuptiRangeProfilerDisable)       \
   X(cuptiRangeProfilerGetCounterDataSize) X(cuptiRangeProfilerCounterDataImageInitialize)                 \
   X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop)                     \
-  X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)                                \
-  X(cuptiRangeProfilerCounterDataGetRangeInfo)
+  X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)
 
 struct Cupti {
 #define OCCBENCH_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
@@ -488,6 +487,7 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
                                                     const std::function<void()>& flush, double flush_read_bytes) {
   if (!available()) throw std::runtime_error(unavailable_reason_);
   bool batched = flush_read_bytes > 0;
+  if (batched && !flush) throw std::logic_error("a batch of launches needs the flush that delimits them");
   State& s = *state_;
   auto t0 = std::chrono::steady_clock::now();
   CounterReading total;  // the collection's times, shared out among its launches at the end
@@ -584,7 +584,6 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
       // inside the pass, where its kernel is a range of its own that marks where a launch begins.
       auto t_flush = std::chrono::steady_clock::now();
       if (!batched && flush) flush();
-      if (batched && !flush) throw std::logic_error("a batch of launches needs the flush that delimits them");
       total.flush_s += seconds_since(t_flush);
       auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
       start.pRangeProfilerObject = profiler;
@@ -736,10 +735,6 @@ nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel
     return c;
   }
 }
-
-}  // namespace occbench
-
-namespace occbench {
 
 std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& session, const std::vector<CounterJob>& jobs,
                                                            const std::function<void()>& flush, double flush_read_bytes) {

@@ -40,9 +40,9 @@ const char* to_string(FlushMethod method) {
 }
 
 L2Flusher::L2Flusher(std::size_t l2_bytes, int sm_count, FlushMethod method)
-    : bytes_(2 * l2_bytes / 16 * 16), sm_count_(sm_count), method_(method) {
+    // Whole 128-byte lines (the discard's unit; also whole float4s for the sweep).
+    : bytes_(2 * l2_bytes / kL2DiscardLineBytes * kL2DiscardLineBytes), sm_count_(sm_count), method_(method) {
   if (bytes_ == 0) return;
-  bytes_ = bytes_ / kL2DiscardLineBytes * kL2DiscardLineBytes;  // whole discard lines
   OCCBENCH_CUDA_CHECK(cudaMalloc(&buffer_, bytes_));
   OCCBENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&sink_), sizeof(float)));
   // Defined contents for the read sweep (it sums them; any finite values do).

@@ -24,9 +24,8 @@ namespace occbench {
 // with half of write_read's traffic. The ~2 us left is the event pair's own cost.
 // `read_discard` follows the sweep with `discard.global.L2` over the scratch buffer (sm_80 on):
 // the L2 is left holding no valid line at all, as after Nsight Compute's flush-and-invalidate,
-// instead of full of clean scratch lines. Where a kernel's writes go first (an invalid line or a
-// clean one to evict) changes when its output reaches DRAM, so counters of DRAM writes can only
-// match ncu's from the same L2 state.
+// instead of full of clean scratch lines. Measured on the H100 it changed neither the cold medians
+// nor the counted DRAM writes (results/reference/h100/counters/README.md), so `read` stays the default.
 // OCCBENCH_L2_FLUSH=write|write_read|read|read_discard picks one (scripts/ncu_agreement.py --methods).
 enum class FlushMethod { read, write, write_read, read_discard };
 FlushMethod flush_method_from_env();  // OCCBENCH_L2_FLUSH, default read; throws on an unknown value
