@@ -1,6 +1,7 @@
 #include "harness/counters.hpp"
 
 #include "harness/cuda_check.hpp"
+#include "harness/time_use.hpp"
 #include "harness/timer_kernels.hpp"
 
 #include <cuda.h>
@@ -61,10 +62,6 @@ std::size_t index_of(const char* field) {
   for (std::size_t i = 0; i < metrics.size(); ++i)
     if (std::string(metrics[i].field) == field) return i;
   throw std::logic_error(fmt::format("no counter field '{}'", field));
-}
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 ordered_json ratio(double numerator, double denominator) {
@@ -731,7 +728,7 @@ nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel
     throw;  // the launch itself failed: the point's error, not the counters'
   } catch (const std::runtime_error& e) {
     ordered_json c = unavailable_counters_json(e.what());
-    c["added_s"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    c["added_s"] = seconds_since(t0);
     return c;
   }
 }

@@ -33,10 +33,6 @@ namespace {
 // is shared by them; each adds its flush and kernels as ranges (kMaxBatchRanges in counters.cpp).
 constexpr std::size_t kCounterBatchPoints = 16;
 
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
-
 ordered_json base_record(const Point& point) {
   ordered_json r;
   r["point_id"] = point.id;
@@ -558,7 +554,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
 
   device.clocks_end = read_clocks(device);
   assign_speedups(results, spec.baseline);
-  RunTimeUse time_use = run_time_use(results, std::chrono::duration<double>(std::chrono::steady_clock::now() - run_t0).count());
+  RunTimeUse time_use = run_time_use(results, seconds_since(run_t0));
   for (const auto& r : results) {
     std::string status = r.value("status", "");
     summary.ok += status == "ok";

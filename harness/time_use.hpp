@@ -3,10 +3,16 @@
 // under the final table. Pure CPU code over result records.
 #include <nlohmann/json.hpp>
 
+#include <chrono>
 #include <string>
 #include <vector>
 
 namespace occbench {
+
+// Seconds of the steady clock since t0: every time_use figure (and the counters' added_*) is one.
+inline double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 struct RunTimeUse {
   double wall_s = 0;   // from the first point's setup to the last point's record

@@ -2,6 +2,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/kernel_activity.hpp"
+#include "harness/time_use.hpp"
 #include "harness/timer_kernels.hpp"
 
 #include <algorithm>
@@ -76,10 +77,6 @@ void L2Flusher::flush(cudaStream_t stream) {
 }
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 float elapsed_ms(const EventPair& events) {
   OCCBENCH_CUDA_CHECK(cudaEventSynchronize(events.stop));
