@@ -33,6 +33,14 @@ namespace {
 // is shared by them; each adds its flush and kernels as ranges (kMaxBatchRanges in counters.cpp).
 constexpr std::size_t kCounterBatchPoints = 16;
 
+// The L2 flush before a counters pass (or a batch's launch), waited for; with no flusher, the wait.
+std::function<void()> flush_and_wait(L2Flusher* flusher, cudaStream_t stream) {
+  return [flusher, stream] {
+    if (flusher) flusher->flush(stream);
+    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+}
+
 ordered_json base_record(const Point& point) {
   ordered_json r;
   r["point_id"] = point.id;
@@ -253,29 +261,21 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
     } else {
       std::optional<double> theoretical;
       if (r["occupancy"].is_object()) theoretical = r["occupancy"].value("theoretical", 0.0);
+      // Copies: a deferred job outlives this call (the problem does not: the runner counts the
+      // batch before it builds the next one).
+      Problem* problem_ptr = &problem;
+      cudaStream_t stream = context.stream;
+      std::function<void()> launch_once = [point, problem_ptr, launch = prepared.launch, stream] {
+        run_point_once(point, *problem_ptr, launch, stream);
+        OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+      };
       bool forced = r["occupancy"].is_object() && r["occupancy"].contains("forced");
       if (defer_counters && !forced) {
-        // Copies: the job outlives this call (the problem does not: the runner counts the batch
-        // before it builds the next one).
-        Problem* problem_ptr = &problem;
-        cudaStream_t stream = context.stream;
-        *defer_counters = CounterJob{[point, problem_ptr, launch = prepared.launch, stream] {
-                                       run_point_once(point, *problem_ptr, launch, stream);
-                                       OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-                                     },
-                                     work, theoretical};
+        *defer_counters = CounterJob{std::move(launch_once), work, theoretical};
         return r;
       }
-      r["counters"] = collect_counters(
-          *context.counters, work, theoretical,
-          [&] {
-            run_point_once(point, problem, prepared.launch, context.stream);
-            OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
-          },
-          [&] {
-            if (context.flusher) context.flusher->flush(context.stream);
-            OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(context.stream));
-          });
+      r["counters"] = collect_counters(*context.counters, work, theoretical, launch_once,
+                                       flush_and_wait(context.flusher, context.stream));
     }
   }
   return r;
@@ -421,13 +421,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
         sections.assign(jobs.size(), unavailable_counters_json(lost_reason));
       } else {
         try {
-          sections = collect_counters_batch(
-              *counters, jobs,
-              [&] {
-                flusher->flush(stream);
-                OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-              },
-              double(flusher->bytes()));
+          sections = collect_counters_batch(*counters, jobs, flush_and_wait(flusher.get(), stream), double(flusher->bytes()));
         } catch (const CudaError& e) {
           // The launches ran verified and timed; their replay failing is the counters' failure.
           sections.assign(jobs.size(), unavailable_counters_json(fmt::format("the replay for the counters failed: {}", e.what())));
