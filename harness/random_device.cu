@@ -13,11 +13,6 @@ namespace occbench {
 
 namespace {
 
-unsigned fill_blocks(std::size_t count) {
-  // Grid-stride loops: enough blocks to fill any GPU, no more than the elements need.
-  return unsigned(std::clamp<std::size_t>((count + 255) / 256, 1, 65536));
-}
-
 __global__ void fill_uniform_kernel(float* __restrict__ data, std::size_t count, std::uint64_t key, float low, float high) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count; i += std::size_t(gridDim.x) * blockDim.x)
     data[i] = uniform_float_at(key, i, low, high);
@@ -37,7 +32,7 @@ void throw_if_different(const std::string& difference) {
 template <typename T>
 void fill_initial(void* data, std::size_t count, InitFormula formula, double a, double b, std::uint64_t seed,
                   std::uint64_t stream) {
-  fill_initial_kernel<T><<<fill_blocks(count), 256>>>(static_cast<T*>(data), count, formula, a, b, seed, stream);
+  fill_initial_kernel<T><<<grid_stride_blocks(count), kGridStrideThreads>>>(static_cast<T*>(data), count, formula, a, b, seed, stream);
   OCCBENCH_CHECK_LAUNCH();
   throw_if_different(first_fill_difference(static_cast<const T*>(data), count, [&](std::size_t i) {
     return to_element<T>(init_value_at(formula, a, b, seed, stream, i));
@@ -49,7 +44,7 @@ void fill_initial(void* data, std::size_t count, InitFormula formula, double a, 
 void fill_uniform_device(float* data, std::size_t count, std::uint64_t seed, float low, float high) {
   if (count == 0) return;
   const std::uint64_t key = stream_key(seed);
-  fill_uniform_kernel<<<fill_blocks(count), 256>>>(data, count, key, low, high);
+  fill_uniform_kernel<<<grid_stride_blocks(count), kGridStrideThreads>>>(data, count, key, low, high);
   OCCBENCH_CHECK_LAUNCH();
   throw_if_different(first_fill_difference(static_cast<const float*>(data), count,
                                            [&](std::size_t i) { return uniform_float_at(key, i, low, high); }));

@@ -18,6 +18,14 @@ namespace occbench {
 // How many leading elements the guard of a device fill compares with the host's.
 constexpr std::size_t kFillGuardElements = 4096;
 
+// The grid of a grid-stride kernel of kGridStrideThreads threads per block over `count` elements
+// (the fills here, the families' expected-output and reference kernels): enough blocks to fill any
+// GPU, no more than the elements need.
+constexpr unsigned kGridStrideThreads = 256;
+inline unsigned grid_stride_blocks(std::size_t count) {
+  return unsigned(std::clamp<std::size_t>((count + kGridStrideThreads - 1) / kGridStrideThreads, 1, 65536));
+}
+
 // fill_uniform(data, count, seed, low, high) on the device (the legacy default stream, as uploads),
 // then guarded: throws std::runtime_error where the first elements differ from the host's.
 void fill_uniform_device(float* data, std::size_t count, std::uint64_t seed, float low = -1.0f, float high = 1.0f);

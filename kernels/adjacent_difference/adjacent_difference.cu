@@ -121,7 +121,7 @@ class AdjacentDifferenceProblem : public Problem {
       output_ = DeviceBuffer<float>(n);
       expected_ = DeviceBuffer<float>(n);
       fill_uniform_device(input_.get(), n, seed);
-      expected_kernel<<<unsigned(std::min<std::size_t>((n + 255) / 256, 65536)), 256>>>(expected_.get(), n, stream_key(seed));
+      expected_kernel<<<grid_stride_blocks(n), kGridStrideThreads>>>(expected_.get(), n, stream_key(seed));
       OCCBENCH_CHECK_LAUNCH();
     }
   }

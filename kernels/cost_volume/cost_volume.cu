@@ -111,12 +111,12 @@ class CostVolumeProblem : public Problem {
         features_(pixels_ * views * kChannels), weights_(pixels_ * views), out_(pixels_ * kChannels),
         reference_(pixels_ * kChannels) {
     const std::size_t weight_count = pixels_ * views;
-    fill_inputs_kernel<<<grid_for(weight_count * kChannels), 256>>>(features_.get(), weights_.get(), weight_count, pixels_,
-                                                                   feature_key(seed), weight_key(seed));
+    fill_inputs_kernel<<<grid_stride_blocks(weight_count * kChannels), kGridStrideThreads>>>(
+        features_.get(), weights_.get(), weight_count, pixels_, feature_key(seed), weight_key(seed));
     OCCBENCH_CHECK_LAUNCH();
     guard_fill(seed);
-    reference_kernel<<<grid_for(reference_.size()), 256>>>(reference_.get(), views, pixels_, feature_key(seed),
-                                                           weight_key(seed));
+    reference_kernel<<<grid_stride_blocks(reference_.size()), kGridStrideThreads>>>(reference_.get(), views, pixels_,
+                                                                                   feature_key(seed), weight_key(seed));
     OCCBENCH_CHECK_LAUNCH();
     audit_reference(seed);
   }
@@ -136,8 +136,6 @@ class CostVolumeProblem : public Problem {
   float* out() { return out_.get(); }
 
  private:
-  static unsigned grid_for(std::size_t threads) { return unsigned(std::min<std::size_t>((threads + 255) / 256, 65536)); }
-
   // The first elements of each input against the host's formulas (harness/random_device).
   void guard_fill(std::uint64_t seed) {
     const std::uint64_t fkey = feature_key(seed), wkey = weight_key(seed);

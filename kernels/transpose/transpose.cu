@@ -64,8 +64,7 @@ class TransposeProblem : public Problem {
   TransposeProblem(std::size_t rows, std::size_t cols, std::uint64_t seed)
       : rows_(rows), cols_(cols), in_(rows * cols), out_(rows * cols), expected_(rows * cols) {
     fill_uniform_device(in_.get(), in_.size(), seed, -1.0f, 1.0f);
-    expected_kernel<<<unsigned(std::min<std::size_t>((in_.size() + 255) / 256, 65536)), 256>>>(expected_.get(), rows, cols,
-                                                                                              stream_key(seed));
+    expected_kernel<<<grid_stride_blocks(in_.size()), kGridStrideThreads>>>(expected_.get(), rows, cols, stream_key(seed));
     OCCBENCH_CHECK_LAUNCH();
   }
 
