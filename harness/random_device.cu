@@ -53,22 +53,7 @@ void fill_uniform_device(float* data, std::size_t count, std::uint64_t seed, flo
 void fill_initial_values_device(ElementKind kind, void* data, std::size_t count, InitFormula formula, double a, double b,
                                 std::uint64_t seed, std::uint64_t stream) {
   if (count == 0) return;
-  switch (kind) {
-    case ElementKind::float32:
-      return fill_initial<float>(data, count, formula, a, b, seed, stream);
-    case ElementKind::float64:
-      return fill_initial<double>(data, count, formula, a, b, seed, stream);
-    case ElementKind::int32:
-      return fill_initial<std::int32_t>(data, count, formula, a, b, seed, stream);
-    case ElementKind::uint32:
-      return fill_initial<std::uint32_t>(data, count, formula, a, b, seed, stream);
-    case ElementKind::uint8:
-      return fill_initial<std::uint8_t>(data, count, formula, a, b, seed, stream);
-    case ElementKind::int64:
-      return fill_initial<std::int64_t>(data, count, formula, a, b, seed, stream);
-    case ElementKind::uint64:
-      return fill_initial<std::uint64_t>(data, count, formula, a, b, seed, stream);
-  }
+  visit_element_kind(kind, [&](auto zero) { fill_initial<decltype(zero)>(data, count, formula, a, b, seed, stream); });
 }
 
 std::string first_fill_difference(const void* device, const void* host, std::size_t element_bytes, std::size_t count) {

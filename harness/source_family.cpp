@@ -39,19 +39,13 @@ struct ElementType {
   std::size_t bytes;
   bool is_float;
   bool is_signed;
+  ElementKind kind;  // the type, for visit_element_kind
 };
 constexpr ElementType kElementTypes[] = {
-    {"float32", "<f4", 4, true, true}, {"float64", "<f8", 8, true, true}, {"int32", "<i4", 4, false, true},
-    {"uint32", "<u4", 4, false, false}, {"uint8", "|u1", 1, false, false}, {"int64", "<i8", 8, false, true},
-    {"uint64", "<u8", 8, false, false}};
-
-ElementKind element_kind(const ElementType& type) {
-  static const std::map<std::string, ElementKind> kinds{
-      {"float32", ElementKind::float32}, {"float64", ElementKind::float64}, {"int32", ElementKind::int32},
-      {"uint32", ElementKind::uint32},   {"uint8", ElementKind::uint8},     {"int64", ElementKind::int64},
-      {"uint64", ElementKind::uint64}};
-  return kinds.at(type.name);
-}
+    {"float32", "<f4", 4, true, true, ElementKind::float32},  {"float64", "<f8", 8, true, true, ElementKind::float64},
+    {"int32", "<i4", 4, false, true, ElementKind::int32},     {"uint32", "<u4", 4, false, false, ElementKind::uint32},
+    {"uint8", "|u1", 1, false, false, ElementKind::uint8},    {"int64", "<i8", 8, false, true, ElementKind::int64},
+    {"uint64", "<u8", 8, false, false, ElementKind::uint64}};
 
 std::vector<std::string> element_type_names(bool with_64bit_integers) {
   std::vector<std::string> names;
@@ -63,27 +57,17 @@ std::vector<std::string> element_type_names(bool with_64bit_integers) {
 // Stores `value` as the element type at `out` (integers rounded and clamped to the type's range,
 // as harness/element_values' to_element does on the host and the GPU).
 void store_element(const ElementType& type, double value, unsigned char* out) {
-  auto put = [&](auto v) { std::memcpy(out, &v, sizeof v); };
-  switch (element_kind(type)) {
-    case ElementKind::float32: return put(to_element<float>(value));
-    case ElementKind::float64: return put(to_element<double>(value));
-    case ElementKind::int32: return put(to_element<std::int32_t>(value));
-    case ElementKind::uint32: return put(to_element<std::uint32_t>(value));
-    case ElementKind::uint8: return put(to_element<std::uint8_t>(value));
-    case ElementKind::int64: return put(to_element<std::int64_t>(value));
-    case ElementKind::uint64: return put(to_element<std::uint64_t>(value));
-  }
+  visit_element_kind(type.kind, [&](auto zero) {
+    auto v = to_element<decltype(zero)>(value);
+    std::memcpy(out, &v, sizeof v);
+  });
 }
 
 double load_element(const ElementType& type, const unsigned char* in) {
-  auto get = [&](auto v) {
+  return visit_element_kind(type.kind, [&](auto v) {
     std::memcpy(&v, in, sizeof v);
     return double(v);
-  };
-  if (type.is_float) return type.bytes == 4 ? get(float{}) : get(double{});
-  if (type.bytes == 1) return get(std::uint8_t{});
-  if (type.bytes == 4) return type.is_signed ? get(std::int32_t{}) : get(std::uint32_t{});
-  return type.is_signed ? get(std::int64_t{}) : get(std::uint64_t{});
+  });
 }
 
 struct Initializer {
@@ -308,7 +292,7 @@ class SourceProblem : public Problem {
         // On the GPU where the initializer has a shared formula: a 1 GiB input took a second to
         // make on the host and upload.
         if (std::optional<InitSpec> spec = init_spec(a.init, *a.type)) {
-          fill_initial_values_device(element_kind(*a.type), buffers_[i].get(), count, spec->formula, spec->a, spec->b, seed, i);
+          fill_initial_values_device(a.type->kind, buffers_[i].get(), count, spec->formula, spec->a, spec->b, seed, i);
         } else {
           buffers_[i].upload(initial_values(a, count, seed, i));
         }
@@ -340,7 +324,7 @@ class SourceProblem : public Problem {
       const Argument& a = state_->arguments[i];
       if (a.role != Argument::Role::output) continue;
       std::size_t count = buffers_[i].bytes() / a.type->bytes, first_mismatch = count;
-      Verification part = compare_elements_on_device(element_kind(*a.type), buffers_[i].get(), expected_[i].get(), count,
+      Verification part = compare_elements_on_device(a.type->kind, buffers_[i].get(), expected_[i].get(), count,
                                                      a.abs_tolerance, a.rel_tolerance, first_mismatch);
       if (first) v.tolerance = a.rel_tolerance;
       first = false;

@@ -118,20 +118,11 @@ Verification compare_elements_on_device(ElementKind kind, const void* out, const
   OCCBENCH_CUDA_CHECK(cudaMemcpy(totals.get(), &initial, sizeof initial, cudaMemcpyHostToDevice));
   if (count) {
     unsigned blocks = compare_blocks();
-    auto launch = [&](auto* typed) {
-      using T = std::remove_const_t<std::remove_pointer_t<decltype(typed)>>;
+    visit_element_kind(kind, [&](auto zero) {
+      using T = decltype(zero);
       compare_elements_kernel<T><<<blocks, 256>>>(static_cast<const T*>(out), static_cast<const T*>(expected), count,
                                                   abs_tolerance, rel_tolerance, totals.get());
-    };
-    switch (kind) {
-      case ElementKind::float32: launch(static_cast<const float*>(nullptr)); break;
-      case ElementKind::float64: launch(static_cast<const double*>(nullptr)); break;
-      case ElementKind::int32: launch(static_cast<const std::int32_t*>(nullptr)); break;
-      case ElementKind::uint32: launch(static_cast<const std::uint32_t*>(nullptr)); break;
-      case ElementKind::uint8: launch(static_cast<const std::uint8_t*>(nullptr)); break;
-      case ElementKind::int64: launch(static_cast<const std::int64_t*>(nullptr)); break;
-      case ElementKind::uint64: launch(static_cast<const std::uint64_t*>(nullptr)); break;
-    }
+    });
     OCCBENCH_CHECK_LAUNCH();
   }
   CompareTotals result{};

@@ -6,6 +6,7 @@
 #include "harness/registry.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace occbench {
@@ -20,6 +21,20 @@ Verification compare_on_device(const float* out_device, const double* ref_device
 // the device (the reference variant's outputs, kept there). max_rel_error as the host computes
 // it; first_mismatch is the lowest failing index (count when none), for the caller's detail.
 enum class ElementKind { float32, float64, int32, uint32, uint8, int64, uint64 };
+// f(T{}) for `kind`'s element type T: the one place a kind becomes a type (loads, stores, fills, compares).
+template <typename F>
+decltype(auto) visit_element_kind(ElementKind kind, F&& f) {
+  switch (kind) {
+    case ElementKind::float64: return f(double{});
+    case ElementKind::int32: return f(std::int32_t{});
+    case ElementKind::uint32: return f(std::uint32_t{});
+    case ElementKind::uint8: return f(std::uint8_t{});
+    case ElementKind::int64: return f(std::int64_t{});
+    case ElementKind::uint64: return f(std::uint64_t{});
+    case ElementKind::float32: break;
+  }
+  return f(float{});
+}
 Verification compare_elements_on_device(ElementKind kind, const void* out_device, const void* expected_device,
                                         std::size_t count, double abs_tolerance, double rel_tolerance,
                                         std::size_t& first_mismatch);
