@@ -119,7 +119,8 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   MeasurementSettings m;
   check.object(value, path);
   check.only_keys(value, path,
-                  {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters"});
+                  {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters",
+                   "profiled_samples"});
   if (value.contains("mode")) {
     m.mode = check.string(value["mode"], path + ".mode");
     if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
@@ -139,6 +140,9 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
       check.fail(path + ".counters", fmt::format("expected true or false, got {}", type_name(value["counters"])));
     m.counters = value["counters"].get<bool>();
   }
+  // A profiled collection holds the samples' flush and kernel ranges: at most 512 (harness/counters).
+  if (value.contains("profiled_samples"))
+    m.profiled_samples = int(check.integer(value["profiled_samples"], path + ".profiled_samples", 0, 100));
   return m;
 }
 
@@ -171,7 +175,7 @@ bool overridden(const SweepSpec& spec, const std::string& variant, const std::st
 json to_json(const MeasurementSettings& m) {
   return json{{"mode", m.mode},           {"warmup_runs", m.warmup_runs}, {"min_samples", m.min_samples},
               {"max_samples", m.max_samples}, {"target_noise", m.target_noise}, {"min_time_s", m.min_time_s},
-              {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}};
+              {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}, {"profiled_samples", m.profiled_samples}};
 }
 
 SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {

@@ -28,6 +28,10 @@ struct MeasurementSettings {
   double timeout_s = 2.0;       // per point: stop sampling after this much wall time
   std::uint64_t seed = 42;      // random inputs
   bool counters = false;        // hardware counters after each point's timing (harness/counters.hpp)
+  // Cold samples timed after the event pair's by CUPTI's range profiler (gpu__time_duration, as
+  // Nsight Compute), whose median becomes the point's (harness/timer.hpp); 0: the event pair only
+  // (the default: a profiled sample costs ~5 ms, ~8x the wall time of a sweep of short kernels).
+  int profiled_samples = 0;
 };
 
 // What the command line narrows or overrides in a sweep (harness/selection.hpp applies it):

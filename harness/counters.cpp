@@ -265,6 +265,19 @@ constexpr std::size_t kMaxBatchRanges = 512;
 // A launch that still is not fully collected after this many passes is an error, not a hang.
 constexpr int kMaxPasses = 500;
 
+std::vector<const char*> counter_metric_names() {
+  std::vector<const char*> names;
+  for (const auto& m : counter_metrics()) names.push_back(m.metric);
+  return names;
+}
+
+// A cold sample's duration is Nsight Compute's gpu__time_duration of its kernels; the L1 global
+// load and store bytes tell the flush's range from the sample's own (is_flush_range).
+constexpr std::size_t kDuration = 0, kLoadBytes = 1, kStoreBytes = 2;  // in duration_metric_names()
+std::vector<const char*> duration_metric_names() {
+  return {"gpu__time_duration.sum", "l1tex__t_bytes_pipe_lsu_mem_global_op_ld.sum", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum"};
+}
+
 }  // namespace
 
 // OCCBENCH_COUNTERS_CONFIG: point (default) or run; anything else is an error, as for the other switches.
@@ -287,12 +300,17 @@ struct CounterSession::State {
   Cupti api;
   CUcontext context = nullptr;
   CUpti_RangeProfiler_Object* profiler = nullptr;  // enabled for the whole run, or nullptr: per point
-  CUpti_Profiler_Host_Object* host = nullptr;
-  std::vector<uint8_t> config_image;
-  std::vector<const char*> metric_names;
+  // The metrics a collection evaluates, with the host object that knows them and their config image.
+  struct MetricSet {
+    CUpti_Profiler_Host_Object* host = nullptr;
+    std::vector<const char*> names;
+    std::vector<uint8_t> config_image;
+  };
+  MetricSet counters;   // counter_metrics(): a point's counters section
+  MetricSet durations;  // duration_metrics(): cold samples timed by gpu__time_duration
   std::vector<uint8_t> counter_data;  // the counter data image of the point being measured
   bool configure_once = false;        // OCCBENCH_COUNTERS_CONFIG=run
-  bool configured = false;            // the range profiler holds this config and image (configure once)
+  bool configured = false;            // the range profiler holds the counters' config and image (configure once)
   std::size_t configured_ranges = 0;  // the ranges that image was sized for
 
   void check(CUptiResult result, const char* call) const {
@@ -302,18 +320,21 @@ struct CounterSession::State {
     throw CuptiFailure(int(result), cupti_failure_reason(int(result), call, text ? text : ""));
   }
 
-  // The host object for `chip` with counter_metrics() added, and their config image; the
+  // `set`'s host object for `chip` with `metrics` added, and their config image; the
   // availability image (of a live context) may be null where no GPU is.
-  void configure_host(const std::string& chip, const uint8_t* availability_image);
+  void configure_host(MetricSet& set, const std::vector<const char*>& metrics, const std::string& chip,
+                      const uint8_t* availability_image);
   // Replays of a launch the config image needs (the host API's estimate; the passes actually made are counted).
-  int config_passes() const;
+  int config_passes(const MetricSet& set) const;
 
   void release_host() {
-    if (!host || !api.cuptiProfilerHostDeinitialize) return;
-    auto params = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
-    params.pHostObject = host;
-    api.cuptiProfilerHostDeinitialize(&params);
-    host = nullptr;
+    for (MetricSet* set : {&counters, &durations}) {
+      if (!set->host || !api.cuptiProfilerHostDeinitialize) continue;
+      auto params = cupti_params<CUpti_Profiler_Host_Deinitialize_Params>(CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE);
+      params.pHostObject = set->host;
+      api.cuptiProfilerHostDeinitialize(&params);
+      set->host = nullptr;
+    }
   }
 
   void disable(CUpti_RangeProfiler_Object* object) const {
@@ -330,35 +351,36 @@ struct CounterSession::State {
 
 #define OCCBENCH_CUPTI(state, name, params) (state).check((state).api.name(&(params)), #name)
 
-void CounterSession::State::configure_host(const std::string& chip, const uint8_t* availability_image) {
+void CounterSession::State::configure_host(MetricSet& set, const std::vector<const char*>& metrics,
+                                           const std::string& chip, const uint8_t* availability_image) {
   auto host = cupti_params<CUpti_Profiler_Host_Initialize_Params>(CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE);
   host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
   host.pChipName = chip.c_str();
   host.pCounterAvailabilityImage = availability_image;
   OCCBENCH_CUPTI(*this, cuptiProfilerHostInitialize, host);
-  this->host = host.pHostObject;
+  set.host = host.pHostObject;
 
-  for (const auto& m : counter_metrics()) metric_names.push_back(m.metric);
+  set.names = metrics;
   auto add = cupti_params<CUpti_Profiler_Host_ConfigAddMetrics_Params>(CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE);
-  add.pHostObject = this->host;
-  add.ppMetricNames = metric_names.data();
-  add.numMetrics = metric_names.size();
+  add.pHostObject = set.host;
+  add.ppMetricNames = set.names.data();
+  add.numMetrics = set.names.size();
   OCCBENCH_CUPTI(*this, cuptiProfilerHostConfigAddMetrics, add);
   auto size = cupti_params<CUpti_Profiler_Host_GetConfigImageSize_Params>(CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE);
-  size.pHostObject = this->host;
+  size.pHostObject = set.host;
   OCCBENCH_CUPTI(*this, cuptiProfilerHostGetConfigImageSize, size);
-  config_image.resize(size.configImageSize);
+  set.config_image.resize(size.configImageSize);
   auto image = cupti_params<CUpti_Profiler_Host_GetConfigImage_Params>(CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
-  image.pHostObject = this->host;
-  image.configImageSize = config_image.size();
-  image.pConfigImage = config_image.data();
+  image.pHostObject = set.host;
+  image.configImageSize = set.config_image.size();
+  image.pConfigImage = set.config_image.data();
   OCCBENCH_CUPTI(*this, cuptiProfilerHostGetConfigImage, image);
 }
 
-int CounterSession::State::config_passes() const {
+int CounterSession::State::config_passes(const MetricSet& set) const {
   auto passes = cupti_params<CUpti_Profiler_Host_GetNumOfPasses_Params>(CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE);
-  passes.configImageSize = config_image.size();
-  passes.pConfigImage = const_cast<uint8_t*>(config_image.data());
+  passes.configImageSize = set.config_image.size();
+  passes.pConfigImage = const_cast<uint8_t*>(set.config_image.data());
   OCCBENCH_CUPTI(*this, cuptiProfilerHostGetNumOfPasses, passes);
   return int(passes.numOfPasses);
 }
@@ -371,8 +393,8 @@ int counter_passes(const std::string& chip) {
     CounterSession::State& s;
     ~Release() { s.release_host(); }
   } release{s};
-  s.configure_host(chip, nullptr);
-  return s.config_passes();
+  s.configure_host(s.counters, counter_metric_names(), chip, nullptr);
+  return s.config_passes(s.counters);
 }
 
 std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
@@ -413,8 +435,13 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
     availability.pCounterAvailabilityImage = availability_image.data();
     OCCBENCH_CUPTI(s, cuptiProfilerGetCounterAvailability, availability);
 
-    s.configure_host(session->chip_, availability_image.data());
-    session->passes_ = s.config_passes();
+    s.configure_host(s.counters, counter_metric_names(), session->chip_, availability_image.data());
+    session->passes_ = s.config_passes(s.counters);
+    // The durations' set must fit one pass: a cold sample is launched once, never replayed.
+    s.configure_host(s.durations, duration_metric_names(), session->chip_, availability_image.data());
+    if (int passes = s.config_passes(s.durations); passes != 1)
+      session->durations_unavailable_reason_ = fmt::format("gpu__time_duration and the flush's marks need {} passes on {}, not 1",
+                                                           passes, session->chip_);
     // The profiler stays enabled from here to the end of the run, started only around a point's
     // replays, never while one is timed: on the H100 this halved the counters' cost per point
     // (the first start after an enable is slow) and left the timed medians unchanged (median ratio
@@ -457,10 +484,21 @@ std::vector<CounterReading> CounterSession::measure_batch(const std::vector<std:
   return collect(launches, flush, flush_read_bytes);
 }
 
-bool is_flush_range(const std::vector<double>& values, double flush_read_bytes) {
-  double loaded = values.at(index_of("l1_global_load_bytes"));
-  return flush_read_bytes > 0 && values.at(index_of("l1_global_store_bytes")) == 0 &&
-         std::abs(loaded - flush_read_bytes) <= 0.01 * flush_read_bytes;
+std::vector<double> CounterSession::measure_durations_ms(int count, const std::function<void()>& flush,
+                                                        const std::function<void()>& timed, double flush_read_bytes) {
+  std::string reason = durations_unavailable_reason();
+  if (!reason.empty()) throw std::runtime_error(reason);
+  if (count < 1) return {};
+  if (flush_read_bytes <= 0 || !flush) throw std::logic_error("timed samples need the read-sweep flush that delimits them");
+  std::vector<double> ms;
+  for (const CounterReading& r : collect(std::vector<std::function<void()>>(std::size_t(count), timed), flush, flush_read_bytes, true))
+    ms.push_back(r.values.at(0) * 1e-6);
+  return ms;
+}
+
+bool is_flush_range(double l1_global_load_bytes, double l1_global_store_bytes, double flush_read_bytes) {
+  return flush_read_bytes > 0 && l1_global_store_bytes == 0 &&
+         std::abs(l1_global_load_bytes - flush_read_bytes) <= 0.01 * flush_read_bytes;
 }
 
 std::vector<std::vector<std::size_t>> split_ranges_at_flushes(const std::vector<bool>& flush_ranges, std::size_t launches) {
@@ -481,11 +519,13 @@ std::vector<std::vector<std::size_t>> split_ranges_at_flushes(const std::vector<
 }
 
 std::vector<CounterReading> CounterSession::collect(const std::vector<std::function<void()>>& launches,
-                                                    const std::function<void()>& flush, double flush_read_bytes) {
+                                                    const std::function<void()>& flush, double flush_read_bytes,
+                                                    bool durations) {
   if (!available()) throw std::runtime_error(unavailable_reason_);
   bool batched = flush_read_bytes > 0;
   if (batched && !flush) throw std::logic_error("a batch of launches needs the flush that delimits them");
   State& s = *state_;
+  const State::MetricSet& set = durations ? s.durations : s.counters;
   auto t0 = std::chrono::steady_clock::now();
   CounterReading total;  // the collection's times, shared out among its launches at the end
 
@@ -528,11 +568,12 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
     // cuptiRangeProfilerSetConfig and the image take on the H100. CUPTI does not document reusing
     // a configuration after DecodeData, so it is opt-in until measured, and a point whose replays
     // differ from the host API's pass count fails its counters rather than giving partial ones.
-    bool configure_once = s.profiler && s.configure_once;
+    bool configure_once = !durations && s.profiler && s.configure_once;
     std::vector<uint8_t>& counter_data = s.counter_data;
     auto init = cupti_params<CUpti_RangeProfiler_CounterDataImage_Initialize_Params>(
         CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE);
     init.pRangeProfilerObject = profiler;
+    if (durations) s.configured = false;  // the profiler gets the durations' config: the counters' must be set again
     if (configure_once && s.configured && s.configured_ranges == max_ranges) {
       init.counterDataSize = counter_data.size();
       init.pCounterData = counter_data.data();
@@ -541,8 +582,8 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
       s.configured = false;
       auto size = cupti_params<CUpti_RangeProfiler_GetCounterDataSize_Params>(CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE);
       size.pRangeProfilerObject = profiler;
-      size.pMetricNames = s.metric_names.data();
-      size.numMetrics = s.metric_names.size();
+      size.pMetricNames = const_cast<const char**>(set.names.data());
+      size.numMetrics = set.names.size();
       size.maxNumOfRanges = max_ranges;
       size.maxNumRangeTreeNodes = max_ranges;
       OCCBENCH_CUPTI(s, cuptiRangeProfilerGetCounterDataSize, size);
@@ -553,8 +594,8 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
 
       auto config = cupti_params<CUpti_RangeProfiler_SetConfig_Params>(CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
       config.pRangeProfilerObject = profiler;
-      config.configSize = s.config_image.size();
-      config.pConfig = s.config_image.data();
+      config.configSize = set.config_image.size();
+      config.pConfig = set.config_image.data();
       config.counterDataImageSize = counter_data.size();
       config.pCounterDataImage = counter_data.data();
       config.range = CUPTI_AutoRange;  // one range per kernel: a library call's kernels are counted apart
@@ -636,14 +677,14 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
     if (info.numTotalRanges == 0) throw std::runtime_error("the launch made no kernel that CUPTI could count");
 
     for (std::size_t range = 0; range < info.numTotalRanges; ++range) {
-      std::vector<double> values(s.metric_names.size());
+      std::vector<double> values(set.names.size());
       auto evaluate = cupti_params<CUpti_Profiler_Host_EvaluateToGpuValues_Params>(CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE);
-      evaluate.pHostObject = s.host;
+      evaluate.pHostObject = set.host;
       evaluate.pCounterDataImage = counter_data.data();
       evaluate.counterDataImageSize = counter_data.size();
       evaluate.rangeIndex = range;
-      evaluate.ppMetricNames = s.metric_names.data();
-      evaluate.numMetrics = s.metric_names.size();
+      evaluate.ppMetricNames = const_cast<const char**>(set.names.data());
+      evaluate.numMetrics = set.names.size();
       evaluate.pMetricValues = values.data();
       OCCBENCH_CUPTI(s, cuptiProfilerHostEvaluateToGpuValues, evaluate);
       per_range.push_back(std::move(values));
@@ -666,7 +707,9 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
   std::vector<std::vector<std::size_t>> owned;
   if (batched) {
     std::vector<bool> flush_ranges;
-    for (const auto& values : per_range) flush_ranges.push_back(is_flush_range(values, flush_read_bytes));
+    std::size_t load = durations ? kLoadBytes : index_of("l1_global_load_bytes");
+    std::size_t store = durations ? kStoreBytes : index_of("l1_global_store_bytes");
+    for (const auto& values : per_range) flush_ranges.push_back(is_flush_range(values[load], values[store], flush_read_bytes));
     owned = split_ranges_at_flushes(flush_ranges, launches.size());
   } else {
     owned.emplace_back();
@@ -676,7 +719,13 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
     std::vector<std::vector<double>> per_kernel;
     for (std::size_t range : owned[l]) per_kernel.push_back(per_range[range]);
     readings[l].kernels = int(per_kernel.size());
-    readings[l].values = combine_kernels(per_kernel);
+    if (durations) {
+      double ns = 0;
+      for (const auto& values : per_kernel) ns += values[kDuration];
+      readings[l].values = {ns};
+    } else {
+      readings[l].values = combine_kernels(per_kernel);
+    }
   }
   total.added_s = seconds_since(t0);
   // Each launch's share of the collection: its own launch time, an equal part of the rest.

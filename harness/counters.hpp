@@ -51,7 +51,7 @@ struct CounterReading {
 // A batch collection (CounterSession::measure_batch) runs each launch after its L2 flush, whose
 // read sweep is a range of its own. CUPTI names auto ranges by number only, so a flush range is
 // told by what it did: L1 global loads of the flush buffer's size (within 1%) and no stores.
-bool is_flush_range(const std::vector<double>& values, double flush_read_bytes);
+bool is_flush_range(double l1_global_load_bytes, double l1_global_store_bytes, double flush_read_bytes);
 // Splits the ranges, in launch order, into each launch's (the flush ranges left out). Throws
 // std::runtime_error when they do not split into `launches` launches of at least one kernel each,
 // a flush first. Pure, for tests.
@@ -119,13 +119,28 @@ class CounterSession {
   std::vector<CounterReading> measure_batch(const std::vector<std::function<void()>>& launches,
                                             const std::function<void()>& flush, double flush_read_bytes);
 
+  // Cold samples timed as Nsight Compute times a kernel: `count` samples, each `flush` (the read
+  // sweep of `flush_read_bytes`) then `timed` (the launch, not waited for), in one collection of
+  // gpu__time_duration, each kernel one range; returns each sample's summed kernel duration in ms.
+  // The same ranges split as measure_batch's. Throws std::runtime_error with the reason when the
+  // durations cannot be had (durations_unavailable_reason(), a CUPTI failure, ranges that do not
+  // split into `count` samples).
+  std::vector<double> measure_durations_ms(int count, const std::function<void()>& flush, const std::function<void()>& timed,
+                                           double flush_read_bytes);
+  // Why measure_durations_ms cannot be used ("" where it can): the session's reason, or the
+  // durations' metric set needing more than one pass on this chip.
+  std::string durations_unavailable_reason() const {
+    return available() ? durations_unavailable_reason_ : unavailable_reason_;
+  }
+
   struct State;
 
  private:
   CounterSession() = default;
   // flush_read_bytes > 0: a batch (measure_batch); 0: one launch, flushed before each pass.
+  // `durations`: the durations' metric set (measure_durations_ms), else counter_metrics().
   std::vector<CounterReading> collect(const std::vector<std::function<void()>>& launches, const std::function<void()>& flush,
-                                      double flush_read_bytes);
+                                      double flush_read_bytes, bool durations = false);
   // One whole collection around an empty kernel: CUPTI's first collection after an enable leaves
   // ~21 MB of dirty L2 lines of its own, which the next point's DRAM writes would count.
   void prime();
@@ -135,6 +150,7 @@ class CounterSession {
   void drop_run_wide_profiler(bool enabled_here);
   std::string unavailable_reason_;
   std::string batch_unusable_reason_;
+  std::string durations_unavailable_reason_;
   std::string chip_;
   int passes_ = 0;
 };

@@ -94,14 +94,16 @@ TimingSourceChoice timing_source_choice_from_env() {
   std::string name = value ? value : "";
   if (name.empty() || name == "auto") return TimingSourceChoice::automatic;
   if (name == "cupti") return TimingSourceChoice::cupti;
+  if (name == "profiler") return TimingSourceChoice::profiler;
   if (name == "event") return TimingSourceChoice::event;
-  throw std::invalid_argument("OCCBENCH_TIMING_SOURCE: expected auto, cupti or event, got '" + name + "'");
+  throw std::invalid_argument("OCCBENCH_TIMING_SOURCE: expected auto, cupti, profiler or event, got '" + name + "'");
 }
 
 KernelActivitySession::KernelActivitySession() {
   TimingSourceChoice choice = timing_source_choice_from_env();
-  if (choice == TimingSourceChoice::event) {
-    reason_ = "OCCBENCH_TIMING_SOURCE=event asks for the event pair";
+  if (choice == TimingSourceChoice::event || choice == TimingSourceChoice::profiler) {
+    reason_ = choice == TimingSourceChoice::event ? "OCCBENCH_TIMING_SOURCE=event asks for the event pair"
+                                                  : "OCCBENCH_TIMING_SOURCE=profiler asks for the range profiler";
     return;
   }
   Store& s = store();

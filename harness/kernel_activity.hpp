@@ -35,13 +35,15 @@ namespace occbench {
 
 // The record's timing.source values.
 inline constexpr const char* kSourceCuptiKernelActivity = "cupti_kernel_activity";
+inline constexpr const char* kSourceCuptiRangeProfiler = "cupti_range_profiler";
 inline constexpr const char* kSourceEventPair = "cuda_event_pair";
 inline constexpr const char* kSourceHostClock = "host_clock";
 
-// OCCBENCH_TIMING_SOURCE: auto (or unset: CUPTI where its timestamps come from the hardware),
-// cupti (CUPTI's timestamps even where they instrument the kernel), event. Throws
-// std::invalid_argument on another value.
-enum class TimingSourceChoice { automatic, cupti, event };
+// OCCBENCH_TIMING_SOURCE: auto (or unset: CUPTI's activity where its timestamps come from the
+// hardware, else the range profiler's gpu__time_duration where it can be used), cupti (CUPTI's
+// activity timestamps even where they instrument the kernel), profiler (the range profiler only),
+// event. Throws std::invalid_argument on another value.
+enum class TimingSourceChoice { automatic, cupti, profiler, event };
 TimingSourceChoice timing_source_choice_from_env();
 
 // Enables tracing for the session's lifetime (one at a time per process); available() says

@@ -28,8 +28,11 @@ ordered_json units_block() {
           {"occupancy.theoretical", "fraction of max warps per SM (0-1)"},
           {"occupancy.thread_utilization", "fraction of max threads per SM (0-1)"},
           {"timing.median_ms", "ms"},
-          {"timing.source", "cupti_kernel_activity (the kernels' GPU durations) | cuda_event_pair | host_clock"},
-          {"timing.event_median_ms", "ms, the event pair's median of the same samples"},
+          {"timing.source", "cupti_range_profiler (the kernels' gpu__time_duration) | cupti_kernel_activity (the kernels' "
+                            "GPU durations) | cuda_event_pair | host_clock"},
+          {"timing.event_median_ms", "ms, the event pair's median of the same samples (cupti_range_profiler: of the "
+                                     "event_samples taken before the profiled ones)"},
+          {"timing.profiled_wall_s", "s of wall time in the range profiler's collection"},
           {"timing.mean_ms", "ms"},
           {"timing.min_ms", "ms"},
           {"timing.max_ms", "ms"},

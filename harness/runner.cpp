@@ -2,6 +2,7 @@
 
 #include "harness/conditions.hpp"
 #include "harness/counters.hpp"
+#include "harness/kernel_activity.hpp"
 #include "harness/selection.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/memory_probes.hpp"
@@ -81,6 +82,10 @@ ordered_json to_json(const TimingStats& t) {
   j["source"] = t.source;
   j["source_reason"] = t.source_reason;
   if (t.mode != "host") j["event_median_ms"] = t.event_median_ms;
+  if (t.source == kSourceCuptiRangeProfiler) {
+    j["event_samples"] = t.event_samples;
+    j["profiled_wall_s"] = t.profiled_wall_s;
+  }
   return j;
 }
 
@@ -239,7 +244,12 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
   if (on_device) sampler.emplace(*context.device);
   BetweenSamples between;
   if (sampler) between = [&] { sampler->sample_if_due(); };
-  TimingStats timing = on_device ? time_device(run_once, *context.settings, context.stream, context.flusher, between)
+  ProfiledSamples profiled;
+  if (on_device && context.timing_profiler && context.flusher)
+    profiled = [&](int count, const std::function<void()>& flush, const std::function<void()>& timed) {
+      return context.timing_profiler->measure_durations_ms(count, flush, timed, double(context.flusher->bytes()));
+    };
+  TimingStats timing = on_device ? time_device(run_once, *context.settings, context.stream, context.flusher, between, profiled)
                                  : time_host([&] { run_once(context.stream); }, *context.settings);
   r["timing"] = to_json(timing);
   if (on_device) {
@@ -374,13 +384,24 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   // Counters flush the L2 before each replay too, as Nsight Compute does, so bytes per level are a cold launch's.
   if (spec.measurement.mode == "cold" || spec.measurement.mode == "batch" || spec.measurement.counters)
     flusher = std::make_unique<L2Flusher>(device.l2_bytes, device.sm_count);
-  std::unique_ptr<CounterSession> counters;
-  if (spec.measurement.counters) {
-    counters = CounterSession::open(options.device);
+  // One CUPTI range profiler for the run: it counts (--counters) and, asked to (profiled_samples,
+  // OCCBENCH_TIMING_SOURCE=profiler), times cold samples by gpu__time_duration, as Nsight Compute does.
+  TimingSourceChoice timing_choice = timing_source_choice_from_env();
+  bool profile_timing = flusher && spec.measurement.mode != "hot" &&
+                        ((timing_choice == TimingSourceChoice::automatic && spec.measurement.profiled_samples > 0) ||
+                         timing_choice == TimingSourceChoice::profiler);
+  std::unique_ptr<CounterSession> profiler;
+  if (spec.measurement.counters || profile_timing) profiler = CounterSession::open(options.device);
+  CounterSession* counters = spec.measurement.counters ? profiler.get() : nullptr;
+  if (counters)
     log << (counters->available() ? fmt::format("counters: CUPTI range profiler on {}, {} replays per launch\n", counters->chip(), counters->passes())
                                   : fmt::format("counters unavailable: {}; timings go on\n", counters->unavailable_reason()));
-  }
-  PointContext context{&device, &spec.measurement, stream, flusher.get(), counters.get()};
+  if (profile_timing)
+    log << (profiler->durations_unavailable_reason().empty()
+                ? std::string("timing: cold samples by CUPTI's range profiler (gpu__time_duration, as Nsight Compute)\n")
+                : fmt::format("timing: cold samples by the event pair, the range profiler cannot time them: {}\n",
+                              profiler->durations_unavailable_reason()));
+  PointContext context{&device, &spec.measurement, stream, flusher.get(), counters, profile_timing ? profiler.get() : nullptr};
 
   std::vector<ordered_json> results;
   std::unique_ptr<Problem> problem;

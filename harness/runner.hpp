@@ -41,6 +41,7 @@ struct PointContext {
   cudaStream_t stream = nullptr;
   class L2Flusher* flusher = nullptr;
   class CounterSession* counters = nullptr;  // run --counters: counted after the timing (harness/counters)
+  class CounterSession* timing_profiler = nullptr;  // times cold samples by gpu__time_duration (time_device)
 };
 
 // Everything measure_point does before timing, shared with the Google Benchmark front end

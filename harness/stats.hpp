@@ -23,12 +23,17 @@ struct TimingStats {
   double cold_median_ms = 0;
   std::string cold_source;    // batch mode: the timing source of cold_median_ms
   // Where the samples come from: "cupti_kernel_activity" (the GPU's start/end of the kernels the
-  // launch ran, harness/kernel_activity), "cuda_event_pair" or "host_clock"; source_reason says
-  // why the event pair was used where CUPTI was tried. event_median_ms: the event pair's median
-  // of the same samples (device modes), kept beside for comparison.
+  // launch ran, harness/kernel_activity), "cupti_range_profiler" (gpu__time_duration of
+  // profiled_samples cold samples taken after the event pair's, harness/timer), "cuda_event_pair"
+  // or "host_clock"; source_reason says why the event pair was used where CUPTI was tried.
+  // event_median_ms: the event pair's median (device modes), of the same samples or, profiled,
+  // of the event_samples taken before; stop_reason is then the event pair's sampling rule's.
   std::string source;
   std::string source_reason;
   double event_median_ms = 0;
+  int event_samples = 0;        // profiled: the event pair's samples before the profiled ones
+  double profiled_wall_s = 0;   // profiled: wall time of the profiler's collection
+
 };
 
 // Median, mean, min, max, sample stddev (n - 1) and relative noise of the samples (milliseconds).

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace occbench {
 
@@ -62,13 +63,24 @@ struct EventPair {
 // Called between samples (outside the timed interval), e.g. to read the clocks.
 using BetweenSamples = std::function<void()>;
 
+// Cold samples timed by a profiler instead of the event pair (the runner passes
+// CounterSession::measure_durations_ms): runs `count` samples, each `flush` then `timed`, and
+// returns each sample's kernel duration in ms, Nsight Compute's gpu__time_duration. Throws
+// std::runtime_error with the reason when it cannot; the samples are then timed by the event pair.
+using ProfiledSamples =
+    std::function<std::vector<double>(int count, const std::function<void()>& flush, const std::function<void()>& timed)>;
+
 // Warm-up launches, then samples until stop_reason() says so. `flusher` is used before every
 // sample in cold and batch mode and may be null in hot mode. Batch mode first measures the cold
 // median, then times launches_per_sample back-to-back launches per event pair (enough for about
 // kBatchSampleMs of kernel time) and reports the time per launch.
 constexpr double kBatchSampleMs = 2.0;
+// Where the cold samples' times come from (timing.source, README "Timing"): CUPTI's kernel
+// activity where the hardware takes its timestamps (Blackwell on); else `profiled`, where given
+// and the profiler can be used; else the event pair. OCCBENCH_TIMING_SOURCE overrides the choice.
 TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const MeasurementSettings& settings,
-                        cudaStream_t stream, L2Flusher* flusher, const BetweenSamples& between = {});
+                        cudaStream_t stream, L2Flusher* flusher, const BetweenSamples& between = {},
+                        const ProfiledSamples& profiled = {});
 
 TimingStats time_host(const std::function<void()>& work, const MeasurementSettings& settings,
                       const BetweenSamples& between = {});

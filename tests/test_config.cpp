@@ -167,6 +167,12 @@ TEST(Config, MeasurementRanges) {
             "$.measurement.max_samples");
   EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"target_noise\": 0")).json_path(), "$.measurement.target_noise");
   EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"timeout_s\": -1")).json_path(), "$.measurement.timeout_s");
+  // A profiled collection's ranges are bounded (harness/counters): at most 100 samples.
+  EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"profiled_samples\": 101")).json_path(), "$.measurement.profiled_samples");
+  EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"profiled_samples\": -1")).json_path(), "$.measurement.profiled_samples");
+  auto spec = parse_sweep_text(with("\"min_samples\": 3", "\"profiled_samples\": 10"), "p.json", builtin_registry());
+  EXPECT_EQ(spec.measurement.profiled_samples, 10);
+  EXPECT_EQ(occbench::MeasurementSettings{}.profiled_samples, 0);  // opt-in: ~5 ms per profiled sample
 }
 
 TEST(Config, VariantAxesOverrideAndAreChecked) {

@@ -215,18 +215,12 @@ TEST(Counters, BatchRangesSplitAtTheFlushKernels) {
 
 // A flush range is the one that read the flush buffer (within 1%) and stored nothing.
 TEST(Counters, AFlushRangeIsTheOneThatReadTheFlushBufferAndStoredNothing) {
-  auto values = [](double loaded, double stored) {
-    std::vector<double> v(counter_metrics().size(), 0.0);
-    v[field_index("l1_global_load_bytes")] = loaded;
-    v[field_index("l1_global_store_bytes")] = stored;
-    return v;
-  };
   double flush = 104857600;  // 2 x the H100's 50 MiB L2
-  EXPECT_TRUE(is_flush_range(values(flush, 0), flush));
-  EXPECT_TRUE(is_flush_range(values(flush * 1.005, 0), flush));
-  EXPECT_FALSE(is_flush_range(values(flush, 4), flush));         // a kernel that also stores
-  EXPECT_FALSE(is_flush_range(values(flush * 0.9, 0), flush));   // reads a different volume
-  EXPECT_FALSE(is_flush_range(values(flush, 0), 0));             // no flush, no flush range
+  EXPECT_TRUE(is_flush_range(flush, 0, flush));
+  EXPECT_TRUE(is_flush_range(flush * 1.005, 0, flush));
+  EXPECT_FALSE(is_flush_range(flush, 4, flush));        // a kernel that also stores
+  EXPECT_FALSE(is_flush_range(flush * 0.9, 0, flush));  // reads a different volume
+  EXPECT_FALSE(is_flush_range(flush, 0, 0));            // no flush, no flush range
 }
 
 TEST(Counters, TheRecordSaysHowManyPointsShareTheCollection) {

@@ -109,6 +109,13 @@ TEST(TimingSource, EventPairOnRequestAndNoCrashWithoutCupti) {
     EXPECT_NE(session.unavailable_reason().find("OCCBENCH_TIMING_SOURCE=event"), std::string::npos);
     EXPECT_TRUE(session.take_durations_ms().empty());
   }
+  setenv("OCCBENCH_TIMING_SOURCE", "profiler", 1);
+  EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::profiler);
+  {
+    KernelActivitySession session;  // the profiler's samples are not traced
+    EXPECT_FALSE(session.available());
+    EXPECT_NE(session.unavailable_reason().find("OCCBENCH_TIMING_SOURCE=profiler"), std::string::npos);
+  }
   setenv("OCCBENCH_TIMING_SOURCE", "ncu", 1);
   EXPECT_THROW(timing_source_choice_from_env(), std::invalid_argument);
   setenv("OCCBENCH_TIMING_SOURCE", "auto", 1);
