@@ -386,10 +386,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     flusher = std::make_unique<L2Flusher>(device.l2_bytes, device.sm_count);
   // One CUPTI range profiler for the run: it counts (--counters) and, asked to (profiled_samples,
   // OCCBENCH_TIMING_SOURCE=profiler), times cold samples by gpu__time_duration, as Nsight Compute does.
-  TimingSourceChoice timing_choice = timing_source_choice_from_env();
-  bool profile_timing = flusher && spec.measurement.mode != "hot" &&
-                        ((timing_choice == TimingSourceChoice::automatic && spec.measurement.profiled_samples > 0) ||
-                         timing_choice == TimingSourceChoice::profiler);
+  bool profile_timing = flusher && spec.measurement.mode != "hot" && profiled_sample_count(spec.measurement) > 0;
   std::unique_ptr<CounterSession> profiler;
   if (spec.measurement.counters || profile_timing) profiler = CounterSession::open(options.device);
   CounterSession* counters = spec.measurement.counters ? profiler.get() : nullptr;

@@ -194,11 +194,9 @@ constexpr int kDefaultProfiledSamples = 10;
 TimingStats profile_cold_samples(const TimingStats& events, L2Flusher* flusher, const std::function<void()>& flush,
                                  const std::function<void()>& timed, const MeasurementSettings& settings,
                                  const ProfiledSamples& profiled) {
+  int count = profiled_sample_count(settings);
+  if (count == 0) return events;
   TimingSourceChoice choice = timing_source_choice_from_env();
-  // OCCBENCH_TIMING_SOURCE=profiler profiles every cold point, kDefaultProfiledSamples where the config sets none.
-  int count = settings.profiled_samples > 0 ? settings.profiled_samples
-              : choice == TimingSourceChoice::profiler ? kDefaultProfiledSamples : 0;
-  if (choice == TimingSourceChoice::event || choice == TimingSourceChoice::cupti || count == 0) return events;
   TimingStats stats = events;
   // Where the pair's own ~2 us is under 0.2% of the kernel, a profiled sample's ~5 ms buys nothing.
   if (choice == TimingSourceChoice::automatic && events.median_ms >= kProfileBelowMs) {
@@ -240,6 +238,13 @@ TimingStats profile_cold_samples(const TimingStats& events, L2Flusher* flusher, 
 }
 
 }  // namespace
+
+int profiled_sample_count(const MeasurementSettings& settings) {
+  TimingSourceChoice choice = timing_source_choice_from_env();
+  if (choice == TimingSourceChoice::event || choice == TimingSourceChoice::cupti) return 0;
+  if (settings.profiled_samples > 0) return settings.profiled_samples;
+  return choice == TimingSourceChoice::profiler ? kDefaultProfiledSamples : 0;
+}
 
 TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const MeasurementSettings& settings,
                         cudaStream_t stream, L2Flusher* flusher, const BetweenSamples& between,

@@ -70,6 +70,10 @@ using BetweenSamples = std::function<void()>;
 using ProfiledSamples =
     std::function<std::vector<double>(int count, const std::function<void()>& flush, const std::function<void()>& timed)>;
 
+// Cold samples the range profiler times per point (0: none): measurement.profiled_samples, or 10
+// under OCCBENCH_TIMING_SOURCE=profiler where the config sets none; none under =event or =cupti.
+int profiled_sample_count(const MeasurementSettings& settings);
+
 // Warm-up launches, then samples until stop_reason() says so. `flusher` is used before every
 // sample in cold and batch mode and may be null in hot mode. Batch mode first measures the cold
 // median, then times launches_per_sample back-to-back launches per event pair (enough for about

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <memory>
 #include <fstream>
 #include <sstream>
 
@@ -74,6 +75,22 @@ TEST(GpuHarness, CalculatorAgreesWithTheApiAcrossDynamicSharedMemory) {
   }
 }
 
+// The global adjacent-difference kernel at `n` floats, 256 threads: one launch for the timer.
+struct AdjacentDifferenceLaunch {
+  const Family& family = *builtin_registry().find("adjacent_difference");
+  const Variant& variant = *family.find_variant("global");
+  Params params;
+  std::unique_ptr<Problem> problem;
+  LaunchSpec launch;
+  AdjacentDifferenceLaunch(std::int64_t n, std::uint64_t seed) {
+    params.set("n", n);
+    params.set("block_size", 256);
+    problem = family.make_problem(params, seed);
+    launch = variant.launch(params);
+  }
+  void operator()(cudaStream_t stream) const { variant.run(*problem, params, launch, stream); }
+};
+
 // The sampling rule, and the timing source: CUPTI's kernel timestamps by default only where the
 // hardware gives them (Blackwell on), else the event pair with the reason; with
 // OCCBENCH_TIMING_SOURCE=cupti, for a long kernel (adjacent difference at 64 M floats, ~0.3 ms on an
@@ -82,19 +99,13 @@ TEST(GpuHarness, CalculatorAgreesWithTheApiAcrossDynamicSharedMemory) {
 TEST(GpuHarness, TimerSamplesUntilItsRuleSaysStop) {
   OCCBENCH_REQUIRE_GPU();
   DeviceInfo device = query_device(0);
-  const Family& family = *builtin_registry().find("adjacent_difference");
-  const Variant& v = *family.find_variant("global");
-  Params params;
-  params.set("n", 1 << 26);
-  params.set("block_size", 256);
-  auto problem = family.make_problem(params, 3);
-  LaunchSpec launch = v.launch(params);
+  AdjacentDifferenceLaunch kernel(1 << 26, 3);
   MeasurementSettings m;
   m.min_samples = 7;
   m.max_samples = 50;
   m.timeout_s = 5;
   L2Flusher flusher(device.l2_bytes, device.sm_count);
-  auto run = [&](cudaStream_t s) { v.run(*problem, params, launch, s); };
+  auto run = [&](cudaStream_t s) { kernel(s); };
   auto stats = time_device(run, m, nullptr, &flusher);
   if (stats.source == kSourceEventPair) EXPECT_NE(stats.source_reason.find("instrumenting the kernel"), std::string::npos);
   setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);
@@ -131,20 +142,14 @@ TEST(GpuHarness, ColdSamplesTimedByTheRangeProfilerAreTheKernelsOwnDuration) {
   auto session = CounterSession::open(0);
   if (!session->durations_unavailable_reason().empty())
     GTEST_SKIP() << "range profiler unavailable: " << session->durations_unavailable_reason();
-  const Family& family = *builtin_registry().find("adjacent_difference");
-  const Variant& v = *family.find_variant("global");
-  Params params;
-  params.set("n", 1 << 24);
-  params.set("block_size", 256);
-  auto problem = family.make_problem(params, 5);
-  LaunchSpec launch = v.launch(params);
+  AdjacentDifferenceLaunch kernel(1 << 24, 5);
   MeasurementSettings m;
   m.min_samples = 50;
   m.max_samples = 50;
   m.timeout_s = 10;
   m.profiled_samples = 20;
   L2Flusher flusher(device.l2_bytes, device.sm_count, FlushMethod::read);
-  auto run = [&](cudaStream_t s) { v.run(*problem, params, launch, s); };
+  auto run = [&](cudaStream_t s) { kernel(s); };
   ProfiledSamples profiled = [&](int count, const std::function<void()>& flush, const std::function<void()>& timed) {
     return session->measure_durations_ms(count, flush, timed, double(flusher.bytes()));
   };

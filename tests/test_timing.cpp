@@ -109,8 +109,15 @@ TEST(TimingSource, EventPairOnRequestAndNoCrashWithoutCupti) {
     EXPECT_NE(session.unavailable_reason().find("OCCBENCH_TIMING_SOURCE=event"), std::string::npos);
     EXPECT_TRUE(session.take_durations_ms().empty());
   }
+  MeasurementSettings settings;  // profiled_samples 0: the profiler only when asked for by name
+  EXPECT_EQ(profiled_sample_count(settings), 0);  // (=event set above)
+  settings.profiled_samples = 7;
+  EXPECT_EQ(profiled_sample_count(settings), 0);
   setenv("OCCBENCH_TIMING_SOURCE", "profiler", 1);
   EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::profiler);
+  EXPECT_EQ(profiled_sample_count(settings), 7);
+  settings.profiled_samples = 0;
+  EXPECT_EQ(profiled_sample_count(settings), 10);
   {
     KernelActivitySession session;  // the profiler's samples are not traced
     EXPECT_FALSE(session.available());
@@ -120,6 +127,9 @@ TEST(TimingSource, EventPairOnRequestAndNoCrashWithoutCupti) {
   EXPECT_THROW(timing_source_choice_from_env(), std::invalid_argument);
   setenv("OCCBENCH_TIMING_SOURCE", "auto", 1);
   EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::automatic);
+  EXPECT_EQ(profiled_sample_count(settings), 0);
+  settings.profiled_samples = 7;
+  EXPECT_EQ(profiled_sample_count(settings), 7);
   setenv("OCCBENCH_TIMING_SOURCE", "cupti", 1);  // the most CUPTI will do
   EXPECT_EQ(timing_source_choice_from_env(), TimingSourceChoice::cupti);
   KernelActivitySession session;  // with or without a device: available, or a reason
