@@ -16,6 +16,12 @@ For each config:
 Prints a markdown table per config (occbench median, ncu median, difference, within the
 target: 2% at >= 20 us, 1 us below; beside them the normal run's event-pair median of the same
 samples and its timing source) and writes DIR/ncu_agreement.csv with every row.
+
+--ncu-runs N (default 1) runs step 2 N times, each a new process: `ncu_runs_us` holds every run's
+median, the table's ncu figure stays the first run's, and `within_target_of_ncu_runs` is true when
+occbench's median is within the target of some value between ncu's lowest and highest: a kernel
+whose time ncu itself does not reproduce within 2% (the naive transpose on the H100) is judged
+against what ncu gives for it, not against one draw.
 """
 import argparse
 import csv
@@ -67,6 +73,20 @@ def within_target(occ_us, ncu_us):
     return abs(diff) <= 1.0
 
 
+def within_target_of_runs(occ_us, ncu_runs_us):
+    """Within the target of the nearest value in [min, max] of ncu's runs."""
+    nearest = min(max(occ_us, min(ncu_runs_us)), max(ncu_runs_us))
+    return within_target(occ_us, nearest)
+
+
+def ncu_medians_us(durations, record):
+    """ncu's median of a point's samples and the kernels per sample, from its durations in launch order."""
+    launches = 1 + int(record["timing"]["samples"])  # one warm-up, then the samples
+    per_run = max(1, len(durations) // launches)  # kernels per run (a library call may launch several)
+    runs = [sum(durations[i:i + per_run]) for i in range(0, per_run * launches, per_run)]
+    return statistics.median(runs[1:] if len(runs) > 1 else runs), per_run  # the warm-up run left out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("configs", nargs="+")
@@ -74,6 +94,7 @@ def main():
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--out", default="ncu-agreement")
     ap.add_argument("--methods", default="read", help="L2 flush methods of the normal runs (OCCBENCH_L2_FLUSH)")
+    ap.add_argument("--ncu-runs", type=int, default=1, help="profile the config this many times (ncu against itself)")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -99,15 +120,18 @@ def main():
                                   min_time_s=0, timeout_s=60, warmup_runs=1)
         few_path = out / f"{name}-ncu-config.json"
         few_path.write_text(json.dumps(few, indent=2))
-        ncu_csv = out / f"{name}-ncu.csv"
         # occbench's own timing source under ncu: the event pair (ncu owns CUPTI there, and these
         # timings are not used).
         ncu_env = dict(os.environ, OCCBENCH_TIMING_SOURCE="event")
-        run([args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--print-nvtx-rename",
-             "kernel", "--csv", "--log-file", ncu_csv, args.occbench, "run", few_path, "--out", out / f"{name}-ncu-run"],
-            env=ncu_env, log=out / f"{name}-ncu.log")
-        ncu = ncu_durations_us(ncu_csv)
-        ncu_records = {r["point_id"]: r for r in newest_json(out / f"{name}-ncu-run")["results"]}
+        ncu_runs = []  # per run: ({kernel name: durations}, {point id: record})
+        for k in range(args.ncu_runs):
+            tag = f"-{k + 1}" if args.ncu_runs > 1 else ""
+            ncu_csv = out / f"{name}-ncu{tag}.csv"
+            run([args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--print-nvtx-rename",
+                 "kernel", "--csv", "--log-file", ncu_csv, args.occbench, "run", few_path, "--out", out / f"{name}-ncu-run{tag}"],
+                env=ncu_env, log=out / f"{name}-ncu{tag}.log")
+            ncu_runs.append((ncu_durations_us(ncu_csv),
+                             {r["point_id"]: r for r in newest_json(out / f"{name}-ncu-run{tag}")["results"]}))
 
         print(f"\n### {name}\n")
         head = "| point | " + " | ".join(f"occbench ({m}) µs" for m in methods) + " | ncu µs | " + \
@@ -115,15 +139,16 @@ def main():
         print(head)
         print("|" + "---|" * (head.count("|") - 1))
         for point_id, by_method in medians.items():
-            durations = ncu.get(point_id) or next((v for k, v in ncu.items() if point_id in k), None)
-            record = ncu_records.get(point_id, {})
-            if not durations or not record.get("timing"):
+            per_ncu_run = []
+            for ncu, records in ncu_runs:
+                durations = ncu.get(point_id) or next((v for k, v in ncu.items() if point_id in k), None)
+                if durations and records.get(point_id, {}).get("timing"):
+                    per_ncu_run.append(ncu_medians_us(durations, records[point_id]))
+            if len(per_ncu_run) < len(ncu_runs):
                 print(f"| {point_id} | no ncu kernels named by this point |")
                 continue
-            launches = 1 + int(record["timing"]["samples"])  # one warm-up, then the samples
-            per_run = max(1, len(durations) // launches)  # kernels per run (a library call may launch several)
-            runs = [sum(durations[i:i + per_run]) for i in range(0, per_run * launches, per_run)]
-            ncu_us = statistics.median(runs[1:] if len(runs) > 1 else runs)  # the warm-up run left out
+            ncu_us, per_run = per_ncu_run[0]
+            ncu_all = [us for us, _ in per_ncu_run]
             cells, diffs, ok_all = [], [], True
             for m in methods:
                 occ = by_method.get(m)
@@ -136,7 +161,9 @@ def main():
                 rows.append({"config": name, "point_id": point_id, "method": m, "occbench_median_us": round(occ, 4),
                              "ncu_median_us": round(ncu_us, 4), "kernels_per_run": per_run,
                              "diff_us": round(occ - ncu_us, 4), "diff_pct": round(100 * (occ - ncu_us) / ncu_us, 3),
-                             "within_target": ok, "timing_source": sources.get(point_id, ""),
+                             "within_target": ok, "ncu_runs_us": ";".join(f"{us:.4f}" for us in ncu_all),
+                             "within_target_of_ncu_runs": within_target_of_runs(occ, ncu_all),
+                             "timing_source": sources.get(point_id, ""),
                              "event_median_us": round(event_medians[point_id], 4) if point_id in event_medians else None})
             event = event_medians.get(point_id)
             print(f"| {point_id} | " + " | ".join(cells) + f" | {ncu_us:.2f} | " + " | ".join(diffs) +
@@ -153,7 +180,9 @@ def main():
         worst = max(mine, key=lambda r: abs(r["diff_us"]) if r["ncu_median_us"] < 20 else 0)
         worst_pct = max(mine, key=lambda r: abs(r["diff_pct"]) if r["ncu_median_us"] >= 20 else 0)
         misses = sum(not r["within_target"] for r in mine)
-        print(f"\n{m}: {len(mine)} points, {misses} outside the target; worst >= 20 us: {worst_pct['point_id']} "
+        misses_of_runs = sum(not r["within_target_of_ncu_runs"] for r in mine)
+        print(f"\n{m}: {len(mine)} points, {misses} outside the target ({misses_of_runs} outside it against every one of "
+              f"ncu's {args.ncu_runs} runs); worst >= 20 us: {worst_pct['point_id']} "
               f"{worst_pct['diff_pct']:+.2f}%; worst < 20 us: {worst['point_id']} {worst['diff_us']:+.2f} us")
 
 

@@ -1,0 +1,99 @@
+"""scripts/ncu_counters_agreement.py end to end, with stand-ins for occbench and ncu that count
+known values: the columns, the repeat runs and the run-to-run verdicts."""
+import csv
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(SCRIPTS))
+from ncu_counters_agreement import range_gap, spread  # noqa: E402
+
+# Per run (1st, 2nd): occbench's and ncu's DRAM reads and bank conflicts of the one point.
+FAKE_OCCBENCH = r'''#!/usr/bin/env python3
+import json, os, sys
+from pathlib import Path
+args = sys.argv[1:]
+out = Path(args[args.index("--out") + 1]); out.mkdir(parents=True, exist_ok=True)
+if "--counters" not in args:
+    sys.exit(0)
+state = Path(os.environ["FAKE_STATE"]) / "occbench_runs"
+k = int(state.read_text()) if state.exists() else 0
+state.write_text(str(k + 1))
+reads, conflicts = [(1000.0, 100.0), (1010.0, 100.0)][k]
+doc = {"units": {"counters.dram_read_bytes": "bytes (CUPTI dram__bytes_read.sum)",
+                 "counters.shared_load_bank_conflicts": "count (CUPTI l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum)"},
+       "results": [{"point_id": "fam/v/n=1", "counters": {"status": "measured", "kernels": 1,
+                    "dram_read_bytes": reads, "shared_load_bank_conflicts": conflicts}},
+                   {"point_id": "fam/host/n=1", "counters": {"status": "unavailable", "reason": "host variant"}}]}
+(out / "r.json").write_text(json.dumps(doc))
+'''
+FAKE_NCU = r'''#!/usr/bin/env python3
+import os, sys
+from pathlib import Path
+args = sys.argv[1:]
+log = Path(args[args.index("--log-file") + 1])
+state = Path(os.environ["FAKE_STATE"]) / "ncu_runs"
+k = int(state.read_text()) if state.exists() else 0
+state.write_text(str(k + 1))
+reads, conflicts = [(1100.0, 80.0), (1030.0, 125.0)][k]
+rows = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"',
+        f'"0","fam/v/n=1/kernel","dram__bytes_read.sum","byte","{reads}"',
+        f'"0","fam/v/n=1/kernel","l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum","","{conflicts}"']
+log.write_text("==PROF== preamble\n" + "\n".join(rows) + "\n")
+out = Path(args[args.index("--out") + 1]); out.mkdir(parents=True, exist_ok=True)
+'''
+
+
+def executable(path, text):
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+def test_two_runs_of_each_tool_give_ncus_spread_and_the_range_verdict(tmp_path):
+    occbench = executable(tmp_path / "occbench", FAKE_OCCBENCH)
+    ncu = executable(tmp_path / "ncu", FAKE_NCU)
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({"name": "tiny", "family": "fam", "sizes": {"n": [4, 1]}, "measurement": {}}))
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, str(SCRIPTS / "ncu_counters_agreement.py"), "--occbench", str(occbench),
+                           "--ncu", str(ncu), "--out", str(out), "--runs", "2", str(config)],
+                          env=dict(os.environ, FAKE_STATE=str(tmp_path)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert json.loads((out / "tiny-small.json").read_text())["sizes"] == {"n": [1]}
+    rows = {(r["point_id"], r["counter"]): r for r in csv.DictReader(open(out / "ncu_counters_agreement.csv"))}
+    reads = rows[("fam/v/n=1", "dram_read_bytes")]
+    # First runs: 1000 against 1100 (-9.09%); ncu moves 1100 -> 1030 (6.6% of its median 1065);
+    # occbench's 1000..1010 ends 20 short of ncu's 1030..1100: 1.9% of 1065, within 2%.
+    assert float(reads["diff_pct"]) == -9.0909 and reads["within_2pct"] == "False"
+    assert reads["ncu_runs"] == "1100;1030" and reads["occbench_runs"] == "1000;1010"
+    assert abs(float(reads["ncu_spread_pct"]) - 100 * 70 / 1065) < 1e-3
+    assert reads["within_2pct_of_runs"] == "True"
+    conflicts = rows[("fam/v/n=1", "shared_load_bank_conflicts")]
+    # 100 twice against 80 then 125: occbench lies between ncu's two counts.
+    assert conflicts["within_2pct"] == "False" and conflicts["within_2pct_of_runs"] == "True"
+    assert rows[("fam/host/n=1", "*")]["note"].startswith("occbench counters unavailable")
+    # The summary table has the two new columns: 1 point, 0 within 2%, 1 within ncu's runs, 0 ncu self-consistent.
+    assert "| dram_read_bytes | 1 | 0 | 0 | 1 | 0 |" in done.stdout
+
+
+def test_range_gap_and_spread():
+    assert range_gap([100], [100]) == 0.0
+    assert range_gap([95, 105], [101, 120]) == 0.0  # overlapping ranges
+    assert abs(range_gap([90], [100, 110]) - 10 / 105) < 1e-12  # below: the gap to ncu's lowest
+    assert abs(range_gap([130], [100, 110]) - 20 / 105) < 1e-12  # above: the gap to ncu's highest
+    assert range_gap([1], [0, 0]) == float("inf")
+    assert spread([5.0]) == 0.0 and spread([0.0, 0.0]) == 0.0
+    assert abs(spread([90, 100, 110]) - 0.2) < 1e-12
+    assert spread([0.0, 0.0, 3.0]) == float("inf")
+
+
+def test_timing_within_the_target_of_ncus_runs():
+    from ncu_agreement import within_target_of_runs
+    assert within_target_of_runs(382.9, [368.35, 381.0])  # inside ncu's range
+    assert within_target_of_runs(390.0, [368.35, 385.0])  # 1.3% over ncu's highest
+    assert not within_target_of_runs(395.0, [368.35, 385.0])  # 2.6% over it
+    assert within_target_of_runs(15.5, [16.4, 16.6]) and not within_target_of_runs(15.3, [16.4, 16.6])  # 1 us below 20 us
