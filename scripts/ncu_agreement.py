@@ -177,13 +177,16 @@ def main():
         mine = [r for r in rows if r["method"] == m]
         if not mine:
             continue
-        worst = max(mine, key=lambda r: abs(r["diff_us"]) if r["ncu_median_us"] < 20 else 0)
-        worst_pct = max(mine, key=lambda r: abs(r["diff_pct"]) if r["ncu_median_us"] >= 20 else 0)
+        short = [r for r in mine if r["ncu_median_us"] < 20]
+        long = [r for r in mine if r["ncu_median_us"] >= 20]
+        worst = f"{max(short, key=lambda r: abs(r['diff_us']))['point_id']} " \
+                f"{max(short, key=lambda r: abs(r['diff_us']))['diff_us']:+.2f} us" if short else "none"
+        worst_pct = f"{max(long, key=lambda r: abs(r['diff_pct']))['point_id']} " \
+                    f"{max(long, key=lambda r: abs(r['diff_pct']))['diff_pct']:+.2f}%" if long else "none"
         misses = sum(not r["within_target"] for r in mine)
         misses_of_runs = sum(not r["within_target_of_ncu_runs"] for r in mine)
         print(f"\n{m}: {len(mine)} points, {misses} outside the target ({misses_of_runs} outside it against every one of "
-              f"ncu's {args.ncu_runs} runs); worst >= 20 us: {worst_pct['point_id']} "
-              f"{worst_pct['diff_pct']:+.2f}%; worst < 20 us: {worst['point_id']} {worst['diff_us']:+.2f} us")
+              f"ncu's {args.ncu_runs} runs); worst >= 20 us: {worst_pct}; worst < 20 us: {worst}")
 
 
 if __name__ == "__main__":

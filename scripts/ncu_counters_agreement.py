@@ -166,14 +166,25 @@ def summarize(rows):
 
 
 
+def compared_fields(args, units):
+    """{field: CUPTI metric} of the counters compared: all of the record's, or those of --only."""
+    fields = counter_metrics(units)
+    if not args.only:
+        return fields
+    unknown = sorted(set(args.only) - set(fields))
+    if unknown:
+        sys.exit(f"--only: no counter {', '.join(unknown)} in the record; its counters: {', '.join(fields)}")
+    return {f: m for f, m in fields.items() if f in args.only}
+
+
 def ncu_run(args, doc, small_path, out, tag):
     """ncu's values of the config's timed launches: {kernel name: [metrics per launch]}."""
-    fields = counter_metrics(doc["units"])
+    fields = compared_fields(args, doc["units"])
     ncu_csv = out / f"{tag}-ncu.csv"
     ncu = {}
     # Only the kernels inside occbench's NVTX ranges (the timed launches), else every kernel.
     for nvtx_filter in ([["--nvtx-include", args.nvtx_include]] if args.nvtx_include else []) + [[]]:
-        run([args.ncu, "--replay-mode", args.replay_mode, "--clock-control", "none", "--metrics",
+        run([args.ncu, *args.ncu_option, "--replay-mode", args.replay_mode, "--clock-control", "none", "--metrics",
              ",".join(sorted(set(fields.values()))), "--nvtx", *nvtx_filter, "--print-nvtx-rename", "kernel",
              "--print-units", "base", "--csv", "--log-file", ncu_csv, args.occbench, "run", small_path,
              "--out", out / f"{tag}-ncu-run"], log=out / f"{tag}-ncu.log")
@@ -197,6 +208,10 @@ def main():
     ap.add_argument("--replay-mode", choices=["kernel", "application"], default="kernel",
                     help="ncu's replay: kernel (its default: memory saved and restored between passes) or "
                          "application (each pass a new run of occbench, nothing restored: DRAM writes comparable)")
+    ap.add_argument("--ncu-option", action="append", default=[], metavar="OPTION",
+                    help="passed to ncu as it is (repeatable), e.g. --ncu-option=--cache-control=none")
+    ap.add_argument("--only", type=lambda text: text.split(","), default=[], metavar="FIELD[,FIELD]",
+                    help="compare only these counters (ncu then collects only their metrics: fewer passes)")
     ap.add_argument("--runs", type=int, default=1,
                     help="run occbench and ncu this many times each: how far each tool moves from itself")
     args = ap.parse_args()
@@ -218,7 +233,7 @@ def main():
             docs.append(newest_json(out / f"{name}-counters{tag}"))
             ncus.append(ncu_run(args, docs[0], small_path, out, f"{name}{tag}"))
         doc = docs[0]
-        fields = counter_metrics(doc["units"])
+        fields = compared_fields(args, doc["units"])
         percent = {f for f, text in doc["units"].items() if "%" in text or "fraction" in text}
         by_point = [{r["point_id"]: r for r in d["results"]} for d in docs]
         for r in doc["results"]:

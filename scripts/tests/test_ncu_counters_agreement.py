@@ -97,3 +97,21 @@ def test_timing_within_the_target_of_ncus_runs():
     assert within_target_of_runs(390.0, [368.35, 385.0])  # 1.3% over ncu's highest
     assert not within_target_of_runs(395.0, [368.35, 385.0])  # 2.6% over it
     assert within_target_of_runs(15.5, [16.4, 16.6]) and not within_target_of_runs(15.3, [16.4, 16.6])  # 1 us below 20 us
+
+
+def test_only_restricts_the_counters_and_refuses_an_unknown_one(tmp_path):
+    occbench = executable(tmp_path / "occbench", FAKE_OCCBENCH)
+    ncu = executable(tmp_path / "ncu", FAKE_NCU)
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({"name": "tiny", "family": "fam", "sizes": {"n": [1]}, "measurement": {}}))
+    base = [sys.executable, str(SCRIPTS / "ncu_counters_agreement.py"), "--occbench", str(occbench), "--ncu", str(ncu),
+            "--out", str(tmp_path / "out")]
+    env = dict(os.environ, FAKE_STATE=str(tmp_path))
+    done = subprocess.run(base + ["--only", "dram_read_bytes", str(config)], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    counters = {r["counter"] for r in csv.DictReader(open(tmp_path / "out" / "ncu_counters_agreement.csv"))}
+    assert counters == {"dram_read_bytes", "*"}
+    assert "--metrics dram__bytes_read.sum " in done.stdout  # ncu asked for that metric alone
+    (tmp_path / "occbench_runs").unlink()
+    done = subprocess.run(base + ["--only", "dram_reads", str(config)], env=env, capture_output=True, text=True)
+    assert done.returncode == 1 and "--only: no counter dram_reads" in done.stderr
