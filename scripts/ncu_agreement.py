@@ -95,6 +95,8 @@ def main():
     ap.add_argument("--out", default="ncu-agreement")
     ap.add_argument("--methods", default="read", help="L2 flush methods of the normal runs (OCCBENCH_L2_FLUSH)")
     ap.add_argument("--ncu-runs", type=int, default=1, help="profile the config this many times (ncu against itself)")
+    ap.add_argument("--ncu-option", action="append", default=[], metavar="OPTION",
+                    help="passed to ncu as it is (repeatable), e.g. --ncu-option=--cache-control=none")
     args = ap.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
@@ -127,7 +129,7 @@ def main():
         for k in range(args.ncu_runs):
             tag = f"-{k + 1}" if args.ncu_runs > 1 else ""
             ncu_csv = out / f"{name}-ncu{tag}.csv"
-            run([args.ncu, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--print-nvtx-rename",
+            run([args.ncu, *args.ncu_option, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--print-nvtx-rename",
                  "kernel", "--csv", "--log-file", ncu_csv, args.occbench, "run", few_path, "--out", out / f"{name}-ncu-run{tag}"],
                 env=ncu_env, log=out / f"{name}-ncu{tag}.log")
             ncu_runs.append((ncu_durations_us(ncu_csv),
