@@ -98,6 +98,8 @@ def main():
     ap.add_argument("--ncu-option", action="append", default=[], metavar="OPTION",
                     help="passed to ncu as it is (repeatable), e.g. --ncu-option=--cache-control=none")
     args = ap.parse_args()
+    if args.ncu_runs < 1:
+        ap.error(f"--ncu-runs: expected a count of at least 1, got {args.ncu_runs}")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     methods = args.methods.split(",")

@@ -215,6 +215,8 @@ def main():
     ap.add_argument("--runs", type=int, default=1,
                     help="run occbench and ncu this many times each: how far each tool moves from itself")
     args = ap.parse_args()
+    if args.runs < 1:
+        ap.error(f"--runs: expected a count of at least 1, got {args.runs}")
     if args.summarize:
         summarize(read_csv(args.summarize))
         return
