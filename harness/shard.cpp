@@ -1,5 +1,7 @@
 #include "harness/shard.hpp"
 
+#include "harness/timer.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -92,7 +94,7 @@ double estimated_point_seconds(const Point& point, const MeasurementSettings& se
   // Verification: one run, plus the reference's comparison over the data (~1 GB/s on the host).
   double verify_s = kernel_s + work.dram_bytes / 1e9;
   // Cold samples timed again by CUPTI's range profiler: ~5 ms each on an H100 (harness/timer.hpp).
-  double profiled_s = settings.mode == "hot" ? 0.0 : settings.profiled_samples * (5e-3 + kernel_s);
+  double profiled_s = settings.mode == "hot" ? 0.0 : profiled_sample_count(settings) * (5e-3 + kernel_s);
   return 0.01 + (settings.warmup_runs + 1) * kernel_s + sampling_s + verify_s + profiled_s;
 }
 

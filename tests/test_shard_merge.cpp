@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <random>
@@ -124,6 +125,26 @@ TEST(Shard, DisjointCompleteAndBalanced) {
       }
     }
   }
+}
+
+// The estimate counts the cold samples the range profiler will time, as profiled_sample_count
+// decides them: the config's profiled_samples, or OCCBENCH_TIMING_SOURCE=profiler's 10.
+TEST(Shard, EstimateCountsTheProfiledSamplesTheRunWillTake) {
+  SweepSpec spec = parse_sweep_file(kConfigs + "stencil.json", builtin_registry());
+  Point point = expand_sweep(spec, builtin_registry()).front();
+  unsetenv("OCCBENCH_TIMING_SOURCE");
+  double plain = estimated_point_seconds(point, spec.measurement);
+  setenv("OCCBENCH_TIMING_SOURCE", "profiler", 1);
+  double by_env = estimated_point_seconds(point, spec.measurement);
+  MeasurementSettings twenty = spec.measurement;
+  twenty.profiled_samples = 20;
+  double by_config = estimated_point_seconds(point, twenty);
+  setenv("OCCBENCH_TIMING_SOURCE", "event", 1);  // =event never profiles
+  double by_events = estimated_point_seconds(point, twenty);
+  unsetenv("OCCBENCH_TIMING_SOURCE");
+  EXPECT_GT(by_env - plain, 10 * 5e-3 * 0.999);
+  EXPECT_NEAR((by_config - plain) / (by_env - plain), 2.0, 1e-9);
+  EXPECT_DOUBLE_EQ(by_events, plain);
 }
 
 TEST(Shard, IndependentOfPointOrder) {
