@@ -40,9 +40,10 @@ inline constexpr const char* kSourceEventPair = "cuda_event_pair";
 inline constexpr const char* kSourceHostClock = "host_clock";
 
 // OCCBENCH_TIMING_SOURCE: auto (or unset: CUPTI's activity where its timestamps come from the
-// hardware, else the range profiler's gpu__time_duration where it can be used), cupti (CUPTI's
-// activity timestamps even where they instrument the kernel), profiler (the range profiler only),
-// event. Throws std::invalid_argument on another value.
+// hardware, else the event pair; the range profiler's gpu__time_duration where the config asks
+// for measurement.profiled_samples), cupti (CUPTI's activity timestamps even where they
+// instrument the kernel), profiler (the range profiler, 10 samples unless the config says how
+// many), event. Throws std::invalid_argument on another value.
 enum class TimingSourceChoice { automatic, cupti, profiler, event };
 TimingSourceChoice timing_source_choice_from_env();
 

@@ -38,14 +38,13 @@ struct ElementType {
   const char* npy;   // NumPy's descr
   std::size_t bytes;
   bool is_float;
-  bool is_signed;
   ElementKind kind;  // the type, for visit_element_kind
 };
 constexpr ElementType kElementTypes[] = {
-    {"float32", "<f4", 4, true, true, ElementKind::float32},  {"float64", "<f8", 8, true, true, ElementKind::float64},
-    {"int32", "<i4", 4, false, true, ElementKind::int32},     {"uint32", "<u4", 4, false, false, ElementKind::uint32},
-    {"uint8", "|u1", 1, false, false, ElementKind::uint8},    {"int64", "<i8", 8, false, true, ElementKind::int64},
-    {"uint64", "<u8", 8, false, false, ElementKind::uint64}};
+    {"float32", "<f4", 4, true, ElementKind::float32},  {"float64", "<f8", 8, true, ElementKind::float64},
+    {"int32", "<i4", 4, false, ElementKind::int32},     {"uint32", "<u4", 4, false, ElementKind::uint32},
+    {"uint8", "|u1", 1, false, ElementKind::uint8},    {"int64", "<i8", 8, false, ElementKind::int64},
+    {"uint64", "<u8", 8, false, ElementKind::uint64}};
 
 std::vector<std::string> element_type_names(bool with_64bit_integers) {
   std::vector<std::string> names;

@@ -33,7 +33,6 @@ struct TimingStats {
   double event_median_ms = 0;
   int event_samples = 0;        // profiled: the event pair's samples before the profiled ones
   double profiled_wall_s = 0;   // profiled: wall time of the profiler's collection
-
 };
 
 // Median, mean, min, max, sample stddev (n - 1) and relative noise of the samples (milliseconds).

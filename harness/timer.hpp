@@ -26,7 +26,9 @@ namespace occbench {
 // `read_discard` follows the sweep with `discard.global.L2` over the scratch buffer (sm_80 on):
 // the L2 is left holding no valid line at all, as after Nsight Compute's flush-and-invalidate,
 // instead of full of clean scratch lines. Measured on the H100 it changed neither the cold medians
-// nor the counted DRAM writes (results/reference/h100/counters/README.md), so `read` stays the default.
+// nor the counted DRAM writes of outputs that leave the L2; those of an output that stays in the
+// L2 moved a third of the way to ncu's (results/reference/h100/counters/agreement_runs/summary.md).
+// `read` stays the default.
 // OCCBENCH_L2_FLUSH=write|write_read|read|read_discard picks one (scripts/ncu_agreement.py --methods).
 enum class FlushMethod { read, write, write_read, read_discard };
 FlushMethod flush_method_from_env();  // OCCBENCH_L2_FLUSH, default read; throws on an unknown value
@@ -80,8 +82,9 @@ int profiled_sample_count(const MeasurementSettings& settings);
 // kBatchSampleMs of kernel time) and reports the time per launch.
 constexpr double kBatchSampleMs = 2.0;
 // Where the cold samples' times come from (timing.source, README "Timing"): CUPTI's kernel
-// activity where the hardware takes its timestamps (Blackwell on); else `profiled`, where given
-// and the profiler can be used; else the event pair. OCCBENCH_TIMING_SOURCE overrides the choice.
+// activity where the hardware takes its timestamps (Blackwell on); else the event pair, followed
+// by profiled_sample_count() samples through `profiled` where that is above 0, `profiled` is given
+// and the profiler can be used. OCCBENCH_TIMING_SOURCE overrides the choice.
 TimingStats time_device(const std::function<void(cudaStream_t)>& launch, const MeasurementSettings& settings,
                         cudaStream_t stream, L2Flusher* flusher, const BetweenSamples& between = {},
                         const ProfiledSamples& profiled = {});
