@@ -120,7 +120,7 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   check.object(value, path);
   check.only_keys(value, path,
                   {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters",
-                   "profiled_samples"});
+                   "profiled_samples", "instrumented_max_kernel_ms"});
   if (value.contains("mode")) {
     m.mode = check.string(value["mode"], path + ".mode");
     if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
@@ -143,6 +143,9 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   // A profiled collection holds the samples' flush and kernel ranges: at most 512 (harness/counters).
   if (value.contains("profiled_samples"))
     m.profiled_samples = int(check.integer(value["profiled_samples"], path + ".profiled_samples", 0, 100));
+  if (value.contains("instrumented_max_kernel_ms"))
+    m.instrumented_max_kernel_ms =
+        check.number(value["instrumented_max_kernel_ms"], path + ".instrumented_max_kernel_ms", 0, 3600e3, false);
   return m;
 }
 
@@ -175,7 +178,8 @@ bool overridden(const SweepSpec& spec, const std::string& variant, const std::st
 json to_json(const MeasurementSettings& m) {
   return json{{"mode", m.mode},           {"warmup_runs", m.warmup_runs}, {"min_samples", m.min_samples},
               {"max_samples", m.max_samples}, {"target_noise", m.target_noise}, {"min_time_s", m.min_time_s},
-              {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}, {"profiled_samples", m.profiled_samples}};
+              {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}, {"profiled_samples", m.profiled_samples},
+              {"instrumented_max_kernel_ms", m.instrumented_max_kernel_ms}};
 }
 
 SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {

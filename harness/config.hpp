@@ -32,6 +32,10 @@ struct MeasurementSettings {
   // Nsight Compute), whose median becomes the point's (harness/timer.hpp); 0: the event pair only
   // (the default: a profiled sample costs ~5 ms, ~8x the wall time of a sweep of short kernels).
   int profiled_samples = 0;
+  // Shared-memory wavefronts and bank conflicts (run --counters) come from one more launch with its
+  // shared instructions instrumented, which runs ~30-350x longer than the kernel (H100): points
+  // whose timed median is over this many ms are not instrumented (their section says so); 0: none.
+  double instrumented_max_kernel_ms = 2.0;
 };
 
 // What the command line narrows or overrides in a sweep (harness/selection.hpp applies it):

@@ -10,6 +10,7 @@
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
 #include <cupti_result.h>
+#include <cupti_sass_metrics.h>
 #include <cupti_target.h>
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -17,7 +18,10 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <stdexcept>
+#include <tuple>
 
 namespace occbench {
 
@@ -33,10 +37,13 @@ const std::vector<CounterMetric>& counter_metrics() {
       {"l1_global_store_bytes", "l1tex__t_bytes_pipe_lsu_mem_global_op_st.sum", "bytes", C::sum, 1},
       {"shared_load_instructions", "smsp__inst_executed_op_shared_ld.sum", "warp instructions", C::sum, 1},
       {"shared_store_instructions", "smsp__inst_executed_op_shared_st.sum", "warp instructions", C::sum, 1},
-      {"shared_load_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "wavefronts", C::sum, 1},
-      {"shared_store_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "wavefronts", C::sum, 1},
-      {"shared_load_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "bank conflicts", C::sum, 1},
-      {"shared_store_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "bank conflicts", C::sum, 1},
+      // The L1's count: the addresses' conflicts and arbitration's (a shared access meeting an L1
+      // fill in the same bank), so it moves from run to run; shared_*_bank_conflicts are the
+      // addresses' alone, instrumented (SharedAccessCounts).
+      {"shared_load_bank_conflicts_with_arbitration", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+       "bank conflicts counted by the L1, arbitration included", C::sum, 1},
+      {"shared_store_bank_conflicts_with_arbitration", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+       "bank conflicts counted by the L1, arbitration included", C::sum, 1},
       // Not sm__throughput (Nsight Compute's "Compute (SM) Throughput", the max of its ~40-counter
       // breakdown): on GH100 it alone needs 8 passes and took this set from 3 to 9 replays per point
       // (cuptiProfilerHostGetNumOfPasses). The issue-active % comes in the same 3 passes.
@@ -69,6 +76,45 @@ ordered_json ratio(double numerator, double denominator) {
 }
 
 }  // namespace
+
+SharedAccessCounts sum_shared_accesses(const std::vector<InstructionSharedCounts>& instructions) {
+  SharedAccessCounts total;
+  for (const auto& i : instructions) {
+    total.load_instructions += i.load_instructions;
+    total.store_instructions += i.store_instructions;
+    total.wavefronts += i.wavefronts;
+    total.ideal_wavefronts += i.ideal_wavefronts;
+    if (i.load_instructions > 0) {
+      total.load_wavefronts += i.wavefronts;
+      total.load_ideal_wavefronts += i.ideal_wavefronts;
+    } else if (i.store_instructions > 0) {
+      total.store_wavefronts += i.wavefronts;
+      total.store_ideal_wavefronts += i.ideal_wavefronts;
+    }
+  }
+  return total;
+}
+
+std::string instrumentation_skip_reason(double kernel_ms, double max_kernel_ms) {
+  if (max_kernel_ms <= 0) return "shared-memory instrumentation off (measurement.instrumented_max_kernel_ms is 0)";
+  if (kernel_ms <= max_kernel_ms) return "";
+  return fmt::format("not instrumented: the kernel's median, {:.4g} ms, is over measurement.instrumented_max_kernel_ms ({:g}); "
+                     "instrumented it would run ~30-350x longer (H100)", kernel_ms, max_kernel_ms);
+}
+
+std::string shared_access_mismatch(const SharedAccessCounts& counts, double hardware_load_instructions,
+                                   double hardware_store_instructions) {
+  // The instrumented count leaves out warp instructions run with every thread's predicate off
+  // (an unrolled loop's spare iteration), which the hardware counts: it may be lower, never higher,
+  // and not zero where the hardware saw shared instructions (an unpatched launch reports nothing).
+  bool unpatched = counts.load_instructions + counts.store_instructions == 0 &&
+                   hardware_load_instructions + hardware_store_instructions > 0;
+  bool more = counts.load_instructions > hardware_load_instructions || counts.store_instructions > hardware_store_instructions;
+  if (!unpatched && !more) return "";
+  return fmt::format("the instrumented launch counted {} shared load and {} shared store warp instructions where the "
+                     "hardware counted {} and {}: its wavefronts would not be this launch's",
+                     counts.load_instructions, counts.store_instructions, hardware_load_instructions, hardware_store_instructions);
+}
 
 std::vector<double> combine_kernels(const std::vector<std::vector<double>>& per_kernel) {
   const auto& metrics = counter_metrics();
@@ -109,6 +155,19 @@ ordered_json measured_counters_json(const CounterReading& reading, const WorkMod
   c["added_pass_stop_s"] = reading.stop_s;
   c["added_decode_s"] = reading.decode_s;
   for (std::size_t m = 0; m < metrics.size(); ++m) c[metrics[m].field] = reading.values.at(m) * metrics[m].scale;
+  // Instrumented: exact, or null with the reason.
+  const std::optional<SharedAccessCounts>& shared = reading.shared_access;
+  auto instrumented = [&](double SharedAccessCounts::*field, double SharedAccessCounts::*ideal) {
+    if (!shared) return ordered_json(nullptr);
+    return ordered_json((*shared).*field - (ideal ? (*shared).*ideal : 0.0));
+  };
+  c["shared_load_wavefronts"] = instrumented(&SharedAccessCounts::load_wavefronts, nullptr);
+  c["shared_store_wavefronts"] = instrumented(&SharedAccessCounts::store_wavefronts, nullptr);
+  c["shared_load_bank_conflicts"] = instrumented(&SharedAccessCounts::load_wavefronts, &SharedAccessCounts::load_ideal_wavefronts);
+  c["shared_store_bank_conflicts"] = instrumented(&SharedAccessCounts::store_wavefronts, &SharedAccessCounts::store_ideal_wavefronts);
+  c["shared_bank_conflicts"] = instrumented(&SharedAccessCounts::wavefronts, &SharedAccessCounts::ideal_wavefronts);
+  c["shared_access_reason"] = shared ? std::string() : reading.shared_access_reason;
+  c["added_instrumented_s"] = reading.instrumented_s;
 
   double dram = value("dram_read_bytes") + value("dram_write_bytes");
   double l2 = value("l2_bytes");
@@ -122,8 +181,10 @@ ordered_json measured_counters_json(const CounterReading& reading, const WorkMod
   c["dram_bytes_over_model"] = ratio(dram, work.dram_bytes);
   double achieved = value("achieved_occupancy") * 0.01;
   c["achieved_over_theoretical_occupancy"] = theoretical_occupancy ? ratio(achieved, *theoretical_occupancy) : ordered_json(nullptr);
-  c["shared_load_conflicts_per_instruction"] = ratio(value("shared_load_bank_conflicts"), value("shared_load_instructions"));
-  c["shared_store_conflicts_per_instruction"] = ratio(value("shared_store_bank_conflicts"), value("shared_store_instructions"));
+  c["shared_load_conflicts_per_instruction"] =
+      shared ? ratio(c["shared_load_bank_conflicts"].get<double>(), value("shared_load_instructions")) : ordered_json(nullptr);
+  c["shared_store_conflicts_per_instruction"] =
+      shared ? ratio(c["shared_store_bank_conflicts"].get<double>(), value("shared_store_instructions")) : ordered_json(nullptr);
   c["dram_bandwidth_gbps"] = ratio(dram * 1e-9, seconds);
   c["l2_bandwidth_gbps"] = ratio(l2 * 1e-9, seconds);
   c["l1_bandwidth_gbps"] = ratio(l1 * 1e-9, seconds);
@@ -150,6 +211,24 @@ ordered_json counters_units() {
   u["counters.added_pass_start_s"] = "s of added_replay_s spent in cuptiRangeProfilerStart (all passes)";
   u["counters.added_pass_stop_s"] = "s of added_replay_s spent in cuptiRangeProfilerStop (all passes)";
   u["counters.added_decode_s"] = "s of added_s spent decoding the counter data and evaluating the metrics";
+  u["counters.added_instrumented_s"] = "s of added_s spent on the instrumented launch that counts shared-memory wavefronts";
+  // Instrumented (CUPTI SASS metrics, each shared instruction patched to count); the name in
+  // parentheses is Nsight Compute's for the same count (scripts/ncu_counters_agreement.py reads it).
+  u["counters.shared_load_wavefronts"] =
+      "wavefronts of shared loads (LDS, LD), instrumented: CUPTI SASS smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared "
+      "of those instructions (ncu smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum)";
+  u["counters.shared_store_wavefronts"] =
+      "wavefronts of shared stores (STS, ST), instrumented: CUPTI SASS smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared "
+      "of those instructions (ncu smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st.sum)";
+  u["counters.shared_load_bank_conflicts"] =
+      "bank conflicts of shared loads: their wavefronts beyond the ideal (one per 128 bytes a warp asks for), "
+      "instrumented: CUPTI SASS smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared - ..._ideal";
+  u["counters.shared_store_bank_conflicts"] =
+      "bank conflicts of shared stores: their wavefronts beyond the ideal, instrumented as shared_load_bank_conflicts";
+  u["counters.shared_bank_conflicts"] =
+      "bank conflicts of every shared instruction (loads, stores, LDSM, atomics): wavefronts beyond the ideal, "
+      "instrumented (ncu SourceCounters L1 Wavefronts Shared Excessive)";
+  u["counters.shared_access_reason"] = "why the instrumented shared-memory counts are null (\"\" where they were counted)";
   u["counters.dram_bytes"] = "bytes, dram_read_bytes + dram_write_bytes";
   u["counters.l1_global_bytes"] = "bytes, L1/TEX global loads + stores";
   u["counters.intensity_dram_flop_per_byte"] = "FLOP per measured DRAM byte (work.flops / dram_bytes)";
@@ -157,8 +236,8 @@ ordered_json counters_units() {
   u["counters.intensity_l1_flop_per_byte"] = "FLOP per measured L1/TEX global byte (work.flops / l1_global_bytes)";
   u["counters.dram_bytes_over_model"] = "measured DRAM bytes / work.dram_bytes (1: the model's minimum)";
   u["counters.achieved_over_theoretical_occupancy"] = "achieved_occupancy / occupancy.theoretical";
-  u["counters.shared_load_conflicts_per_instruction"] = "bank conflicts per shared-memory load instruction (warp)";
-  u["counters.shared_store_conflicts_per_instruction"] = "bank conflicts per shared-memory store instruction (warp)";
+  u["counters.shared_load_conflicts_per_instruction"] = "shared_load_bank_conflicts per shared load warp instruction (31: every load a 32-way conflict)";
+  u["counters.shared_store_conflicts_per_instruction"] = "shared_store_bank_conflicts per shared store warp instruction";
   u["counters.dram_bandwidth_gbps"] = "GB/s, dram_bytes / duration_ns";
   u["counters.l2_bandwidth_gbps"] = "GB/s, l2_bytes / duration_ns";
   u["counters.l1_bandwidth_gbps"] = "GB/s, l1_global_bytes / duration_ns";
@@ -204,11 +283,20 @@ namespace {
   X(cuptiRangeProfilerSetConfig) X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop)                     \
   X(cuptiRangeProfilerDecodeData) X(cuptiRangeProfilerGetCounterDataInfo)
 
+// The SASS metrics API (instrumented shared-memory counts), resolved apart: a libcupti without it
+// still counts everything else.
+#define OCCBENCH_CUPTI_SASS_FUNCTIONS(X)                                                       \
+  X(cuptiSassMetricsGetProperties) X(cuptiSassMetricsSetConfig) X(cuptiSassMetricsUnsetConfig) \
+  X(cuptiSassMetricsEnable) X(cuptiSassMetricsDisable) X(cuptiSassMetricsGetDataProperties)    \
+  X(cuptiSassMetricsFlushData)
+
 struct Cupti {
 #define OCCBENCH_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
   OCCBENCH_CUPTI_FUNCTIONS(OCCBENCH_CUPTI_POINTER)
+  OCCBENCH_CUPTI_SASS_FUNCTIONS(OCCBENCH_CUPTI_POINTER)
 #undef OCCBENCH_CUPTI_POINTER
   void* library = nullptr;
+  std::string sass_missing;  // the SASS metrics entry points libcupti lacks
 };
 
 // libcupti from the loader's path (LD_LIBRARY_PATH), else from the CUDA toolkit.
@@ -233,8 +321,10 @@ std::string load_cupti(Cupti& api) {
   api.name = reinterpret_cast<decltype(api.name)>(dlsym(api.library, #name));      \
   if (!api.name) missing += (missing.empty() ? "" : ", ") + std::string(#name);
   OCCBENCH_CUPTI_FUNCTIONS(OCCBENCH_CUPTI_RESOLVE)
-#undef OCCBENCH_CUPTI_RESOLVE
   if (!missing.empty()) return fmt::format("library not loadable: libcupti lacks {} (CUDA 13's CUPTI is needed)", missing);
+  OCCBENCH_CUPTI_SASS_FUNCTIONS(OCCBENCH_CUPTI_RESOLVE)
+#undef OCCBENCH_CUPTI_RESOLVE
+  api.sass_missing = missing;
   return "";
 }
 
@@ -309,6 +399,13 @@ struct CounterSession::State {
   MetricSet counters;   // counter_metrics(): a point's counters section
   MetricSet durations;  // duration_metrics(): cold samples timed by gpu__time_duration
   std::vector<uint8_t> counter_data;  // the counter data image of the point being measured
+  // The SASS metrics (instrumented shared-memory counts): configured once for the device, or the reason they cannot be.
+  struct Sass {
+    bool configured = false;
+    std::string unavailable_reason;
+    uint64_t load_instructions = 0, store_instructions = 0, wavefronts = 0, ideal_wavefronts = 0;  // metric ids
+  } sass;
+  int device_index = 0;
   bool configure_once = false;        // OCCBENCH_COUNTERS_CONFIG=run
   bool configured = false;            // the range profiler holds the counters' config and image (configure once)
   std::size_t configured_ranges = 0;  // the ranges that image was sized for
@@ -336,6 +433,14 @@ struct CounterSession::State {
       set->host = nullptr;
     }
   }
+
+  // Sets the SASS metrics' config for the device; where it cannot, sass.unavailable_reason says why.
+  void configure_sass(const std::string& chip);
+  // Runs each launch once more, instrumented, while the range profiler is enabled (measured on the
+  // H100: with it disabled, CUPTI patched the kernels of the first enable only, and later ones ran
+  // unpatched and reported nothing). Each reading gets its launch's counts or the reason.
+  void count_shared_accesses(const std::vector<std::function<void()>>& launches, std::vector<CounterReading>& readings,
+                             const std::vector<std::string>& skip_instrumentation);
 
   void disable(CUpti_RangeProfiler_Object* object) const {
     auto params = cupti_params<CUpti_RangeProfiler_Disable_Params>(CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE);
@@ -383,6 +488,131 @@ int CounterSession::State::config_passes(const MetricSet& set) const {
   passes.pConfigImage = const_cast<uint8_t*>(set.config_image.data());
   OCCBENCH_CUPTI(*this, cuptiProfilerHostGetNumOfPasses, passes);
   return int(passes.numOfPasses);
+}
+
+void CounterSession::State::configure_sass(const std::string& chip) {
+  if (!api.sass_missing.empty()) {
+    sass.unavailable_reason = fmt::format("libcupti lacks the SASS metrics API ({})", api.sass_missing);
+    return;
+  }
+  // Once per device and process, kept to the end: on the H100 a second cuptiSassMetricsSetConfig
+  // after an UnsetConfig (the next session of a process, e.g. the GPU tests) failed with
+  // CUPTI_ERROR_OUT_OF_MEMORY.
+  static std::mutex mutex;
+  static std::map<int, Sass> configured_devices;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto found = configured_devices.find(device_index); found != configured_devices.end()) {
+    sass = found->second;
+    return;
+  }
+  struct Remember {
+    std::map<int, Sass>& devices;
+    int device;
+    const Sass& sass;
+    ~Remember() { devices[device] = sass; }
+  } remember{configured_devices, device_index, sass};
+  try {
+    auto id = [&](const char* name) {
+      auto properties = cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
+      properties.pChipName = chip.c_str();
+      properties.pMetricName = name;
+      check(api.cuptiSassMetricsGetProperties(&properties), "cuptiSassMetricsGetProperties");
+      return properties.metric.metricId;
+    };
+    sass.load_instructions = id("smsp__sass_inst_executed_op_shared_ld");
+    sass.store_instructions = id("smsp__sass_inst_executed_op_shared_st");
+    sass.wavefronts = id("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared");
+    sass.ideal_wavefronts = id("smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal");
+    std::vector<CUpti_SassMetrics_Config> configs;
+    for (uint64_t metric : {sass.load_instructions, sass.store_instructions, sass.wavefronts, sass.ideal_wavefronts})
+      // GPU granularity: one count per instruction. Per SM or SMSP (tried on the H100) the instrumented
+      // launch ran ~2.5x faster but counted more shared instructions than the hardware did.
+      configs.push_back({metric, CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU});
+    auto config = cupti_params<CUpti_SassMetricsSetConfig_Params>(CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE);
+    config.numOfMetricConfig = configs.size();
+    config.pConfigs = configs.data();
+    config.deviceIndex = uint32_t(device_index);
+    check(api.cuptiSassMetricsSetConfig(&config), "cuptiSassMetricsSetConfig");
+    sass.configured = true;
+  } catch (const CuptiFailure& e) {
+    sass.unavailable_reason = fmt::format("shared-memory instrumentation unavailable: {}", e.what());
+  }
+}
+
+void CounterSession::State::count_shared_accesses(const std::vector<std::function<void()>>& launches,
+                                                  std::vector<CounterReading>& readings,
+                                                  const std::vector<std::string>& skip_instrumentation) {
+  if (!sass.configured) {
+    for (auto& r : readings) r.shared_access_reason = sass.unavailable_reason;
+    return;
+  }
+  auto skipped = [&](std::size_t l) { return l < skip_instrumentation.size() && !skip_instrumentation[l].empty(); };
+  bool any = false;
+  for (std::size_t l = 0; l < launches.size(); ++l) {
+    if (skipped(l)) readings[l].shared_access_reason = skip_instrumentation[l];
+    else any = true;
+  }
+  if (!any) return;
+  std::size_t done = 0;
+  try {
+    auto enable = cupti_params<CUpti_SassMetricsEnable_Params>(CUpti_SassMetricsEnable_Params_STRUCT_SIZE);
+    enable.ctx = context;
+    enable.enableLazyPatching = 1;  // patch only the kernels the launches run
+    check(api.cuptiSassMetricsEnable(&enable), "cuptiSassMetricsEnable");
+    // Disabled on every path: patched kernels left behind would be the next point's timed ones.
+    struct Disable {
+      const Cupti& api;
+      CUcontext context;
+      ~Disable() {
+        auto params = cupti_params<CUpti_SassMetricsDisable_Params>(CUpti_SassMetricsDisable_Params_STRUCT_SIZE);
+        params.ctx = context;
+        api.cuptiSassMetricsDisable(&params);
+      }
+    } disable_at_exit{api, context};
+    for (; done < launches.size(); ++done) {
+      if (skipped(done)) continue;
+      auto t0 = std::chrono::steady_clock::now();
+      launches[done]();
+      auto properties = cupti_params<CUpti_SassMetricsGetDataProperties_Params>(CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE);
+      properties.ctx = context;
+      check(api.cuptiSassMetricsGetDataProperties(&properties), "cuptiSassMetricsGetDataProperties");
+      // One record per patched instruction and metric; each of its instances (one at GPU
+      // granularity) names the metric. Flushing empties CUPTI's buffer for the next launch.
+      std::vector<CUpti_SassMetrics_Data> records(properties.numOfPatchedInstructionRecords);
+      std::vector<CUpti_SassMetrics_InstanceValue> values(records.size() * properties.numOfInstances);
+      for (std::size_t i = 0; i < records.size(); ++i) {
+        records[i].structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE;  // as cupti_sass_metrics.h asks
+        records[i].pInstanceValues = values.data() + i * properties.numOfInstances;
+      }
+      std::map<std::tuple<uint32_t, uint32_t, uint32_t>, InstructionSharedCounts> instructions;
+      if (!records.empty()) {
+        auto flush = cupti_params<CUpti_SassMetricsFlushData_Params>(CUpti_SassMetricsFlushData_Params_STRUCT_SIZE);
+        flush.ctx = context;
+        flush.numOfPatchedInstructionRecords = records.size();
+        flush.numOfInstances = properties.numOfInstances;
+        flush.pMetricsData = records.data();
+        check(api.cuptiSassMetricsFlushData(&flush), "cuptiSassMetricsFlushData");
+        for (const auto& record : records) {
+          InstructionSharedCounts& counts = instructions[{record.cubinCrc, record.functionIndex, record.pcOffset}];
+          for (std::size_t k = 0; k < properties.numOfInstances; ++k) {
+            const auto& v = record.pInstanceValues[k];
+            double value = double(v.value);
+            if (v.metricId == sass.load_instructions) counts.load_instructions += value;
+            else if (v.metricId == sass.store_instructions) counts.store_instructions += value;
+            else if (v.metricId == sass.wavefronts) counts.wavefronts += value;
+            else if (v.metricId == sass.ideal_wavefronts) counts.ideal_wavefronts += value;
+          }
+        }
+      }
+      std::vector<InstructionSharedCounts> list;
+      for (const auto& [where, counts] : instructions) list.push_back(counts);
+      readings[done].shared_access = sum_shared_accesses(list);
+      readings[done].instrumented_s = seconds_since(t0);
+    }
+  } catch (const CuptiFailure& e) {
+    for (std::size_t l = done; l < readings.size(); ++l)
+      if (!skipped(l)) readings[l].shared_access_reason = fmt::format("the instrumented launch failed: {}", e.what());
+  }
 }
 
 int counter_passes(const std::string& chip) {
@@ -435,6 +665,8 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
     availability.pCounterAvailabilityImage = availability_image.data();
     OCCBENCH_CUPTI(s, cuptiProfilerGetCounterAvailability, availability);
 
+    s.device_index = device_ordinal;
+    s.configure_sass(session->chip_);
     s.configure_host(s.counters, counter_metric_names(), session->chip_, availability_image.data());
     session->passes_ = s.config_passes(s.counters);
     // The durations' set must fit one pass: a cold sample is launched once, never replayed.
@@ -474,14 +706,15 @@ CounterSession::~CounterSession() {
 }
 
 CounterReading CounterSession::measure(const std::function<void()>& launch_once,
-                                       const std::function<void()>& between_passes) {
-  return collect({launch_once}, between_passes, 0).front();
+                                       const std::function<void()>& between_passes, const std::string& skip_instrumentation) {
+  return collect({launch_once}, between_passes, 0, false, {skip_instrumentation}).front();
 }
 
 std::vector<CounterReading> CounterSession::measure_batch(const std::vector<std::function<void()>>& launches,
-                                                          const std::function<void()>& flush, double flush_read_bytes) {
+                                                          const std::function<void()>& flush, double flush_read_bytes,
+                                                          const std::vector<std::string>& skip_instrumentation) {
   if (launches.empty()) return {};
-  return collect(launches, flush, flush_read_bytes);
+  return collect(launches, flush, flush_read_bytes, false, skip_instrumentation);
 }
 
 std::vector<double> CounterSession::measure_durations_ms(int count, const std::function<void()>& flush,
@@ -520,7 +753,7 @@ std::vector<std::vector<std::size_t>> split_ranges_at_flushes(const std::vector<
 
 std::vector<CounterReading> CounterSession::collect(const std::vector<std::function<void()>>& launches,
                                                     const std::function<void()>& flush, double flush_read_bytes,
-                                                    bool durations) {
+                                                    bool durations, const std::vector<std::string>& skip_instrumentation) {
   if (!available()) throw std::runtime_error(unavailable_reason_);
   bool batched = flush_read_bytes > 0;
   if (batched && !flush) throw std::logic_error("a batch of launches needs the flush that delimits them");
@@ -727,10 +960,23 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
       readings[l].values = combine_kernels(per_kernel);
     }
   }
+  if (!durations) {
+    // With the range profiler still enabled (see count_shared_accesses); checked against its counts.
+    s.count_shared_accesses(launches, readings, skip_instrumentation);
+    for (auto& r : readings) {
+      if (!r.shared_access) continue;
+      std::string mismatch = shared_access_mismatch(*r.shared_access, r.values[index_of("shared_load_instructions")],
+                                                    r.values[index_of("shared_store_instructions")]);
+      if (!mismatch.empty()) {
+        r.shared_access.reset();
+        r.shared_access_reason = mismatch;
+      }
+    }
+  }
   total.added_s = seconds_since(t0);
   // Each launch's share of the collection: its own launch time, an equal part of the rest.
-  double launches_s = 0;
-  for (const auto& r : readings) launches_s += r.launch_s;
+  double launches_s = 0;  // the launches' own times, the instrumented ones too
+  for (const auto& r : readings) launches_s += r.launch_s + r.instrumented_s;
   double share = 1.0 / double(launches.size());
   for (auto& r : readings) {
     r.passes = total.passes;
@@ -741,7 +987,7 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
     r.stop_s = total.stop_s * share;
     r.decode_s = total.decode_s * share;
     r.replay_s = r.flush_s + r.start_s + r.stop_s + r.launch_s;
-    r.added_s = r.launch_s + (total.added_s - launches_s) * share;
+    r.added_s = r.launch_s + r.instrumented_s + (total.added_s - launches_s) * share;
   }
   return readings;
 }
@@ -768,11 +1014,12 @@ namespace occbench {
 nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel& work,
                                         std::optional<double> theoretical_occupancy,
                                         const std::function<void()>& launch_once,
-                                        const std::function<void()>& between_passes) {
+                                        const std::function<void()>& between_passes,
+                                        const std::string& skip_instrumentation) {
   if (!session.available()) return unavailable_counters_json(session.unavailable_reason());
   auto t0 = std::chrono::steady_clock::now();
   try {
-    return measured_counters_json(session.measure(launch_once, between_passes), work, theoretical_occupancy);
+    return measured_counters_json(session.measure(launch_once, between_passes, skip_instrumentation), work, theoretical_occupancy);
   } catch (const CudaError&) {
     throw;  // the launch itself failed: the point's error, not the counters'
   } catch (const std::runtime_error& e) {
@@ -788,16 +1035,20 @@ std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& sessi
   auto one_by_one = [&] {
     sections.clear();
     for (const auto& job : jobs)
-      sections.push_back(collect_counters(session, job.work, job.theoretical_occupancy, job.launch_once, flush));
+      sections.push_back(collect_counters(session, job.work, job.theoretical_occupancy, job.launch_once, flush, job.skip_instrumentation));
     return sections;
   };
   if (!session.available() || jobs.size() < 2 || flush_read_bytes <= 0 || !session.batch_unusable_reason().empty())
     return one_by_one();
   std::vector<std::function<void()>> launches;
-  for (const auto& job : jobs) launches.push_back(job.launch_once);
+  std::vector<std::string> skips;
+  for (const auto& job : jobs) {
+    launches.push_back(job.launch_once);
+    skips.push_back(job.skip_instrumentation);
+  }
   std::vector<CounterReading> readings;
   try {
-    readings = session.measure_batch(launches, flush, flush_read_bytes);
+    readings = session.measure_batch(launches, flush, flush_read_bytes, skips);
   } catch (const CudaError&) {
     throw;  // a launch itself failed: its point's error
   } catch (const std::runtime_error& e) {

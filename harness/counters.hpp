@@ -29,8 +29,40 @@ struct CounterMetric {
   double scale;        // record value = metric value x scale (a percentage of peak becomes a fraction)
 };
 
-// Every metric collected, in record order (Hopper names; the same on Ampere, Ada and Blackwell).
+// Every metric the range profiler collects, in record order (Hopper names; the same on Ampere, Ada
+// and Blackwell). Shared-memory wavefronts and bank conflicts come from instrumentation instead
+// (SharedAccessCounts).
 const std::vector<CounterMetric>& counter_metrics();
+
+// A launch's shared-memory accesses counted by SASS instrumentation (CUPTI's SASS metrics API: the
+// launch runs once more with its shared-memory instructions patched to count). These are exact
+// counts of what the warps' addresses ask of the 32 banks, the same in every run and equal to
+// Nsight Compute's instrumented figures ("L1 Wavefronts Shared", "... Ideal", "... Excessive"). The
+// L1's own bank-conflict counter (the range profiler's l1tex__data_bank_conflicts_*) also counts
+// arbitration, e.g. a shared access meeting an L1 fill in the same bank, so it moves from run to run.
+struct SharedAccessCounts {
+  double load_instructions = 0, store_instructions = 0;     // warp instructions: LDS/LD, STS/ST
+  double load_wavefronts = 0, load_ideal_wavefronts = 0;    // of LDS/LD
+  double store_wavefronts = 0, store_ideal_wavefronts = 0;  // of STS/ST
+  double wavefronts = 0, ideal_wavefronts = 0;              // of every shared instruction (LDSM, atomics, ... too)
+};
+// One patched instruction's counts: the warp instructions it executed as a shared load or store
+// (at most one of the two is non-zero) and its wavefronts, actual and ideal.
+struct InstructionSharedCounts {
+  double load_instructions = 0, store_instructions = 0, wavefronts = 0, ideal_wavefronts = 0;
+};
+// Sums the instructions of a launch, the loads' and stores' apart. Pure, for tests.
+SharedAccessCounts sum_shared_accesses(const std::vector<InstructionSharedCounts>& instructions);
+// Why a point is not instrumented ("" where it is): its kernel's timed median over
+// `max_kernel_ms` (measurement.instrumented_max_kernel_ms), or instrumentation off (0). Pure, for tests.
+std::string instrumentation_skip_reason(double kernel_ms, double max_kernel_ms);
+
+// Why the instrumented counts cannot stand beside the range profiler's ("" where they can): the
+// instrumented shared load and store warp instructions can be fewer than the hardware's (it counts
+// instructions run with every thread's predicate off too), never more, and none only where the
+// hardware counted none (an unpatched launch reports nothing). Pure, for tests.
+std::string shared_access_mismatch(const SharedAccessCounts& counts, double hardware_load_instructions,
+                                   double hardware_store_instructions);
 
 // The metric values of one launch, in counter_metrics() order, already combined over its kernels.
 struct CounterReading {
@@ -46,6 +78,9 @@ struct CounterReading {
   double start_s = 0;   // of replay_s: cuptiRangeProfilerStart, all passes
   double stop_s = 0;    // of replay_s: cuptiRangeProfilerStop, all passes
   int batch_launches = 1;  // launches (points) counted in the same collection; the times above are this one's share
+  std::optional<SharedAccessCounts> shared_access;  // instrumented, or empty with the reason below
+  std::string shared_access_reason;
+  double instrumented_s = 0;  // of added_s: the instrumented launch (patching, the launch, reading the counts)
 };
 
 // A batch collection (CounterSession::measure_batch) runs each launch after its L2 flush, whose
@@ -109,7 +144,9 @@ class CounterSession {
   // Replays `launch_once` (which launches the point and waits for it) once per pass, running
   // `between_passes` (the L2 flush) outside the profiled range before each pass. Throws
   // std::runtime_error with the reason when a CUPTI call fails.
-  CounterReading measure(const std::function<void()>& launch_once, const std::function<void()>& between_passes);
+  // `skip_instrumentation`: why the launch is not instrumented ("" where it is).
+  CounterReading measure(const std::function<void()>& launch_once, const std::function<void()>& between_passes,
+                         const std::string& skip_instrumentation = "");
 
   // Several points' launches counted in one collection, in the same passes: CUPTI's start of a
   // collection (~37 ms on the H100, most of a point's cost) is paid once for all of them. Each
@@ -117,7 +154,8 @@ class CounterSession {
   // ranges mark where each launch's begin (split_ranges_at_flushes). The flush must launch only
   // the read sweep, of `flush_read_bytes`. Throws std::runtime_error as measure() does.
   std::vector<CounterReading> measure_batch(const std::vector<std::function<void()>>& launches,
-                                            const std::function<void()>& flush, double flush_read_bytes);
+                                            const std::function<void()>& flush, double flush_read_bytes,
+                                            const std::vector<std::string>& skip_instrumentation = {});
 
   // Cold samples timed as Nsight Compute times a kernel: `count` samples, each `flush` (the read
   // sweep of `flush_read_bytes`) then `timed` (the launch, not waited for), in one collection of
@@ -140,7 +178,8 @@ class CounterSession {
   // flush_read_bytes > 0: a batch (measure_batch); 0: one launch, flushed before each pass.
   // `durations`: the durations' metric set (measure_durations_ms), else counter_metrics().
   std::vector<CounterReading> collect(const std::vector<std::function<void()>>& launches, const std::function<void()>& flush,
-                                      double flush_read_bytes, bool durations = false);
+                                      double flush_read_bytes, bool durations = false,
+                                      const std::vector<std::string>& skip_instrumentation = {});
   // One whole collection around an empty kernel: CUPTI's first collection after an enable leaves
   // ~21 MB of dirty L2 lines of its own, which the next point's DRAM writes would count.
   void prime();
@@ -164,7 +203,8 @@ namespace occbench {
 nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel& work,
                                         std::optional<double> theoretical_occupancy,
                                         const std::function<void()>& launch_once,
-                                        const std::function<void()>& between_passes);
+                                        const std::function<void()>& between_passes,
+                                        const std::string& skip_instrumentation = "");
 
 // A point whose counters wait for the collection of its batch (run --counters: the points of one
 // problem are counted together after all of them are timed).
@@ -172,6 +212,7 @@ struct CounterJob {
   std::function<void()> launch_once;  // launches the point and waits for it
   WorkModel work;
   std::optional<double> theoretical_occupancy;
+  std::string skip_instrumentation;  // instrumentation_skip_reason's, "" to instrument
 };
 
 // The `counters` sections of `jobs`, counted in one collection (CounterSession::measure_batch), in

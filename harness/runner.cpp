@@ -280,12 +280,13 @@ ordered_json measure_point(const Point& point, Problem& problem, const PointCont
         OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
       };
       bool forced = r["occupancy"].is_object() && r["occupancy"].contains("forced");
+      std::string skip_instrumentation = instrumentation_skip_reason(timing.median_ms, context.settings->instrumented_max_kernel_ms);
       if (defer_counters && !forced) {
-        *defer_counters = CounterJob{std::move(launch_once), work, theoretical};
+        *defer_counters = CounterJob{std::move(launch_once), work, theoretical, skip_instrumentation};
         return r;
       }
       r["counters"] = collect_counters(*context.counters, work, theoretical, launch_once,
-                                       flush_and_wait(context.flusher, context.stream));
+                                       flush_and_wait(context.flusher, context.stream), skip_instrumentation);
     }
   }
   return r;

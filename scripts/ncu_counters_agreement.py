@@ -54,14 +54,22 @@ def smallest(spec, all_sizes):
     return small
 
 
+# Counts ncu gives only in a section's body (--print-details all), not as a --metrics name:
+# {label in the record's units: section}. The instrumented bank conflicts of every shared instruction
+# are the SourceCounters section's "L1 Wavefronts Shared Excessive".
+SECTION_FIGURES = {"L1 Wavefronts Shared Excessive": "SourceCounters"}
+
+
 def counter_metrics(units):
-    """{field: CUPTI metric} from the record's units block."""
+    """{field: ncu metric} from the record's units block: "(CUPTI m)" where occbench's range profiler
+    collects ncu's metric m, "(ncu m)" where occbench counts by instrumentation what ncu calls m."""
     out = {}
     for key, text in units.items():
         m = re.match(r"counters\.(\w+)$", key)
-        found = re.search(r"\(CUPTI ([\w.]+)\)", text)
-        if m and found:
-            out[m.group(1)] = found.group(1)
+        found = re.search(r"\((?:CUPTI|ncu) ([\w.]+)\)", text)
+        section = next((label for label in SECTION_FIGURES if f"(ncu SourceCounters {label})" in text), None)
+        if m and (found or section):
+            out[m.group(1)] = section or found.group(1)
     return out
 
 
@@ -182,10 +190,15 @@ def ncu_run(args, doc, small_path, out, tag):
     fields = compared_fields(args, doc["units"])
     ncu_csv = out / f"{tag}-ncu.csv"
     ncu = {}
+    wanted = set(fields.values())
+    sections = []
+    for section in sorted({SECTION_FIGURES[m] for m in wanted if m in SECTION_FIGURES}):
+        sections += ["--section", section, "--print-details", "all"]
     # Only the kernels inside occbench's NVTX ranges (the timed launches), else every kernel.
     for nvtx_filter in ([["--nvtx-include", args.nvtx_include]] if args.nvtx_include else []) + [[]]:
-        run([args.ncu, *args.ncu_option, "--replay-mode", args.replay_mode, "--clock-control", "none", "--metrics",
-             ",".join(sorted(set(fields.values()))), "--nvtx", *nvtx_filter, "--print-nvtx-rename", "kernel",
+        metrics = sorted(wanted - set(SECTION_FIGURES))
+        run([args.ncu, *args.ncu_option, "--replay-mode", args.replay_mode, "--clock-control", "none", *sections,
+             *(["--metrics", ",".join(metrics)] if metrics else []), "--nvtx", *nvtx_filter, "--print-nvtx-rename", "kernel",
              "--print-units", "base", "--csv", "--log-file", ncu_csv, args.occbench, "run", small_path,
              "--out", out / f"{tag}-ncu-run"], log=out / f"{tag}-ncu.log")
         ncu = ncu_values(ncu_csv)

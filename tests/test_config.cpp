@@ -173,6 +173,13 @@ TEST(Config, MeasurementRanges) {
   auto spec = parse_sweep_text(with("\"min_samples\": 3", "\"profiled_samples\": 10"), "p.json", builtin_registry());
   EXPECT_EQ(spec.measurement.profiled_samples, 10);
   EXPECT_EQ(occbench::MeasurementSettings{}.profiled_samples, 0);  // opt-in: ~5 ms per profiled sample
+  EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"instrumented_max_kernel_ms\": -1")).json_path(),
+            "$.measurement.instrumented_max_kernel_ms");
+  EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"instrumented_max_kernel_ms\": \"2\"")).json_path(),
+            "$.measurement.instrumented_max_kernel_ms");
+  spec = parse_sweep_text(with("\"min_samples\": 3", "\"instrumented_max_kernel_ms\": 50"), "p.json", builtin_registry());
+  EXPECT_EQ(spec.measurement.instrumented_max_kernel_ms, 50);
+  EXPECT_EQ(occbench::MeasurementSettings{}.instrumented_max_kernel_ms, 2.0);
 }
 
 TEST(Config, VariantAxesOverrideAndAreChecked) {

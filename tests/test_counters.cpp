@@ -51,9 +51,20 @@ TEST(Counters, DerivedFiguresFollowFromTheMeasuredBytes) {
                                {"l1_global_load_bytes", 3e9},
                                {"l1_global_store_bytes", 1e9},
                                {"shared_load_instructions", 100},
-                               {"shared_load_bank_conflicts", 3100},
                                {"duration_ns", 1e6}});
+  SharedAccessCounts shared;
+  shared.load_instructions = 100;
+  shared.load_wavefronts = 3200;  // every load a 32-way conflict: 32 wavefronts where 1 would do
+  shared.load_ideal_wavefronts = 100;
+  shared.wavefronts = 3200;
+  shared.ideal_wavefronts = 100;
+  reading.shared_access = shared;
   auto c = measured_counters_json(reading, work, 0.5);
+  EXPECT_DOUBLE_EQ(c["shared_load_wavefronts"].get<double>(), 3200);
+  EXPECT_DOUBLE_EQ(c["shared_load_bank_conflicts"].get<double>(), 3100);
+  EXPECT_DOUBLE_EQ(c["shared_store_bank_conflicts"].get<double>(), 0);
+  EXPECT_DOUBLE_EQ(c["shared_bank_conflicts"].get<double>(), 3100);
+  EXPECT_EQ(c["shared_access_reason"], "");
   EXPECT_EQ(c["status"], "measured");
   EXPECT_EQ(c["kernels"], 1);
   EXPECT_EQ(c["passes"], 12);
@@ -80,6 +91,58 @@ TEST(Counters, DerivedFiguresFollowFromTheMeasuredBytes) {
   EXPECT_DOUBLE_EQ(c["dram_bandwidth_gbps"].get<double>(), 1100.0);   // 1.1 GB in 1 ms
   EXPECT_DOUBLE_EQ(c["l2_bandwidth_gbps"].get<double>(), 2000.0);
   EXPECT_DOUBLE_EQ(c["gflops"].get<double>(), 8000.0);
+}
+
+TEST(Counters, InstrumentedCountsSplitLoadsFromStoresByInstruction) {
+  // An unpadded transpose tile's column read (32 wavefronts, ideal 1), its row store (1, 1) and an
+  // LDSM (4 wavefronts, ideal 2: neither an LDS nor an STS): per warp instruction, 100 times each.
+  auto total = sum_shared_accesses({{100, 0, 3200, 100}, {0, 100, 100, 100}, {0, 0, 400, 200}});
+  EXPECT_DOUBLE_EQ(total.load_instructions, 100);
+  EXPECT_DOUBLE_EQ(total.store_instructions, 100);
+  EXPECT_DOUBLE_EQ(total.load_wavefronts, 3200);
+  EXPECT_DOUBLE_EQ(total.load_ideal_wavefronts, 100);
+  EXPECT_DOUBLE_EQ(total.store_wavefronts, 100);
+  EXPECT_DOUBLE_EQ(total.store_ideal_wavefronts, 100);
+  EXPECT_DOUBLE_EQ(total.wavefronts, 3700);  // the LDSM counts in the total only
+  EXPECT_DOUBLE_EQ(total.ideal_wavefronts, 400);
+  EXPECT_DOUBLE_EQ(sum_shared_accesses({}).wavefronts, 0);
+}
+
+TEST(Counters, InstrumentedCountsMustBeTheHardwaresInstructions) {
+  SharedAccessCounts counted;
+  counted.load_instructions = 100;
+  counted.store_instructions = 50;
+  EXPECT_EQ(shared_access_mismatch(counted, 100, 50), "");
+  // An unpatched launch reports nothing while the hardware saw shared loads: not zero conflicts.
+  std::string unpatched = shared_access_mismatch(SharedAccessCounts{}, 100, 50);
+  EXPECT_NE(unpatched.find("counted 0 shared load"), std::string::npos) << unpatched;
+  EXPECT_NE(unpatched.find("hardware counted 100 and 50"), std::string::npos) << unpatched;
+  EXPECT_NE(shared_access_mismatch(counted, 99, 50), "");  // more than the hardware: not this launch's
+  // Fewer: warp instructions with every thread predicated off (cost volume's unrolled store loop).
+  EXPECT_EQ(shared_access_mismatch(counted, 150, 66), "");
+  EXPECT_EQ(shared_access_mismatch(SharedAccessCounts{}, 0, 0), "");  // no shared memory at all
+}
+
+TEST(Counters, LongKernelsAreNotInstrumentedAndSaySo) {
+  EXPECT_EQ(instrumentation_skip_reason(0.09, 2.0), "");
+  EXPECT_EQ(instrumentation_skip_reason(2.0, 2.0), "");
+  std::string longer = instrumentation_skip_reason(715.4, 2.0);
+  EXPECT_NE(longer.find("715.4 ms"), std::string::npos) << longer;
+  EXPECT_NE(longer.find("measurement.instrumented_max_kernel_ms (2)"), std::string::npos) << longer;
+  EXPECT_NE(instrumentation_skip_reason(0.01, 0).find("off"), std::string::npos);
+}
+
+TEST(Counters, WithoutInstrumentationTheSharedCountsAreNullWithTheReason) {
+  auto reading = reading_with({{"shared_load_instructions", 100}});
+  reading.shared_access_reason = "shared-memory instrumentation unavailable: virtualized GPU";
+  auto c = measured_counters_json(reading, WorkModel{}, std::nullopt);
+  EXPECT_EQ(c["status"], "measured");  // the range profiler's counters stand
+  for (const char* field : {"shared_load_wavefronts", "shared_store_wavefronts", "shared_load_bank_conflicts",
+                            "shared_store_bank_conflicts", "shared_bank_conflicts", "shared_load_conflicts_per_instruction"})
+    EXPECT_TRUE(c[field].is_null()) << field;
+  EXPECT_EQ(c["shared_access_reason"], "shared-memory instrumentation unavailable: virtualized GPU");
+  for (const char* field : {"shared_load_wavefronts", "shared_bank_conflicts", "shared_access_reason", "added_instrumented_s"})
+    EXPECT_TRUE(counters_units().contains(std::string("counters.") + field)) << field;
 }
 
 TEST(Counters, WithoutAModelOrOccupancyTheRatiosAreNull) {

@@ -24,9 +24,9 @@ k = int(state.read_text()) if state.exists() else 0
 state.write_text(str(k + 1))
 reads, conflicts = [(1000.0, 100.0), (1010.0, 100.0)][k]
 doc = {"units": {"counters.dram_read_bytes": "bytes (CUPTI dram__bytes_read.sum)",
-                 "counters.shared_load_bank_conflicts": "count (CUPTI l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum)"},
+                 "counters.shared_load_bank_conflicts_with_arbitration": "count (CUPTI l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum)"},
        "results": [{"point_id": "fam/v/n=1", "counters": {"status": "measured", "kernels": 1,
-                    "dram_read_bytes": reads, "shared_load_bank_conflicts": conflicts}},
+                    "dram_read_bytes": reads, "shared_load_bank_conflicts_with_arbitration": conflicts}},
                    {"point_id": "fam/host/n=1", "counters": {"status": "unavailable", "reason": "host variant"}}]}
 (out / "r.json").write_text(json.dumps(doc))
 '''
@@ -72,12 +72,25 @@ def test_two_runs_of_each_tool_give_ncus_spread_and_the_range_verdict(tmp_path):
     assert reads["ncu_runs"] == "1100;1030" and reads["occbench_runs"] == "1000;1010"
     assert abs(float(reads["ncu_spread_pct"]) - 100 * 70 / 1065) < 1e-3
     assert reads["within_2pct_of_runs"] == "True"
-    conflicts = rows[("fam/v/n=1", "shared_load_bank_conflicts")]
+    conflicts = rows[("fam/v/n=1", "shared_load_bank_conflicts_with_arbitration")]
     # 100 twice against 80 then 125: occbench lies between ncu's two counts.
     assert conflicts["within_2pct"] == "False" and conflicts["within_2pct_of_runs"] == "True"
     assert rows[("fam/host/n=1", "*")]["note"].startswith("occbench counters unavailable")
     # The summary table has the two new columns: 1 point, 0 within 2%, 1 within ncu's runs, 0 ncu self-consistent.
     assert "| dram_read_bytes | 1 | 0 | 0 | 1 | 0 |" in done.stdout
+
+
+def test_instrumented_counts_map_to_ncus_names_and_its_source_counters_section(tmp_path):
+    from ncu_counters_agreement import counter_metrics
+    units = {"counters.dram_read_bytes": "bytes (CUPTI dram__bytes_read.sum)",
+             "counters.shared_load_wavefronts": "wavefronts of LDS, instrumented: CUPTI SASS smsp__sass_x "
+                                                "(ncu smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum)",
+             "counters.shared_bank_conflicts": "instrumented (ncu SourceCounters L1 Wavefronts Shared Excessive)",
+             "counters.shared_load_bank_conflicts": "instrumented: CUPTI SASS a - b",  # no ncu figure: not compared
+             "counters.added_s": "s"}
+    assert counter_metrics(units) == {"dram_read_bytes": "dram__bytes_read.sum",
+                                      "shared_load_wavefronts": "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                                      "shared_bank_conflicts": "L1 Wavefronts Shared Excessive"}
 
 
 def test_range_gap_and_spread():
