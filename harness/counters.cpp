@@ -962,7 +962,12 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
   }
   if (!durations) {
     // With the range profiler still enabled (see count_shared_accesses); checked against its counts.
-    s.count_shared_accesses(launches, readings, skip_instrumentation);
+    try {
+      s.count_shared_accesses(launches, readings, skip_instrumentation);
+    } catch (...) {
+      drop_run_wide_profiler(enabled_here);  // a launch failed: as after a failed pass
+      throw;
+    }
     for (auto& r : readings) {
       if (!r.shared_access) continue;
       std::string mismatch = shared_access_mismatch(*r.shared_access, r.values[index_of("shared_load_instructions")],
