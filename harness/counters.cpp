@@ -156,17 +156,17 @@ ordered_json measured_counters_json(const CounterReading& reading, const WorkMod
   c["added_decode_s"] = reading.decode_s;
   for (std::size_t m = 0; m < metrics.size(); ++m) c[metrics[m].field] = reading.values.at(m) * metrics[m].scale;
   // Instrumented: exact, or null with the reason.
-  const std::optional<SharedAccessCounts>& shared = reading.shared_access;
-  auto instrumented = [&](double SharedAccessCounts::*field, double SharedAccessCounts::*ideal) {
-    if (!shared) return ordered_json(nullptr);
-    return ordered_json((*shared).*field - (ideal ? (*shared).*ideal : 0.0));
-  };
-  c["shared_load_wavefronts"] = instrumented(&SharedAccessCounts::load_wavefronts, nullptr);
-  c["shared_store_wavefronts"] = instrumented(&SharedAccessCounts::store_wavefronts, nullptr);
-  c["shared_load_bank_conflicts"] = instrumented(&SharedAccessCounts::load_wavefronts, &SharedAccessCounts::load_ideal_wavefronts);
-  c["shared_store_bank_conflicts"] = instrumented(&SharedAccessCounts::store_wavefronts, &SharedAccessCounts::store_ideal_wavefronts);
-  c["shared_bank_conflicts"] = instrumented(&SharedAccessCounts::wavefronts, &SharedAccessCounts::ideal_wavefronts);
-  c["shared_access_reason"] = shared ? std::string() : reading.shared_access_reason;
+  const bool instrumented = reading.shared_access.has_value();
+  const SharedAccessCounts shared = reading.shared_access.value_or(SharedAccessCounts{});
+  auto or_null = [&](double v) { return instrumented ? ordered_json(v) : ordered_json(nullptr); };
+  const double load_conflicts = shared.load_wavefronts - shared.load_ideal_wavefronts;
+  const double store_conflicts = shared.store_wavefronts - shared.store_ideal_wavefronts;
+  c["shared_load_wavefronts"] = or_null(shared.load_wavefronts);
+  c["shared_store_wavefronts"] = or_null(shared.store_wavefronts);
+  c["shared_load_bank_conflicts"] = or_null(load_conflicts);
+  c["shared_store_bank_conflicts"] = or_null(store_conflicts);
+  c["shared_bank_conflicts"] = or_null(shared.wavefronts - shared.ideal_wavefronts);
+  c["shared_access_reason"] = instrumented ? std::string() : reading.shared_access_reason;
   c["added_instrumented_s"] = reading.instrumented_s;
 
   double dram = value("dram_read_bytes") + value("dram_write_bytes");
@@ -182,9 +182,9 @@ ordered_json measured_counters_json(const CounterReading& reading, const WorkMod
   double achieved = value("achieved_occupancy") * 0.01;
   c["achieved_over_theoretical_occupancy"] = theoretical_occupancy ? ratio(achieved, *theoretical_occupancy) : ordered_json(nullptr);
   c["shared_load_conflicts_per_instruction"] =
-      shared ? ratio(c["shared_load_bank_conflicts"].get<double>(), value("shared_load_instructions")) : ordered_json(nullptr);
+      instrumented ? ratio(load_conflicts, value("shared_load_instructions")) : ordered_json(nullptr);
   c["shared_store_conflicts_per_instruction"] =
-      shared ? ratio(c["shared_store_bank_conflicts"].get<double>(), value("shared_store_instructions")) : ordered_json(nullptr);
+      instrumented ? ratio(store_conflicts, value("shared_store_instructions")) : ordered_json(nullptr);
   c["dram_bandwidth_gbps"] = ratio(dram * 1e-9, seconds);
   c["l2_bandwidth_gbps"] = ratio(l2 * 1e-9, seconds);
   c["l1_bandwidth_gbps"] = ratio(l1 * 1e-9, seconds);
@@ -286,9 +286,8 @@ namespace {
 // The SASS metrics API (instrumented shared-memory counts), resolved apart: a libcupti without it
 // still counts everything else.
 #define OCCBENCH_CUPTI_SASS_FUNCTIONS(X)                                                       \
-  X(cuptiSassMetricsGetProperties) X(cuptiSassMetricsSetConfig) X(cuptiSassMetricsUnsetConfig) \
-  X(cuptiSassMetricsEnable) X(cuptiSassMetricsDisable) X(cuptiSassMetricsGetDataProperties)    \
-  X(cuptiSassMetricsFlushData)
+  X(cuptiSassMetricsGetProperties) X(cuptiSassMetricsSetConfig) X(cuptiSassMetricsEnable) \
+  X(cuptiSassMetricsDisable) X(cuptiSassMetricsGetDataProperties) X(cuptiSassMetricsFlushData)
 
 struct Cupti {
 #define OCCBENCH_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
@@ -505,12 +504,6 @@ void CounterSession::State::configure_sass(const std::string& chip) {
     sass = found->second;
     return;
   }
-  struct Remember {
-    std::map<int, Sass>& devices;
-    int device;
-    const Sass& sass;
-    ~Remember() { devices[device] = sass; }
-  } remember{configured_devices, device_index, sass};
   try {
     auto id = [&](const char* name) {
       auto properties = cupti_params<CUpti_SassMetrics_GetProperties_Params>(CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE);
@@ -537,6 +530,7 @@ void CounterSession::State::configure_sass(const std::string& chip) {
   } catch (const CuptiFailure& e) {
     sass.unavailable_reason = fmt::format("shared-memory instrumentation unavailable: {}", e.what());
   }
+  configured_devices[device_index] = sass;
 }
 
 void CounterSession::State::count_shared_accesses(const std::vector<std::function<void()>>& launches,
@@ -998,11 +992,12 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
 }
 
 void CounterSession::prime() {
+  // Its counts are thrown away: no instrumented launch.
   collect({[] {
             launch_empty_kernel(nullptr);
             OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(nullptr));
           }},
-          {}, 0);
+          {}, 0, false, {"the priming collection is not counted"});
 }
 
 void CounterSession::drop_run_wide_profiler(bool enabled_here) {

@@ -183,10 +183,10 @@ def main():
             continue
         short = [r for r in mine if r["ncu_median_us"] < 20]
         long = [r for r in mine if r["ncu_median_us"] >= 20]
-        worst = f"{max(short, key=lambda r: abs(r['diff_us']))['point_id']} " \
-                f"{max(short, key=lambda r: abs(r['diff_us']))['diff_us']:+.2f} us" if short else "none"
-        worst_pct = f"{max(long, key=lambda r: abs(r['diff_pct']))['point_id']} " \
-                    f"{max(long, key=lambda r: abs(r['diff_pct']))['diff_pct']:+.2f}%" if long else "none"
+        worst_short = max(short, key=lambda r: abs(r["diff_us"])) if short else None
+        worst_long = max(long, key=lambda r: abs(r["diff_pct"])) if long else None
+        worst = f"{worst_short['point_id']} {worst_short['diff_us']:+.2f} us" if worst_short else "none"
+        worst_pct = f"{worst_long['point_id']} {worst_long['diff_pct']:+.2f}%" if worst_long else "none"
         misses = sum(not r["within_target"] for r in mine)
         misses_of_runs = sum(not r["within_target_of_ncu_runs"] for r in mine)
         print(f"\n{m}: {len(mine)} points, {misses} outside the target ({misses_of_runs} outside it against every one of "

@@ -15,6 +15,8 @@ and variant kept; --all-sizes keeps them all), with one warm-up-free timed sampl
      --replay-mode application makes each of ncu's passes a fresh run of occbench instead of a
      replay of the kernel with its memory saved and restored, whose write-back ncu's DRAM writes
      otherwise take in (~2.4 MB per kernel on the H100).
+     The shared-memory counts occbench instruments are compared with ncu's instrumented ones: the
+     units name them "(ncu m)", and "L1 Wavefronts Shared Excessive" adds --section SourceCounters.
 The metric names are read from the record's units block ("counters.X": "... (CUPTI metric)"), so
 this script follows harness/counters.cpp. A library call's kernels are summed (percentages:
 weighted by each kernel's duration), as occbench does.
@@ -175,7 +177,7 @@ def summarize(rows):
 
 
 def compared_fields(args, units):
-    """{field: CUPTI metric} of the counters compared: all of the record's, or those of --only."""
+    """{field: ncu metric} of the counters compared: all of the record's, or those of --only."""
     fields = counter_metrics(units)
     if not args.only:
         return fields
@@ -191,12 +193,12 @@ def ncu_run(args, doc, small_path, out, tag):
     ncu_csv = out / f"{tag}-ncu.csv"
     ncu = {}
     wanted = set(fields.values())
+    metrics = sorted(wanted - set(SECTION_FIGURES))
     sections = []
     for section in sorted({SECTION_FIGURES[m] for m in wanted if m in SECTION_FIGURES}):
         sections += ["--section", section, "--print-details", "all"]
     # Only the kernels inside occbench's NVTX ranges (the timed launches), else every kernel.
     for nvtx_filter in ([["--nvtx-include", args.nvtx_include]] if args.nvtx_include else []) + [[]]:
-        metrics = sorted(wanted - set(SECTION_FIGURES))
         run([args.ncu, *args.ncu_option, "--replay-mode", args.replay_mode, "--clock-control", "none", *sections,
              *(["--metrics", ",".join(metrics)] if metrics else []), "--nvtx", *nvtx_filter, "--print-nvtx-rename", "kernel",
              "--print-units", "base", "--csv", "--log-file", ncu_csv, args.occbench, "run", small_path,
