@@ -120,7 +120,7 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   check.object(value, path);
   check.only_keys(value, path,
                   {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters",
-                   "profiled_samples", "instrumented_max_kernel_ms"});
+                   "profiled_samples", "instrumented_max_kernel_ms", "counters_l2_flush"});
   if (value.contains("mode")) {
     m.mode = check.string(value["mode"], path + ".mode");
     if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
@@ -146,6 +146,12 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   if (value.contains("instrumented_max_kernel_ms"))
     m.instrumented_max_kernel_ms =
         check.number(value["instrumented_max_kernel_ms"], path + ".instrumented_max_kernel_ms", 0, 3600e3, false);
+  if (value.contains("counters_l2_flush")) {
+    m.counters_l2_flush = check.string(value["counters_l2_flush"], path + ".counters_l2_flush");
+    if (m.counters_l2_flush != "per_launch" && m.counters_l2_flush != "per_kernel")
+      check.fail(path + ".counters_l2_flush",
+                 fmt::format("expected \"per_launch\" or \"per_kernel\", got \"{}\"", m.counters_l2_flush));
+  }
   return m;
 }
 
@@ -179,7 +185,7 @@ json to_json(const MeasurementSettings& m) {
   return json{{"mode", m.mode},           {"warmup_runs", m.warmup_runs}, {"min_samples", m.min_samples},
               {"max_samples", m.max_samples}, {"target_noise", m.target_noise}, {"min_time_s", m.min_time_s},
               {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}, {"profiled_samples", m.profiled_samples},
-              {"instrumented_max_kernel_ms", m.instrumented_max_kernel_ms}};
+              {"instrumented_max_kernel_ms", m.instrumented_max_kernel_ms}, {"counters_l2_flush", m.counters_l2_flush}};
 }
 
 SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {

@@ -36,6 +36,11 @@ struct MeasurementSettings {
   // shared instructions instrumented, which runs ~30-350x longer than the kernel (H100): points
   // whose timed median is over this many ms are not instrumented (their section says so); 0: none.
   double instrumented_max_kernel_ms = 2.0;
+  // With counters, when the L2 is flushed during a counted replay: "per_launch" before each replay
+  // of the point's launch (its later kernels find what its earlier operations, a memset or a first
+  // kernel, left in the L2, as when the launch runs), or "per_kernel" before each of its kernels
+  // too, as Nsight Compute flushes before every kernel it profiles (--cache-control all).
+  std::string counters_l2_flush = "per_launch";
 };
 
 // What the command line narrows or overrides in a sweep (harness/selection.hpp applies it):

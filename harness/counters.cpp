@@ -6,6 +6,9 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <cupti_callbacks.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
 #include <cupti_profiler_host.h>
 #include <cupti_profiler_target.h>
 #include <cupti_range_profiler.h>
@@ -18,6 +21,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <exception>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -146,6 +150,7 @@ ordered_json measured_counters_json(const CounterReading& reading, const WorkMod
   c["kernels"] = reading.kernels;
   c["passes"] = reading.passes;
   c["batch_points"] = reading.batch_launches;
+  c["l2_flush"] = reading.l2_flush_per_kernel ? "per_kernel" : "per_launch";
   c["added_s"] = reading.added_s;
   c["added_setup_s"] = reading.setup_s;
   c["added_replay_s"] = reading.replay_s;
@@ -202,6 +207,9 @@ ordered_json counters_units() {
     u[std::string("counters.") + m.field] = fmt::format("{} (CUPTI {})", m.unit, m.metric);
   u["counters.kernels"] = "kernels of the launch, each one range; values are summed over them (ratios: weighted by duration)";
   u["counters.passes"] = "replays of the launch CUPTI needed for all metrics";
+  u["counters.l2_flush"] =
+      "when the L2 was flushed during the replays (measurement.counters_l2_flush): per_launch, before each replay of "
+      "the launch; per_kernel, before each of its kernels too, as Nsight Compute";
   u["counters.batch_points"] = "points counted in the same collection (the same passes; the added times are each point's share)";
   u["counters.added_s"] = "s of wall time the counters added to the point (after its timing)";
   u["counters.added_setup_s"] = "s of added_s spent enabling and configuring the profiler";
@@ -289,13 +297,18 @@ namespace {
   X(cuptiSassMetricsGetProperties) X(cuptiSassMetricsSetConfig) X(cuptiSassMetricsEnable) \
   X(cuptiSassMetricsDisable) X(cuptiSassMetricsGetDataProperties) X(cuptiSassMetricsFlushData)
 
+// The callback API (the L2 flush before each kernel, measurement.counters_l2_flush "per_kernel"), resolved apart too.
+#define OCCBENCH_CUPTI_CALLBACK_FUNCTIONS(X) X(cuptiSubscribe_v2) X(cuptiUnsubscribe) X(cuptiEnableCallback)
+
 struct Cupti {
 #define OCCBENCH_CUPTI_POINTER(name) decltype(&::name) name = nullptr;
   OCCBENCH_CUPTI_FUNCTIONS(OCCBENCH_CUPTI_POINTER)
   OCCBENCH_CUPTI_SASS_FUNCTIONS(OCCBENCH_CUPTI_POINTER)
+  OCCBENCH_CUPTI_CALLBACK_FUNCTIONS(OCCBENCH_CUPTI_POINTER)
 #undef OCCBENCH_CUPTI_POINTER
   void* library = nullptr;
-  std::string sass_missing;  // the SASS metrics entry points libcupti lacks
+  std::string sass_missing;      // the SASS metrics entry points libcupti lacks
+  std::string callback_missing;  // the callback API's
 };
 
 // libcupti from the loader's path (LD_LIBRARY_PATH), else from the CUDA toolkit.
@@ -322,8 +335,11 @@ std::string load_cupti(Cupti& api) {
   OCCBENCH_CUPTI_FUNCTIONS(OCCBENCH_CUPTI_RESOLVE)
   if (!missing.empty()) return fmt::format("library not loadable: libcupti lacks {} (CUDA 13's CUPTI is needed)", missing);
   OCCBENCH_CUPTI_SASS_FUNCTIONS(OCCBENCH_CUPTI_RESOLVE)
-#undef OCCBENCH_CUPTI_RESOLVE
   api.sass_missing = missing;
+  missing.clear();
+  OCCBENCH_CUPTI_CALLBACK_FUNCTIONS(OCCBENCH_CUPTI_RESOLVE)
+#undef OCCBENCH_CUPTI_RESOLVE
+  api.callback_missing = missing;
   return "";
 }
 
@@ -404,6 +420,22 @@ struct CounterSession::State {
     std::string unavailable_reason;
     uint64_t load_instructions = 0, store_instructions = 0, wavefronts = 0, ideal_wavefronts = 0;  // metric ids
   } sass;
+  // The L2 flush before each kernel of a counted launch (measurement.counters_l2_flush
+  // "per_kernel"): a CUPTI callback on every kernel launch, armed only during a counters pass.
+  struct KernelFlush {
+    CUpti_SubscriberHandle subscriber = nullptr;  // null: the L2 is flushed per launch only
+    std::function<void()> flush;                  // the read sweep, waited for
+    double read_bytes = 0;                        // its L1 global loads, which tell its ranges apart
+    bool armed = false;
+    bool needed = true;         // no flush since the last kernel launch (or the pass's start)
+    int flushes = 0;            // in the pass being made
+    double flush_s = 0;         // their wall time
+    std::exception_ptr error;   // thrown by a flush, rethrown after the launch
+  } kernel_flush;
+  static void CUPTIAPI on_kernel_launch(void* userdata, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* data);
+  // Subscribes on_kernel_launch to every kernel launch entry point; "" or why it cannot.
+  std::string subscribe_kernel_flush();
+
   int device_index = 0;
   bool configure_once = false;        // OCCBENCH_COUNTERS_CONFIG=run
   bool configured = false;            // the range profiler holds the counters' config and image (configure once)
@@ -454,6 +486,75 @@ struct CounterSession::State {
 };
 
 #define OCCBENCH_CUPTI(state, name, params) (state).check((state).api.name(&(params)), #name)
+
+namespace {
+thread_local bool inside_kernel_flush = false;  // the flush's own launch calls back too
+}
+
+void CUPTIAPI CounterSession::State::on_kernel_launch(void* userdata, CUpti_CallbackDomain, CUpti_CallbackId,
+                                                      const void* data) {
+  auto& k = *static_cast<KernelFlush*>(userdata);
+  if (!k.armed || inside_kernel_flush) return;
+  if (static_cast<const CUpti_CallbackData*>(data)->callbackSite == CUPTI_API_EXIT) {
+    k.needed = true;
+    return;
+  }
+  // A runtime launch calls back twice (cudaLaunchKernel, then the driver's cuLaunchKernel): one flush.
+  if (!k.needed || k.error) return;
+  inside_kernel_flush = true;
+  auto t0 = std::chrono::steady_clock::now();
+  try {
+    // The launch's earlier work (a memset, an earlier kernel, on any stream) finishes first, so
+    // the flush writes back what it left in the L2 before this kernel starts, as Nsight Compute's.
+    OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+    k.flush();
+    ++k.flushes;
+  } catch (...) {
+    k.error = std::current_exception();  // no exception may cross CUPTI's frames
+  }
+  k.flush_s += seconds_since(t0);
+  inside_kernel_flush = false;
+  k.needed = false;
+}
+
+std::string CounterSession::State::subscribe_kernel_flush() {
+  if (kernel_flush.subscriber) return "";
+  if (!api.callback_missing.empty()) return fmt::format("libcupti lacks {}", api.callback_missing);
+  char other[CUPTI_OLD_SUBSCRIBER_NAME_MIN_LEN + 64] = {};
+  CUpti_SubscriberParams params{};
+  params.structSize = CUpti_SubscriberParams_STRUCT_SIZE;
+  params.subscriberName = "occbench";
+  params.oldSubscriberName = other;
+  params.oldSubscriberSize = sizeof(other);
+  CUpti_SubscriberHandle subscriber = nullptr;
+  try {
+    check(api.cuptiSubscribe_v2(&subscriber, on_kernel_launch, &kernel_flush, &params), "cuptiSubscribe_v2");
+    // Every entry point a kernel can be launched through: the runtime's and the driver's (NVRTC
+    // kernels, and what the runtime calls), per-thread default stream variants included.
+    const std::pair<CUpti_CallbackDomain, CUpti_CallbackId> launches[] = {
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000},
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000},
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060},
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060},
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000},
+        {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGrid},
+        {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchGridAsync},
+    };
+    for (const auto& [domain, cbid] : launches) check(api.cuptiEnableCallback(1, subscriber, domain, cbid), "cuptiEnableCallback");
+  } catch (const CuptiFailure& e) {
+    if (subscriber) api.cuptiUnsubscribe(subscriber);
+    return other[0] ? fmt::format("{} (the subscriber already there: {})", e.what(), other) : std::string(e.what());
+  }
+  kernel_flush.subscriber = subscriber;
+  return "";
+}
 
 void CounterSession::State::configure_host(MetricSet& set, const std::vector<const char*>& metrics,
                                            const std::string& chip, const uint8_t* availability_image) {
@@ -695,9 +796,28 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
 
 CounterSession::~CounterSession() {
   if (state_ && state_->profiler) state_->disable(state_->profiler);
+  if (state_ && state_->kernel_flush.subscriber) state_->api.cuptiUnsubscribe(state_->kernel_flush.subscriber);
   if (state_) state_->release_host();
   // libcupti stays loaded: unloading a profiler library under a live context is not safe.
 }
+
+void CounterSession::flush_before_each_kernel(std::function<void()> flush, double flush_read_bytes) {
+  if (!available()) return;
+  if (!flush || flush_read_bytes <= 0) {
+    unavailable_reason_ = "measurement.counters_l2_flush \"per_kernel\" needs the read-sweep L2 flush (OCCBENCH_L2_FLUSH=read), "
+                          "whose ranges are told apart from the launch's kernels";
+    return;
+  }
+  std::string why = state_->subscribe_kernel_flush();
+  if (!why.empty()) {
+    unavailable_reason_ = fmt::format("measurement.counters_l2_flush \"per_kernel\" needs CUPTI's callback API: {}", why);
+    return;
+  }
+  state_->kernel_flush.flush = std::move(flush);
+  state_->kernel_flush.read_bytes = flush_read_bytes;
+}
+
+bool CounterSession::flushes_per_kernel() const { return state_ && state_->kernel_flush.subscriber; }
 
 CounterReading CounterSession::measure(const std::function<void()>& launch_once,
                                        const std::function<void()>& between_passes, const std::string& skip_instrumentation) {
@@ -752,6 +872,9 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
   bool batched = flush_read_bytes > 0;
   if (batched && !flush) throw std::logic_error("a batch of launches needs the flush that delimits them");
   State& s = *state_;
+  State::KernelFlush& kernel_flush = s.kernel_flush;
+  const bool per_kernel = !durations && kernel_flush.subscriber;  // flushed before each kernel too
+  if (per_kernel && batched) throw std::logic_error("with the L2 flushed before each kernel, points are counted one by one");
   const State::MetricSet& set = durations ? s.durations : s.counters;
   auto t0 = std::chrono::steady_clock::now();
   CounterReading total;  // the collection's times, shared out among its launches at the end
@@ -787,9 +910,11 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
 
   std::vector<CounterReading> readings(launches.size());
   std::vector<std::vector<double>> per_range;  // each kernel's values, in launch order (a batch: flushes too)
+  int flushes_per_pass = -1;  // per_kernel: the flushes of the first pass, the same in every pass
   try {
     // A batch's flushes run inside the passes, each kernel one range: up to kMaxBatchRanges.
-    std::size_t max_ranges = batched ? kMaxBatchRanges : kMaxKernelsPerLaunch;
+    // Flushed before each kernel: a flush range before each kernel range.
+    std::size_t max_ranges = batched ? kMaxBatchRanges : per_kernel ? 2 * kMaxKernelsPerLaunch : kMaxKernelsPerLaunch;
     // OCCBENCH_COUNTERS_CONFIG=run (with the run-wide enable): configure once and only reset the
     // counter data image for each later point, to save the ~45 ms per point that
     // cuptiRangeProfilerSetConfig and the image take on the H100. CUPTI does not document reusing
@@ -865,6 +990,18 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
           if (started) s.stop(profiler);
         }
       } stop_at_exit{s, profiler};
+      // Armed for this pass's launches only (not the instrumented launch, not another point's timing).
+      struct Disarm {
+        State::KernelFlush& k;
+        ~Disarm() { k.armed = false; }
+      } disarm_at_exit{kernel_flush};
+      if (per_kernel) {
+        kernel_flush.needed = true;
+        kernel_flush.flushes = 0;
+        kernel_flush.flush_s = 0;
+        kernel_flush.error = nullptr;
+        kernel_flush.armed = true;
+      }
       for (std::size_t l = 0; l < launches.size(); ++l) {
         if (batched) {
           auto t_batch_flush = std::chrono::steady_clock::now();
@@ -874,6 +1011,16 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
         auto t_launch = std::chrono::steady_clock::now();
         launches[l]();
         readings[l].launch_s += seconds_since(t_launch);
+      }
+      if (per_kernel) {
+        kernel_flush.armed = false;
+        if (kernel_flush.error) std::rethrow_exception(kernel_flush.error);
+        total.flush_s += kernel_flush.flush_s;  // made inside the launch: the flushes', not the launch's
+        readings.front().launch_s -= kernel_flush.flush_s;
+        if (flushes_per_pass >= 0 && kernel_flush.flushes != flushes_per_pass)
+          throw std::runtime_error(fmt::format("the launch made {} kernels in one pass and {} in another",
+                                               flushes_per_pass, kernel_flush.flushes));
+        flushes_per_pass = kernel_flush.flushes;
       }
       auto stop = cupti_params<CUpti_RangeProfiler_Stop_Params>(CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
       stop.pRangeProfilerObject = profiler;
@@ -940,7 +1087,20 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
     owned = split_ranges_at_flushes(flush_ranges, launches.size());
   } else {
     owned.emplace_back();
-    for (std::size_t range = 0; range < per_range.size(); ++range) owned.back().push_back(range);
+    // Flushed before each kernel: the flushes' ranges (told as a batch's are) are left out.
+    std::size_t flush_ranges = 0;
+    for (std::size_t range = 0; range < per_range.size(); ++range) {
+      const auto& values = per_range[range];
+      if (per_kernel && is_flush_range(values[index_of("l1_global_load_bytes")], values[index_of("l1_global_store_bytes")],
+                                       kernel_flush.read_bytes)) {
+        ++flush_ranges;
+        continue;
+      }
+      owned.back().push_back(range);
+    }
+    if (per_kernel && (flush_ranges != std::size_t(flushes_per_pass) || owned.back().empty()))
+      throw std::runtime_error(fmt::format("the L2 was flushed before each of the launch's {} kernels, yet {} of its {} "
+                                           "ranges read as flushes", flushes_per_pass, flush_ranges, per_range.size()));
   }
   for (std::size_t l = 0; l < launches.size(); ++l) {
     std::vector<std::vector<double>> per_kernel;
@@ -978,6 +1138,7 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
   for (const auto& r : readings) launches_s += r.launch_s + r.instrumented_s;
   double share = 1.0 / double(launches.size());
   for (auto& r : readings) {
+    r.l2_flush_per_kernel = per_kernel;
     r.passes = total.passes;
     r.batch_launches = int(launches.size());
     r.setup_s = total.setup_s * share;
@@ -1038,7 +1199,8 @@ std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& sessi
       sections.push_back(collect_counters(session, job.work, job.theoretical_occupancy, job.launch_once, flush, job.skip_instrumentation));
     return sections;
   };
-  if (!session.available() || jobs.size() < 2 || flush_read_bytes <= 0 || !session.batch_unusable_reason().empty())
+  if (!session.available() || jobs.size() < 2 || flush_read_bytes <= 0 || !session.batch_unusable_reason().empty() ||
+      session.flushes_per_kernel())
     return one_by_one();
   std::vector<std::function<void()>> launches;
   std::vector<std::string> skips;

@@ -78,6 +78,7 @@ struct CounterReading {
   double start_s = 0;   // of replay_s: cuptiRangeProfilerStart, all passes
   double stop_s = 0;    // of replay_s: cuptiRangeProfilerStop, all passes
   int batch_launches = 1;  // launches (points) counted in the same collection; the times above are this one's share
+  bool l2_flush_per_kernel = false;  // the L2 flushed before each kernel of the launch, not only before each pass
   std::optional<SharedAccessCounts> shared_access;  // instrumented, or empty with the reason below
   std::string shared_access_reason;
   double instrumented_s = 0;  // of added_s: the instrumented launch (patching, the launch, reading the counts)
@@ -140,6 +141,17 @@ class CounterSession {
   // Why batches of points are not counted together in this run ("" while they are).
   const std::string& batch_unusable_reason() const { return batch_unusable_reason_; }
   void mark_batch_unusable(const std::string& reason) { batch_unusable_reason_ = reason; }
+
+  // From now on the L2 is flushed before every kernel of a counted launch too, not only before
+  // each pass (measurement.counters_l2_flush "per_kernel"), as Nsight Compute flushes before every
+  // kernel it profiles: a launch's memset or first kernel no longer leaves its lines in the L2 for
+  // the next kernel. A CUPTI callback on each kernel launch waits for the launch's earlier work and
+  // runs `flush` (the read sweep of `flush_read_bytes`, waited for); its ranges are told apart as a
+  // batch's flushes are (is_flush_range) and left out, and points are counted one by one. Where
+  // CUPTI's callback API cannot be had (another subscriber, such as a tool the run is under), the
+  // session becomes unavailable, saying why: counts flushed per launch would not be what was asked.
+  void flush_before_each_kernel(std::function<void()> flush, double flush_read_bytes);
+  bool flushes_per_kernel() const;
 
   // Replays `launch_once` (which launches the point and waits for it) once per pass, running
   // `between_passes` (the L2 flush) outside the profiled range before each pass. Throws

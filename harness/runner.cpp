@@ -391,8 +391,13 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   std::unique_ptr<CounterSession> profiler;
   if (spec.measurement.counters || profile_timing) profiler = CounterSession::open(options.device);
   CounterSession* counters = spec.measurement.counters ? profiler.get() : nullptr;
+  if (counters && spec.measurement.counters_l2_flush == "per_kernel")
+    counters->flush_before_each_kernel(flusher && flusher->method() == FlushMethod::read ? flush_and_wait(flusher.get(), stream)
+                                                                                         : std::function<void()>(),
+                                       flusher ? double(flusher->bytes()) : 0);
   if (counters)
-    log << (counters->available() ? fmt::format("counters: CUPTI range profiler on {}, {} replays per launch\n", counters->chip(), counters->passes())
+    log << (counters->available() ? fmt::format("counters: CUPTI range profiler on {}, {} replays per launch, the L2 flushed before each {}\n",
+                                                counters->chip(), counters->passes(), counters->flushes_per_kernel() ? "kernel" : "replay")
                                   : fmt::format("counters unavailable: {}; timings go on\n", counters->unavailable_reason()));
   if (profile_timing)
     log << (profiler->durations_unavailable_reason().empty()
@@ -419,7 +424,8 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   };
   std::vector<Pending> pending;
   // Batches need the flush whose kernel marks where each point's ranges begin: the read sweep alone.
-  bool batch_counters = counters && counters->available() && flusher && flusher->method() == FlushMethod::read;
+  bool batch_counters = counters && counters->available() && flusher && flusher->method() == FlushMethod::read &&
+                        !counters->flushes_per_kernel();
   bool batch_fallback_logged = false;
   auto write_record = [&](ordered_json record) {
     jsonl.write(record);

@@ -7,7 +7,8 @@
 For each config, at its smallest sizes (the smallest value of every size axis; every launch axis
 and variant kept; --all-sizes keeps them all), with one warm-up-free timed sample per point:
   1. `occbench run --counters`: the counters section of every point (CUPTI range profiler, user
-     replay, the L2 flushed before each pass);
+     replay, the L2 flushed before each pass and, as ncu does, before each kernel of a launch:
+     measurement.counters_l2_flush "per_kernel"; --l2-flush per_launch for the flush per pass only);
   2. the same config under `ncu --metrics <the same metrics> --clock-control none --nvtx
      --print-nvtx-rename kernel --print-units base` without --counters: occbench puts each timed
      launch in an NVTX range named by its point id, so ncu names those kernels by point (ncu's
@@ -45,14 +46,15 @@ from ncu_agreement import newest_json, run  # noqa: E402  (the same runs, the sa
 TOLERANCE = 0.02
 
 
-def smallest(spec, all_sizes):
+def smallest(spec, all_sizes, l2_flush="per_kernel"):
     small = dict(spec)
     if not all_sizes:
         small["sizes"] = {axis: [min(values)] for axis, values in spec.get("sizes", {}).items()}
     # cold whatever the config says: a batch sample would add `count` launches under ncu against
-    # one counters replay.
+    # one counters replay. The L2 flushed before each kernel of a launch, as ncu flushes before
+    # every kernel it profiles (a split-K launch's memset then leaves nothing in the L2 for its kernel).
     small["measurement"] = dict(spec.get("measurement", {}), mode="cold", warmup_runs=0, min_samples=1, max_samples=1,
-                                min_time_s=0, timeout_s=60, counters=False)
+                                min_time_s=0, timeout_s=60, counters=False, counters_l2_flush=l2_flush)
     return small
 
 
@@ -227,6 +229,9 @@ def main():
                     help="passed to ncu as it is (repeatable), e.g. --ncu-option=--cache-control=none")
     ap.add_argument("--only", type=lambda text: text.split(","), default=[], metavar="FIELD[,FIELD]",
                     help="compare only these counters (ncu then collects only their metrics: fewer passes)")
+    ap.add_argument("--l2-flush", choices=["per_kernel", "per_launch"], default="per_kernel",
+                    help="occbench's measurement.counters_l2_flush: per_kernel (the default) flushes before each kernel "
+                         "of a launch, as ncu does; per_launch only before each replay of the launch")
     ap.add_argument("--runs", type=int, default=1,
                     help="run occbench and ncu this many times each: how far each tool moves from itself")
     args = ap.parse_args()
@@ -241,7 +246,7 @@ def main():
     for config in args.configs:
         name = Path(config).stem
         small_path = out / f"{name}-small.json"
-        small_path.write_text(json.dumps(smallest(json.loads(Path(config).read_text()), args.all_sizes), indent=2))
+        small_path.write_text(json.dumps(smallest(json.loads(Path(config).read_text()), args.all_sizes, args.l2_flush), indent=2))
         docs, ncus = [], []
         for k in range(args.runs):
             tag = f"-{k + 1}" if args.runs > 1 else ""

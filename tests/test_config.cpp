@@ -180,6 +180,15 @@ TEST(Config, MeasurementRanges) {
   spec = parse_sweep_text(with("\"min_samples\": 3", "\"instrumented_max_kernel_ms\": 50"), "p.json", builtin_registry());
   EXPECT_EQ(spec.measurement.instrumented_max_kernel_ms, 50);
   EXPECT_EQ(occbench::MeasurementSettings{}.instrumented_max_kernel_ms, 2.0);
+  // When counters flush the L2: two named choices, anything else refused with the field's path.
+  EXPECT_EQ(occbench::MeasurementSettings{}.counters_l2_flush, "per_launch");
+  spec = parse_sweep_text(with("\"min_samples\": 3", "\"counters_l2_flush\": \"per_kernel\""), "p.json", builtin_registry());
+  EXPECT_EQ(spec.measurement.counters_l2_flush, "per_kernel");
+  EXPECT_EQ(occbench::to_json(spec.measurement)["counters_l2_flush"], "per_kernel");
+  auto wrong = refuse(with("\"min_samples\": 3", "\"counters_l2_flush\": \"kernel\""));
+  EXPECT_EQ(wrong.json_path(), "$.measurement.counters_l2_flush");
+  EXPECT_NE(std::string(wrong.what()).find("\"per_launch\" or \"per_kernel\""), std::string::npos) << wrong.what();
+  EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"counters_l2_flush\": true")).json_path(), "$.measurement.counters_l2_flush");
 }
 
 TEST(Config, VariantAxesOverrideAndAreChecked) {

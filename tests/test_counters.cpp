@@ -293,3 +293,11 @@ TEST(Counters, TheRecordSaysHowManyPointsShareTheCollection) {
   EXPECT_EQ(c["batch_points"], 16);
   EXPECT_TRUE(counters_units().contains("counters.batch_points"));
 }
+
+TEST(Counters, TheRecordSaysWhenTheL2WasFlushed) {
+  CounterReading reading = reading_with({{"dram_read_bytes", 1}});
+  EXPECT_EQ(measured_counters_json(reading, WorkModel{}, std::nullopt)["l2_flush"], "per_launch");
+  reading.l2_flush_per_kernel = true;
+  EXPECT_EQ(measured_counters_json(reading, WorkModel{}, std::nullopt)["l2_flush"], "per_kernel");
+  EXPECT_TRUE(counters_units().contains("counters.l2_flush"));
+}

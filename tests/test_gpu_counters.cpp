@@ -238,3 +238,43 @@ TEST(GpuCounters, PointsCountedTogetherCountWhatEachCountsAlone) {
     }
   }
 }
+
+// measurement.counters_l2_flush: a launch of two kernels that read the same 8 MiB. Flushed per
+// launch (before each replay), the second finds the first's lines in the L2 and the launch reads
+// ~8 MiB from DRAM; flushed before each kernel too, as Nsight Compute does, each reads its 8 MiB
+// from DRAM. The flushes' own ranges are left out either way: two kernels, the same L1 bytes.
+TEST(GpuCounters, FlushedBeforeEachKernelASecondReadOfTheSameDataComesFromDram) {
+  OCCBENCH_REQUIRE_GPU();
+  CountingRig rig;
+  if (!rig.session->available()) GTEST_SKIP() << "counters unavailable: " << rig.session->unavailable_reason();
+  const std::size_t half_read = std::size_t(4) << 20;  // an L2Flusher sweeps twice the size it is given
+  L2Flusher reader(half_read, rig.device.sm_count, FlushMethod::read);
+  const double read = double(reader.bytes());
+  ASSERT_EQ(read, 8.0 * (1 << 20));
+  auto launch_twice = [&] {
+    reader.flush(rig.stream);
+    reader.flush(rig.stream);
+    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(rig.stream));
+  };
+  auto flush = [&] {
+    rig.flusher->flush(rig.stream);
+    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(rig.stream));
+  };
+  ordered_json per_launch = measured_counters_json(rig.session->measure(launch_twice, flush, "not needed"), WorkModel{}, std::nullopt);
+  rig.session->flush_before_each_kernel(flush, double(rig.flusher->bytes()));
+  if (!rig.session->available()) GTEST_SKIP() << "no per-kernel flush here: " << rig.session->unavailable_reason();
+  ASSERT_TRUE(rig.session->flushes_per_kernel());
+  ordered_json per_kernel = measured_counters_json(rig.session->measure(launch_twice, flush, "not needed"), WorkModel{}, std::nullopt);
+  EXPECT_EQ(per_launch["l2_flush"], "per_launch");
+  EXPECT_EQ(per_kernel["l2_flush"], "per_kernel");
+  for (const ordered_json* c : {&per_launch, &per_kernel}) {
+    EXPECT_EQ((*c)["kernels"], 2) << c->dump(2);
+    EXPECT_NEAR((*c)["l1_global_load_bytes"].get<double>() / (2 * read), 1.0, 0.01) << c->dump(2);
+  }
+  double launch_dram = per_launch["dram_read_bytes"].get<double>();
+  double kernel_dram = per_kernel["dram_read_bytes"].get<double>();
+  EXPECT_NEAR(launch_dram / read, 1.0, 0.15) << per_launch.dump(2);
+  EXPECT_NEAR(kernel_dram / (2 * read), 1.0, 0.1) << per_kernel.dump(2);
+  // The flushes inside the launch are the flushes' time, not the launch's.
+  EXPECT_GT(per_kernel["added_flush_s"].get<double>(), per_launch["added_flush_s"].get<double>());
+}

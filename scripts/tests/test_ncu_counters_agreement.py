@@ -128,3 +128,14 @@ def test_only_restricts_the_counters_and_refuses_an_unknown_one(tmp_path):
     (tmp_path / "occbench_runs").unlink()
     done = subprocess.run(base + ["--only", "dram_reads", str(config)], env=env, capture_output=True, text=True)
     assert done.returncode == 1 and "--only: no counter dram_reads" in done.stderr
+
+
+def test_the_small_config_flushes_before_each_kernel_as_ncu_unless_asked_not_to():
+    from ncu_counters_agreement import smallest
+    spec = {"sizes": {"n": [4096, 1024]}, "measurement": {"mode": "batch", "seed": 7}}
+    small = smallest(spec, all_sizes=False)
+    assert small["sizes"] == {"n": [1024]}
+    assert small["measurement"]["counters_l2_flush"] == "per_kernel"
+    assert small["measurement"]["mode"] == "cold" and small["measurement"]["seed"] == 7
+    assert smallest(spec, False, "per_launch")["measurement"]["counters_l2_flush"] == "per_launch"
+    assert spec["measurement"] == {"mode": "batch", "seed": 7}  # the config itself untouched
