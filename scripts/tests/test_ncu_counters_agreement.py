@@ -139,3 +139,56 @@ def test_the_small_config_flushes_before_each_kernel_as_ncu_unless_asked_not_to(
     assert small["measurement"]["mode"] == "cold" and small["measurement"]["seed"] == 7
     assert smallest(spec, False, "per_launch")["measurement"]["counters_l2_flush"] == "per_launch"
     assert spec["measurement"] == {"mode": "batch", "seed": 7}  # the config itself untouched
+
+
+# An ncu that reports what it was asked for and keeps each call's arguments.
+FAKE_NCU_CALLS = r'''#!/usr/bin/env python3
+import json, os, sys
+from pathlib import Path
+args = sys.argv[1:]
+with open(Path(os.environ["FAKE_STATE"]) / "ncu_calls", "a") as calls:
+    calls.write(json.dumps(args) + "\n")
+asked = args[args.index("--metrics") + 1].split(",") if "--metrics" in args else []
+if "SourceCounters" in args:
+    asked.append("L1 Wavefronts Shared Excessive")
+values = {"dram__bytes_read.sum": 1000.0, "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": 64.0,
+          "L1 Wavefronts Shared Excessive": 62.0}
+rows = ['"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"']
+rows += [f'"0","fam/v/n=1/kernel","{m}","","{values[m]}"' for m in asked]
+Path(args[args.index("--log-file") + 1]).write_text("\n".join(rows) + "\n")
+'''
+FAKE_OCCBENCH_INSTRUMENTED = r'''#!/usr/bin/env python3
+import json, sys
+from pathlib import Path
+args = sys.argv[1:]
+out = Path(args[args.index("--out") + 1]); out.mkdir(parents=True, exist_ok=True)
+if "--counters" not in args:
+    sys.exit(0)
+doc = {"units": {"counters.dram_read_bytes": "bytes (CUPTI dram__bytes_read.sum)",
+                 "counters.shared_load_wavefronts": "instrumented (ncu smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum)",
+                 "counters.shared_bank_conflicts": "instrumented (ncu SourceCounters L1 Wavefronts Shared Excessive)"},
+       "results": [{"point_id": "fam/v/n=1", "counters": {"status": "measured", "kernels": 1, "dram_read_bytes": 1000.0,
+                                                          "shared_load_wavefronts": 64.0, "shared_bank_conflicts": 62.0}}]}
+(out / "r.json").write_text(json.dumps(doc))
+'''
+
+
+def test_hardware_counters_and_instrumented_counts_come_from_two_ncu_runs(tmp_path):
+    occbench = executable(tmp_path / "occbench", FAKE_OCCBENCH_INSTRUMENTED)
+    ncu = executable(tmp_path / "ncu", FAKE_NCU_CALLS)
+    config = tmp_path / "tiny.json"
+    config.write_text(json.dumps({"name": "tiny", "family": "fam", "sizes": {"n": [1]}, "measurement": {}}))
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, str(SCRIPTS / "ncu_counters_agreement.py"), "--occbench", str(occbench),
+                           "--ncu", str(ncu), "--out", str(out), str(config)],
+                          env=dict(os.environ, FAKE_STATE=str(tmp_path)), capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = [json.loads(line) for line in (tmp_path / "ncu_calls").read_text().splitlines()]
+    assert len(calls) == 2
+    hardware, instrumented = calls
+    assert hardware[hardware.index("--metrics") + 1] == "dram__bytes_read.sum" and "--section" not in hardware
+    assert instrumented[instrumented.index("--metrics") + 1] == "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"
+    assert instrumented[instrumented.index("--section") + 1] == "SourceCounters"
+    rows = {r["counter"]: r for r in csv.DictReader(open(out / "ncu_counters_agreement.csv"))}
+    assert {c: rows[c]["exact"] for c in rows} == {"dram_read_bytes": "True", "shared_load_wavefronts": "True",
+                                                   "shared_bank_conflicts": "True"}
