@@ -1,8 +1,9 @@
 #pragma once
 // Measured hardware counters of one point (`occbench run --counters`), through CUPTI's range
 // profiler and profiler host API (CUDA 13): after the point's timing, never during it, the same
-// launch is replayed (user replay, the L2 flushed before each pass as Nsight Compute does) until
-// every metric is collected; each kernel of the launch is one auto range, summed over kernels.
+// launch is replayed (user replay, the L2 flushed before each pass, or before each kernel as Nsight
+// Compute does: measurement.counters_l2_flush) until every metric is collected; each kernel of the
+// launch is one auto range, summed over kernels.
 // The profiler is enabled for the run but started only around a point's replays. CUPTI's profiler
 // entry points are loaded at run time (dlopen; the timing's activity code links libcupti itself);
 // where counters cannot be read the point's `counters` section says why and the run goes on.
