@@ -970,10 +970,11 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
     while (!all_submitted) {
       if (total.passes >= kMaxPasses)
         throw std::runtime_error(fmt::format("CUPTI asked for more than {} replays of the launch", kMaxPasses));
-      // One launch: the flush before the pass, outside it. A batch: a flush before each launch,
+      // One launch: the flush before the pass, outside it (per_kernel: the callback flushes inside
+      // the pass, before each kernel, the first one too). A batch: a flush before each launch,
       // inside the pass, where its kernel is a range of its own that marks where a launch begins.
       auto t_flush = std::chrono::steady_clock::now();
-      if (!batched && flush) flush();
+      if (!batched && !per_kernel && flush) flush();
       total.flush_s += seconds_since(t_flush);
       auto start = cupti_params<CUpti_RangeProfiler_Start_Params>(CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
       start.pRangeProfilerObject = profiler;
@@ -1013,7 +1014,6 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
         readings[l].launch_s += seconds_since(t_launch);
       }
       if (per_kernel) {
-        kernel_flush.armed = false;
         if (kernel_flush.error) std::rethrow_exception(kernel_flush.error);
         total.flush_s += kernel_flush.flush_s;  // made inside the launch: the flushes', not the launch's
         readings.front().launch_s -= kernel_flush.flush_s;
@@ -1074,33 +1074,31 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
     drop_run_wide_profiler(enabled_here);
     throw;
   }
-  // Which ranges are whose: all of them the one launch's, or split at the batch's flushes (CUPTI
-  // names auto ranges by number only, so a flush is told by what it did: it read exactly the
-  // flush buffer and stored nothing). A batch that does not split throws here, with the profiler
-  // left as it is, and its points are counted one by one.
-  std::vector<std::vector<std::size_t>> owned;
-  if (batched) {
-    std::vector<bool> flush_ranges;
+  // Which ranges are the flushes': a batch's (one before each launch) or those made before each
+  // kernel (per_kernel). CUPTI names auto ranges by number only, so a flush is told by what it did:
+  // it read exactly the flush buffer and stored nothing.
+  std::vector<bool> flush_ranges(per_range.size(), false);
+  if (batched || per_kernel) {
     std::size_t load = durations ? kLoadBytes : index_of("l1_global_load_bytes");
     std::size_t store = durations ? kStoreBytes : index_of("l1_global_store_bytes");
-    for (const auto& values : per_range) flush_ranges.push_back(is_flush_range(values[load], values[store], flush_read_bytes));
+    double read_bytes = batched ? flush_read_bytes : kernel_flush.read_bytes;
+    for (std::size_t range = 0; range < per_range.size(); ++range)
+      flush_ranges[range] = is_flush_range(per_range[range][load], per_range[range][store], read_bytes);
+  }
+  // Which ranges are whose: split at the batch's flushes (a batch that does not split throws here,
+  // with the profiler left as it is, and its points are counted one by one), or every range but
+  // the flushes the one launch's.
+  std::vector<std::vector<std::size_t>> owned;
+  if (batched) {
     owned = split_ranges_at_flushes(flush_ranges, launches.size());
   } else {
     owned.emplace_back();
-    // Flushed before each kernel: the flushes' ranges (told as a batch's are) are left out.
-    std::size_t flush_ranges = 0;
-    for (std::size_t range = 0; range < per_range.size(); ++range) {
-      const auto& values = per_range[range];
-      if (per_kernel && is_flush_range(values[index_of("l1_global_load_bytes")], values[index_of("l1_global_store_bytes")],
-                                       kernel_flush.read_bytes)) {
-        ++flush_ranges;
-        continue;
-      }
-      owned.back().push_back(range);
-    }
-    if (per_kernel && (flush_ranges != std::size_t(flushes_per_pass) || owned.back().empty()))
+    for (std::size_t range = 0; range < per_range.size(); ++range)
+      if (!flush_ranges[range]) owned.back().push_back(range);
+    std::size_t flushes = per_range.size() - owned.back().size();
+    if (per_kernel && (flushes != std::size_t(flushes_per_pass) || owned.back().empty()))
       throw std::runtime_error(fmt::format("the L2 was flushed before each of the launch's {} kernels, yet {} of its {} "
-                                           "ranges read as flushes", flushes_per_pass, flush_ranges, per_range.size()));
+                                           "ranges read as flushes", flushes_per_pass, flushes, per_range.size()));
   }
   for (std::size_t l = 0; l < launches.size(); ++l) {
     std::vector<std::vector<double>> per_kernel;

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <tuple>
 #include <vector>
 
@@ -42,6 +43,13 @@ struct CountingRig {
     OCCBENCH_CUDA_CHECK(cudaStreamCreate(&stream));
   }
   ~CountingRig() { cudaStreamDestroy(stream); }
+  // The L2 flush before a pass or a batch's launch, waited for, as the runner's.
+  std::function<void()> flush() {
+    return [this] {
+      flusher->flush(stream);
+      OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    };
+  }
   PointContext context() { return PointContext{&device, &settings, stream, flusher.get(), session.get()}; }
 };
 
@@ -213,10 +221,7 @@ TEST(GpuCounters, PointsCountedTogetherCountWhatEachCountsAlone) {
     EXPECT_FALSE(deferred.contains("counters")) << point.id;
     jobs.push_back(job);
   }
-  auto flush = [&] {
-    rig.flusher->flush(rig.stream);
-    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(rig.stream));
-  };
+  auto flush = rig.flush();
   std::vector<ordered_json> together = collect_counters_batch(*rig.session, jobs, flush, double(rig.flusher->bytes()));
   ASSERT_TRUE(rig.session->batch_unusable_reason().empty()) << rig.session->batch_unusable_reason();
   ASSERT_EQ(together.size(), points.size());
@@ -256,10 +261,7 @@ TEST(GpuCounters, FlushedBeforeEachKernelASecondReadOfTheSameDataComesFromDram) 
     reader.flush(rig.stream);
     OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(rig.stream));
   };
-  auto flush = [&] {
-    rig.flusher->flush(rig.stream);
-    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(rig.stream));
-  };
+  auto flush = rig.flush();
   ordered_json per_launch = measured_counters_json(rig.session->measure(launch_twice, flush, "not needed"), WorkModel{}, std::nullopt);
   rig.session->flush_before_each_kernel(flush, double(rig.flusher->bytes()));
   if (!rig.session->available()) GTEST_SKIP() << "no per-kernel flush here: " << rig.session->unavailable_reason();
