@@ -15,17 +15,17 @@
 // variants: Google Benchmark's own (real) time. Without a GPU the device benchmarks are skipped
 // with "no CUDA device: ..." and the host ones run. Exit status: 0; 1 when a point failed
 // verification; 2 for bad arguments or configs.
-#include "harness/config.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/device.hpp"
-#include "harness/metrics.hpp"
-#include "harness/registry.hpp"
-#include "harness/record_writer.hpp"
-#include "harness/runner.hpp"
-#include "harness/selection.hpp"
-#include "harness/stats.hpp"
-#include "harness/sweep.hpp"
-#include "harness/timer.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/measure/device.hpp"
+#include "harness/model/metrics.hpp"
+#include "harness/family/registry.hpp"
+#include "harness/records/record_writer.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/sweep/selection.hpp"
+#include "harness/measure/stats.hpp"
+#include "harness/sweep/sweep.hpp"
+#include "harness/measure/timer.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

@@ -19,7 +19,7 @@ and variant kept; --all-sizes keeps them all), with one warm-up-free timed sampl
      The shared-memory counts occbench instruments are compared with ncu's instrumented ones: the
      units name them "(ncu m)", and "L1 Wavefronts Shared Excessive" adds --section SourceCounters.
 The metric names are read from the record's units block ("counters.X": "... (CUPTI metric)"), so
-this script follows harness/counters.cpp. A library call's kernels are summed (percentages:
+this script follows harness/measure/counters.cpp. A library call's kernels are summed (percentages:
 weighted by each kernel's duration), as occbench does.
 Writes DIR/ncu_counters_agreement.csv (one row per point and counter) and prints a markdown table
 per counter: points compared, within 2%, exactly equal, the worst point. Durations and cycles are

@@ -1,8 +1,8 @@
 #pragma once
 // GPU tests skip, with the reason, where no CUDA device can be used.
-#include "harness/cuda_check.hpp"
-#include "harness/device.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/measure/device.hpp"
+#include "harness/family/registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,9 +3,9 @@
 // generically, whatever families are registered: every point of every shipped config, plus, for
 // every device variant of every family, every combination of the values of its axes that list legal
 // values (compile-time template parameters are such axes), the other axes at their default.
-#include "harness/config.hpp"
-#include "harness/registry.hpp"
-#include "harness/sweep.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/family/registry.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <algorithm>
 #include <filesystem>

@@ -1,7 +1,7 @@
 #pragma once
 // Hand-made result records and documents for the report and compare tests.
-#include "harness/cli.hpp"
-#include "harness/record_writer.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/records/record_writer.hpp"
 
 #include <gtest/gtest.h>
 

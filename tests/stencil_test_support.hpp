@@ -1,6 +1,6 @@
 #pragma once
 // A stencil point, for the stencil family's CPU and GPU tests.
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 
 namespace occbench {
 

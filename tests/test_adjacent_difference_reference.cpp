@@ -1,4 +1,4 @@
-#include "harness/random.hpp"
+#include "harness/family/random.hpp"
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 
 #include <gtest/gtest.h>
@@ -54,7 +54,7 @@ TEST(Random, UnitRandomStreamIsPinnedAndInRange) {
 }
 
 // fill_uniform's and fill_uniform_bytes' streams, pinned: the GPU makes the same values from the
-// same formulas (harness/random_hash.hpp, harness/random_device), so a change here changes every
+// same formulas (harness/family/random_hash.hpp, harness/family/random_device), so a change here changes every
 // built-in sweep's inputs on both sides. Values from before the formulas were shared.
 TEST(Random, FillStreamsArePinned) {
   std::vector<float> a(2000000);

@@ -1,8 +1,8 @@
 // The command line as a user types it: --version, run --dry-run, and the point selection flags
 // (--variants, --filter, --set, --axis) of run and plan, good and bad (exit 2 naming the flag).
-#include "harness/cli.hpp"
-#include "harness/selection.hpp"
-#include "harness/sweep.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/sweep/selection.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

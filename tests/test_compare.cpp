@@ -1,6 +1,6 @@
 // occbench compare: matching points by point_id, the noise-aware verdict on hand-made records,
 // the summary counts, and the exit codes (0, 1 with --fail-on-regression, 2 for bad input).
-#include "harness/compare.hpp"
+#include "harness/records/compare.hpp"
 #include "results_test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Every class of bad input is refused with the file, the JSON path and what was expected.
-#include "harness/config.hpp"
-#include "harness/sweep.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 
@@ -167,7 +167,7 @@ TEST(Config, MeasurementRanges) {
             "$.measurement.max_samples");
   EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"target_noise\": 0")).json_path(), "$.measurement.target_noise");
   EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"timeout_s\": -1")).json_path(), "$.measurement.timeout_s");
-  // A profiled collection's ranges are bounded (harness/counters): at most 100 samples.
+  // A profiled collection's ranges are bounded (harness/measure/counters): at most 100 samples.
   EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"profiled_samples\": 101")).json_path(), "$.measurement.profiled_samples");
   EXPECT_EQ(refuse(with("\"min_samples\": 3", "\"profiled_samples\": -1")).json_path(), "$.measurement.profiled_samples");
   auto spec = parse_sweep_text(with("\"min_samples\": 3", "\"profiled_samples\": 10"), "p.json", builtin_registry());

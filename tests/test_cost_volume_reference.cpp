@@ -1,6 +1,6 @@
 // Cost volume: the CPU reference on hand-computed cases (the clamp included), the inputs, the
 // tolerance, the work model and the registration.
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/cost_volume/cost_volume.hpp"
 
 #include <gtest/gtest.h>

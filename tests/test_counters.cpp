@@ -1,9 +1,9 @@
 // The counters section without a GPU: derived figures, the combination over a library call's
 // kernels, the units, the reasons given where counters cannot be read, and the config switch.
-#include "harness/config.hpp"
-#include "harness/counters.hpp"
-#include "harness/device.hpp"
-#include "harness/record_writer.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/device.hpp"
+#include "harness/records/record_writer.hpp"
 
 #include <cupti_result.h>
 #include <gtest/gtest.h>

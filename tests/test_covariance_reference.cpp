@@ -1,7 +1,7 @@
 // Covariance family on the CPU: the reference on hand-computed matrices, the data, the sampled
 // entries, the tolerance and comparison, the work models (CGMA) and the axes and sizes.
-#include "harness/metrics.hpp"
-#include "harness/registry.hpp"
+#include "harness/model/metrics.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/covariance/covariance.hpp"
 
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
-// The shared formulas of a user kernel's initial values (harness/element_values.hpp): the host
-// computes them here exactly as the GPU does in harness/random_device.cu (checked bit for bit
+// The shared formulas of a user kernel's initial values (harness/family/element_values.hpp): the host
+// computes them here exactly as the GPU does in harness/family/random_device.cu (checked bit for bit
 // there by tests/test_gpu_random_device.cpp), so their rules are pinned on the CPU.
-#include "harness/element_values.hpp"
-#include "harness/random.hpp"
+#include "harness/family/element_values.hpp"
+#include "harness/family/random.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Every variant against the CPU reference at awkward sizes, with poisoned outputs.
 #include "gpu_test_support.hpp"
-#include "harness/config.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/registry.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/registry.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Cost volume: both variants x launch axes against the double-precision reference at awkward sizes
 // (clamped pixels included in every problem), poisoned outputs, and verification that can fail.
 #include "gpu_test_support.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/cost_volume/cost_volume.hpp"
 
 #include <gtest/gtest.h>

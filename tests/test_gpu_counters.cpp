@@ -1,12 +1,12 @@
-// Hardware counters (harness/counters) against physical facts on the GPU: the DRAM bytes of a
+// Hardware counters (harness/measure/counters) against physical facts on the GPU: the DRAM bytes of a
 // copy-like kernel, bank conflicts of the unpadded transpose tile against the padded one, and
 // achieved occupancy never above theoretical. Each goes through measure_point, as `run --counters`.
 #include "gpu_test_support.hpp"
-#include "harness/counters.hpp"
-#include "harness/kernel_activity.hpp"
-#include "harness/runner.hpp"
-#include "harness/sweep.hpp"
-#include "harness/timer.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/kernel_activity.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/sweep/sweep.hpp"
+#include "harness/measure/timer.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,8 @@
 // (full-matrix check), at the seed's width (sampled check), and verification catching wrong,
 // unwritten and skipped entries.
 #include "gpu_test_support.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/covariance/covariance.hpp"
 #include "kernels/covariance/problem.hpp"
 

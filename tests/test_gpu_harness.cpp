@@ -1,16 +1,16 @@
 // The harness on a real GPU: occupancy against the API, the timer, a whole run and its resume.
 #include "gpu_test_support.hpp"
-#include "harness/config.hpp"
-#include "harness/counters.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/kernel_activity.hpp"
-#include "harness/occupancy.hpp"
-#include "harness/runner.hpp"
-#include "harness/timer.hpp"
-#include "harness/timer_kernels.hpp"
-#include "harness/verify.hpp"
-#include "harness/verify_device.hpp"
-#include "harness/random.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/measure/kernel_activity.hpp"
+#include "harness/model/occupancy.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/measure/timer.hpp"
+#include "harness/measure/timer_kernels.hpp"
+#include "harness/family/verify.hpp"
+#include "harness/family/verify_device.hpp"
+#include "harness/family/random.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,8 +2,8 @@
 // awkward sizes (1, primes, non-multiples of every tile), outputs poisoned; verification catches
 // unwritten rows and TF32 results.
 #include "gpu_test_support.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/matmul/matmul.hpp"
 #include "kernels/matmul/problem.hpp"
 

@@ -2,9 +2,9 @@
 // device, one device record per GPU; run --resume of it; --each-device. The occbench binary is
 // run as a user would (its workers are processes of that binary), from beside this test binary.
 #include "gpu_test_support.hpp"
-#include "harness/record_writer.hpp"
-#include "harness/supervisor.hpp"
-#include "harness/sweep.hpp"
+#include "harness/records/record_writer.hpp"
+#include "harness/run/supervisor.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>

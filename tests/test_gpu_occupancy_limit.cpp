@@ -2,10 +2,10 @@
 // answer for the ballasted launch, targets above the natural occupancy are skipped, every forced
 // point is still verified, and a later point without the axis gets the default carveout back.
 #include "gpu_test_support.hpp"
-#include "harness/config.hpp"
-#include "harness/latency_probe.hpp"
-#include "harness/occupancy_limit.hpp"
-#include "harness/runner.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/measure/latency_probe.hpp"
+#include "harness/model/occupancy_limit.hpp"
+#include "harness/run/runner.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,10 +3,10 @@
 // ptxas output equal cudaFuncGetAttributes', and its active blocks per SM equal
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor, exactly.
 #include "gpu_test_support.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/occupancy_limit.hpp"
-#include "harness/plan.hpp"
-#include "harness/runner.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/model/occupancy_limit.hpp"
+#include "harness/run/plan.hpp"
+#include "harness/run/runner.hpp"
 #include "plan_test_support.hpp"
 
 #include <gtest/gtest.h>

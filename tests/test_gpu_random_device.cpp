@@ -1,10 +1,10 @@
-// The GPU's inputs are the host's, bit for bit (harness/random_device): the built-in families
+// The GPU's inputs are the host's, bit for bit (harness/family/random_device): the built-in families
 // check their kernels against host formulas and user kernels' inputs are documented by them.
 #include "gpu_test_support.hpp"
-#include "harness/device_buffer.hpp"
-#include "harness/element_values.hpp"
-#include "harness/random.hpp"
-#include "harness/random_device.hpp"
+#include "harness/family/device_buffer.hpp"
+#include "harness/family/element_values.hpp"
+#include "harness/family/random.hpp"
+#include "harness/family/random_device.hpp"
 
 #include <gtest/gtest.h>
 

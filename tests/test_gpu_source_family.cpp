@@ -2,9 +2,9 @@
 // runner's resource, occupancy and launch code; verification against the reference variant.
 #include "gpu_test_support.hpp"
 
-#include "harness/config.hpp"
-#include "harness/runner.hpp"
-#include "harness/sweep.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <nlohmann/json.hpp>
 

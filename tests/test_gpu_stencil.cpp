@@ -2,8 +2,8 @@
 // poisoned outputs (a poisoned pixel is neither 0 nor 255), and verification that can fail.
 #include "gpu_test_support.hpp"
 #include "stencil_test_support.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/stencil/stencil.hpp"
 
 #include <gtest/gtest.h>

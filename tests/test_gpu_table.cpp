@@ -1,6 +1,6 @@
 // The built-in GPU table: lookups, expected figures, self-consistency, and agreement with the
 // CUDA toolkit's occupancy calculator header on granularities, block caps and carveouts.
-#include "harness/gpu_table.hpp"
+#include "harness/model/gpu_table.hpp"
 
 #include <cuda_occupancy.h>
 #include <gtest/gtest.h>

@@ -2,8 +2,8 @@
 // (1, primes, non-multiples of 32, both orientations), outputs poisoned; verification catches
 // unwritten elements.
 #include "gpu_test_support.hpp"
-#include "harness/cuda_check.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/transpose/transpose.hpp"
 
 #include <gtest/gtest.h>

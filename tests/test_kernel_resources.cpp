@@ -1,7 +1,7 @@
 // Per-architecture kernel resources from ptxas: parsing, name matching, and the guarantee that the
 // build has every registered kernel for every architecture it was compiled for.
-#include "harness/kernel_resources.hpp"
-#include "harness/registry.hpp"
+#include "harness/model/kernel_resources.hpp"
+#include "harness/family/registry.hpp"
 #include "plan_test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // matmul family on the CPU: the reference, the comparison, the work model, the axes.
-#include "harness/config.hpp"
-#include "harness/random.hpp"
-#include "harness/registry.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/family/random.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/matmul/matmul.hpp"
 
 #include <gtest/gtest.h>

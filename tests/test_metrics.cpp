@@ -1,4 +1,4 @@
-#include "harness/metrics.hpp"
+#include "harness/model/metrics.hpp"
 
 #include <gtest/gtest.h>
 

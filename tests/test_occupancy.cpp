@@ -11,7 +11,7 @@
 //   smem limit       = smem_per_sm / round_up(static + dynamic + reserved, granularity)
 //                      (granularity 128 B on sm_80+, 256 B on sm_75; reserved 1 KiB on sm_80+)
 //   blocks limit     = max_blocks_per_sm
-#include "harness/occupancy.hpp"
+#include "harness/model/occupancy.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The occupancy_limit axis: the ballast arithmetic against the toolkit's occupancy calculator on
 // GPUs of the built-in table, and the axis as configs and point ids see it.
-#include "harness/config.hpp"
-#include "harness/gpu_table.hpp"
-#include "harness/occupancy_limit.hpp"
-#include "harness/sweep.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/model/gpu_table.hpp"
+#include "harness/model/occupancy_limit.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 

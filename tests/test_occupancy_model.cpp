@@ -1,8 +1,8 @@
 // Little's law, the occupancy knee and the latency probe's random cycle: pure CPU parts.
-#include "harness/latency_probe.hpp"
-#include "harness/occupancy_knee.hpp"
-#include "harness/occupancy_model.hpp"
-#include "harness/report.hpp"
+#include "harness/measure/latency_probe.hpp"
+#include "harness/model/occupancy_knee.hpp"
+#include "harness/model/occupancy_model.hpp"
+#include "harness/records/report.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // `occbench plan` without a GPU: records, files, the GPU table listing and bad input.
-#include "harness/cli.hpp"
-#include "harness/plan.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/run/plan.hpp"
 #include "plan_test_support.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "harness/record_writer.hpp"
+#include "harness/records/record_writer.hpp"
 
 #include <gtest/gtest.h>
 

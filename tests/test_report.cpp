@@ -1,6 +1,6 @@
 // occbench report: loading results files (and refusing bad ones), markdown tables for one file
 // and for several merged side by side, CSV and JSON conversion.
-#include "harness/report.hpp"
+#include "harness/records/report.hpp"
 #include "results_test_support.hpp"
 
 #include <gtest/gtest.h>

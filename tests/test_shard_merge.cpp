@@ -1,12 +1,12 @@
 // Shards of a sweep (--shard K/N, auto from Slurm), merging shard outputs (occbench merge), the
 // claims that hand points to run --devices workers, and --devices parsing. No GPU needed.
-#include "harness/cli.hpp"
-#include "harness/merge.hpp"
-#include "harness/multi_device.hpp"
-#include "harness/report.hpp"
-#include "harness/selection.hpp"
-#include "harness/shard.hpp"
-#include "harness/sweep.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/records/merge.hpp"
+#include "harness/run/multi_device.hpp"
+#include "harness/records/report.hpp"
+#include "harness/sweep/selection.hpp"
+#include "harness/sweep/shard.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 

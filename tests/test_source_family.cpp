@@ -1,13 +1,13 @@
-// User kernels defined by a config (harness/source_family): the schema, the expressions, the
+// User kernels defined by a config (harness/sweep/source_family): the schema, the expressions, the
 // arguments, bad configs refused with exit 2 naming file, JSON path and what was expected, and
 // NVRTC compilation with resource reading (plan) on a machine without a GPU.
-#include "harness/cli.hpp"
-#include "harness/config.hpp"
-#include "harness/expression.hpp"
-#include "harness/npy.hpp"
-#include "harness/nvrtc_compiler.hpp"
-#include "harness/plan.hpp"
-#include "harness/sweep.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/sweep/expression.hpp"
+#include "harness/family/npy.hpp"
+#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/run/plan.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "harness/stats.hpp"
+#include "harness/measure/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // Stencil (adaptive threshold): the CPU reference on hand-computed cases, the summed-area-table
 // reference against the seed's direct loop, the exact comparison, the work model and the axes.
 #include "stencil_test_support.hpp"
-#include "harness/random.hpp"
-#include "harness/registry.hpp"
+#include "harness/family/random.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/stencil/stencil.hpp"
 
 #include <gtest/gtest.h>

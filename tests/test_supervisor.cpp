@@ -1,7 +1,7 @@
 // The supervisor of `occbench run` for user kernels, with a shell script standing in for the
 // sweep's child: a point that outlives the watchdog is killed, recorded failed in the .jsonl (a
 // half-written last line dropped first), and the sweep continues in a new child with --resume.
-#include "harness/supervisor.hpp"
+#include "harness/run/supervisor.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-#include "harness/config.hpp"
-#include "harness/sweep.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 

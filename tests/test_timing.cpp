@@ -1,10 +1,10 @@
 // The timing pieces that need no GPU: the bad-device message, the conditions' flags, the timing
 // floor's flag, the run's time use under the final table, and the timing source's fallback.
-#include "harness/conditions.hpp"
-#include "harness/device.hpp"
-#include "harness/kernel_activity.hpp"
-#include "harness/time_use.hpp"
-#include "harness/timer.hpp"
+#include "harness/measure/conditions.hpp"
+#include "harness/measure/device.hpp"
+#include "harness/measure/kernel_activity.hpp"
+#include "harness/records/time_use.hpp"
+#include "harness/measure/timer.hpp"
 
 #include <gtest/gtest.h>
 

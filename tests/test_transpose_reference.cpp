@@ -1,5 +1,5 @@
 // transpose family on the CPU: the reference, the work model, the axes and launch shape.
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 #include "kernels/transpose/transpose.hpp"
 
 #include <gtest/gtest.h>

@@ -127,7 +127,7 @@ elseif(MODE STREQUAL "bad_config")
   endif()
 
 elseif(MODE STREQUAL "selection")
-  # The same --variants, --set/--axis and --filter as `occbench run` (harness/selection.hpp).
+  # The same --variants, --set/--axis and --filter as `occbench run` (harness/sweep/selection.hpp).
   run_gbench(--config ${config} --variants global,vectorized --set n=4099 "--axis=block_size=[256]"
              --filter vectorized --benchmark_list_tests=true)
   expect_exit(0)

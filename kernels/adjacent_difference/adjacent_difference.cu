@@ -2,15 +2,15 @@
 // global reads are already coalesced, so the shared tile only adds a barrier and a copy.
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 
-#include "harness/cuda_check.hpp"
-#include "harness/device.hpp"
-#include "harness/device_buffer.hpp"
-#include "harness/family_builder.hpp"
-#include "harness/parallel.hpp"
-#include "harness/random.hpp"
-#include "harness/random_device.hpp"
-#include "harness/verify.hpp"
-#include "harness/verify_device.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/measure/device.hpp"
+#include "harness/family/device_buffer.hpp"
+#include "harness/family/family_builder.hpp"
+#include "harness/core/parallel.hpp"
+#include "harness/family/random.hpp"
+#include "harness/family/random_device.hpp"
+#include "harness/family/verify.hpp"
+#include "harness/family/verify_device.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -100,7 +100,7 @@ __global__ void vectorized_kernel(float* __restrict__ b, const float* __restrict
 
 namespace {
 
-// What a correct kernel writes, from the input's formula (harness/random_hash.hpp): b[i] = a[i] -
+// What a correct kernel writes, from the input's formula (harness/family/random_hash.hpp): b[i] = a[i] -
 // a[i-1], b[0] = a[0], computed on the GPU without reading the input. The host reference would
 // cost a host copy of the input, a CPU pass and an upload per size (1 GiB each at 256 M).
 __global__ void expected_kernel(float* __restrict__ expected, std::size_t n, std::uint64_t key) {

@@ -1,6 +1,6 @@
 #pragma once
 // Adjacent difference (seed 003): b[i] = a[i] - a[i-1], b[0] = a[0], float32.
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cstddef>
 

@@ -1,6 +1,6 @@
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 
-#include "harness/parallel.hpp"
+#include "harness/core/parallel.hpp"
 
 namespace occbench::adjacent_difference {
 

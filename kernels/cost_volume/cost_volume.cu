@@ -5,11 +5,11 @@
 // per pixel, and the seed's one block of 32 threads per image row leaves most of the GPU idle.
 #include "kernels/cost_volume/cost_volume.hpp"
 
-#include "harness/cuda_check.hpp"
-#include "harness/device_buffer.hpp"
-#include "harness/family_builder.hpp"
-#include "harness/random_device.hpp"
-#include "harness/verify_device.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/device_buffer.hpp"
+#include "harness/family/family_builder.hpp"
+#include "harness/family/random_device.hpp"
+#include "harness/family/verify_device.hpp"
 
 #include <fmt/format.h>
 
@@ -136,7 +136,7 @@ class CostVolumeProblem : public Problem {
   float* out() { return out_.get(); }
 
  private:
-  // The first elements of each input against the host's formulas (harness/random_device).
+  // The first elements of each input against the host's formulas (harness/family/random_device).
   void guard_fill(std::uint64_t seed) {
     const std::uint64_t fkey = feature_key(seed), wkey = weight_key(seed);
     std::string difference = first_fill_difference(features_.get(), features_.size(), [&](std::size_t i) { return feature_at(fkey, i); });

@@ -7,8 +7,8 @@
 //   features  float32 [views][height][width][32]
 //   weights   float32 [views][height][width]
 //   out       float32 [height][width][32]
-#include "harness/random_hash.hpp"
-#include "harness/registry.hpp"
+#include "harness/family/random_hash.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cstddef>
 #include <cstdint>

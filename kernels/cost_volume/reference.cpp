@@ -1,6 +1,6 @@
 #include "kernels/cost_volume/cost_volume.hpp"
 
-#include "harness/parallel.hpp"
+#include "harness/core/parallel.hpp"
 
 #include <algorithm>
 

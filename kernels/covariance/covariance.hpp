@@ -5,7 +5,7 @@
 // Variants: naive and symmetric (seed 002), shared_static and shared_dynamic (seed 000, one
 // template instantiation per chunk size), cublas_syrk (cuBLAS SSYRK, FP32) and register_tiled (a
 // register-tiled kernel over the lower triangle of tiles). Each kernel's work model sits next to it.
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cstddef>
 #include <cstdint>

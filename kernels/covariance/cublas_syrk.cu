@@ -12,7 +12,7 @@
 #include "kernels/covariance/launch.hpp"
 #include "kernels/covariance/problem.hpp"
 
-#include "harness/family_builder.hpp"
+#include "harness/family/family_builder.hpp"
 
 #include <cstdint>
 #include <limits>

@@ -3,7 +3,7 @@
 #include "kernels/covariance/covariance.hpp"
 #include "kernels/covariance/problem.hpp"
 
-#include "harness/family_builder.hpp"
+#include "harness/family/family_builder.hpp"
 
 #include <fmt/format.h>
 

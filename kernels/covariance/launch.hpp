@@ -2,8 +2,8 @@
 // Launches a __global__ function chosen from a table (a template instantiation per tile size)
 // with the grid, block and dynamic shared memory of a LaunchSpec. The argument types must match
 // the kernel's parameters exactly.
-#include "harness/cuda_check.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/registry.hpp"
 
 namespace occbench::covariance {
 

@@ -3,9 +3,9 @@
 // the cuBLAS handle and workspace for cublas_syrk, and the reference, computed on the first verify().
 #include <cuda_runtime.h>  // before device_buffer.hpp: the typed cudaMalloc overload, for .cpp files
 
-#include "harness/cuda_check.hpp"
-#include "harness/device_buffer.hpp"
-#include "harness/registry.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/device_buffer.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cublas_v2.h>
 

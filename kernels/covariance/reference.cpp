@@ -2,7 +2,7 @@
 // sampled entries), the entries sampled, and the tolerance.
 #include "kernels/covariance/covariance.hpp"
 
-#include "harness/random.hpp"
+#include "harness/family/random.hpp"
 
 #include <fmt/format.h>
 

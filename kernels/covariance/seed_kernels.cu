@@ -8,7 +8,7 @@
 #include "kernels/covariance/launch.hpp"
 #include "kernels/covariance/problem.hpp"
 
-#include "harness/family_builder.hpp"
+#include "harness/family/family_builder.hpp"
 
 #include <cmath>
 #include <cstdint>

@@ -4,9 +4,9 @@
 #include "kernels/matmul/matmul.hpp"
 #include "kernels/matmul/problem.hpp"
 
-#include "harness/cuda_check.hpp"
-#include "harness/family_builder.hpp"
-#include "harness/random.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/family_builder.hpp"
+#include "harness/family/random.hpp"
 
 #include <fmt/format.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 // Matrix multiply (seed 004): C = A·B in float32, row-major, alpha = 1, beta = 0.
 // A is m x k, B is k x n, C is m x n.
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cstddef>
 #include <cstdint>

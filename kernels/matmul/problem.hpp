@@ -1,8 +1,8 @@
 #pragma once
 // The matmul problem at one size: random A and B, C poisoned, the cuBLAS handle, the reference.
 // In a header so that GPU tests can reach the buffers and the handle.
-#include "harness/device_buffer.hpp"
-#include "harness/registry.hpp"
+#include "harness/family/device_buffer.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cublas_v2.h>
 

@@ -1,6 +1,6 @@
 #include "kernels/stencil/stencil.hpp"
 
-#include "harness/parallel.hpp"
+#include "harness/core/parallel.hpp"
 
 #include <fmt/format.h>
 

@@ -4,10 +4,10 @@
 // shared kernel's tile.
 #include "kernels/stencil/stencil.hpp"
 
-#include "harness/cuda_check.hpp"
-#include "harness/device_buffer.hpp"
-#include "harness/family_builder.hpp"
-#include "harness/random.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/device_buffer.hpp"
+#include "harness/family/family_builder.hpp"
+#include "harness/family/random.hpp"
 
 #include <fmt/format.h>
 

@@ -5,7 +5,7 @@
 // The mean is the seed's float expression: float(window sum) / float(filter_size^2), rounded to
 // nearest, then mean - C in float. The window sum is an integer (at most 31^2 * 255 = 245,055, exact in
 // float too), so CPU and GPU make the same correctly rounded operations and must agree on every pixel.
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "kernels/transpose/transpose.hpp"
 
-#include "harness/parallel.hpp"
+#include "harness/core/parallel.hpp"
 
 #include <algorithm>
 

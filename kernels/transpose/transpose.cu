@@ -4,11 +4,11 @@
 // row is padded to 33 floats.
 #include "kernels/transpose/transpose.hpp"
 
-#include "harness/cuda_check.hpp"
-#include "harness/device_buffer.hpp"
-#include "harness/family_builder.hpp"
-#include "harness/random_device.hpp"
-#include "harness/verify_device.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/family/device_buffer.hpp"
+#include "harness/family/family_builder.hpp"
+#include "harness/family/random_device.hpp"
+#include "harness/family/verify_device.hpp"
 
 #include <fmt/format.h>
 
@@ -47,7 +47,7 @@ __global__ void shared_tile_kernel(const float* __restrict__ in, float* __restri
 
 namespace {
 
-// What a correct transpose writes, from the input's formula (harness/random_hash.hpp): out[c][r] =
+// What a correct transpose writes, from the input's formula (harness/family/random_hash.hpp): out[c][r] =
 // in[r][c], computed on the GPU without reading the input, one thread per output element. The host
 // reference (reference()) would cost a host copy of the input, a CPU pass and an upload of the
 // result per size: on the H100 about as long as the sweep's timed samples.

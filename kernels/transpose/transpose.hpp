@@ -1,7 +1,7 @@
 #pragma once
 // Out-of-place transpose of a float32 matrix (seeds 003 and 004): in is rows x cols, row-major;
 // out is cols x rows, row-major: out[c][r] = in[r][c].
-#include "harness/registry.hpp"
+#include "harness/family/registry.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,0 +1,193 @@
+// occbench run: run a sweep on the GPU (verify, time, write JSON, CSV and JSONL; harness/run/runner.hpp),
+// resume an interrupted one from its .jsonl, or list its points with --dry-run.
+#include "harness/cli/cli.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/measure/counters.hpp"
+#include "harness/measure/device.hpp"
+#include "harness/measure/kernel_activity.hpp"
+#include "harness/run/multi_device.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/sweep/selection.hpp"
+#include "harness/run/supervisor.hpp"
+#include "harness/sweep/sweep.hpp"
+#include "harness/measure/timer.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+namespace occbench {
+
+namespace {
+
+struct RunFlags {
+  std::string config, out_dir = "results", resume_path;
+  int device_ordinal = 0;
+  std::string devices;       // --devices 0,1|all: one worker per GPU (harness/run/multi_device)
+  bool each_device = false;  // with --devices: the whole sweep on each
+  std::string claim_dir;     // a worker of --devices: measure only the points it claims
+  bool dry_run = false;
+  double watchdog_s = 120;
+  bool no_supervisor = false;
+  bool counters = false;
+  SelectionFlags selection;
+};
+
+// The points a run would measure, one id a line: no GPU needed.
+int list_points(const SweepSpec& spec, const Registry& registry) {
+  auto points = expand_sweep(spec, registry);
+  std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run\n", spec.source, spec.name, spec.family,
+                           points.size());
+  for (const auto& point : points) std::cout << point.id << "\n";
+  return kExitOk;
+}
+
+// The arguments every worker of run --devices gets besides its device, config and output.
+std::vector<std::string> worker_arguments(const RunFlags& flags) {
+  std::vector<std::string> args = selection_arguments(flags.selection);
+  args.insert(args.end(), {"--watchdog", fmt::format("{}", flags.watchdog_s)});
+  if (flags.no_supervisor) args.push_back("--no-supervisor");
+  if (flags.counters) args.push_back("--counters");  // the workers read the config file, not the flag
+  return args;
+}
+
+// The environment's switches are input like the config: a value none of them knows stops the run
+// before anything runs (exit 2), not at its first point.
+void check_environment_switches() {
+  try {
+    flush_method_from_env();
+    timing_source_choice_from_env();
+    counters_configure_once_from_env();
+    counters_enable_per_point_from_env();
+  } catch (const std::invalid_argument& e) {
+    std::string what = e.what();  // "VARIABLE: expected ..."
+    auto colon = what.find(": ");
+    throw ConfigError("environment", what.substr(0, colon), colon == std::string::npos ? what : what.substr(colon + 2));
+  }
+}
+
+int run_command(RunFlags flags, const std::vector<std::string>& argv, const Registry& registry) {
+  check_environment_switches();
+  if (flags.config.empty() && flags.resume_path.empty()) {
+    std::cerr << "error: run needs a config file, or --resume FILE.jsonl\n";
+    return kExitBadInput;
+  }
+  JsonlContents resumed;
+  SweepSpec spec;
+  RunOptions options;
+  options.out_dir = flags.out_dir;
+  options.device = flags.device_ordinal;
+  options.command_line = join_command(argv);
+  const std::string& resume_path = flags.resume_path;
+  if (!resume_path.empty()) {
+    if (resume_path.size() < 6 || resume_path.substr(resume_path.size() - 6) != ".jsonl") {
+      std::cerr << fmt::format("error: {}: --resume expects the .jsonl file of an earlier run\n", resume_path);
+      return kExitBadInput;
+    }
+    resumed = read_jsonl(resume_path);
+    if (resumed.header.contains("multi_device")) {  // a run --devices: resume each worker
+      if (auto reason = no_gpu_reason()) {
+        std::cerr << fmt::format("occbench run: {}; timings need a GPU\n", *reason);
+        return kExitNoGpu;
+      }
+      MultiDeviceRun multi;
+      multi.resume_path = resume_path;
+      multi.resume_header = resumed.header;
+      multi.command_line = options.command_line;
+      return run_on_devices(multi, registry, std::cerr);
+    }
+    // A shard's run resumes as the same shard.
+    if (flags.selection.shard.empty() && resumed.header.contains("selection") && resumed.header["selection"].contains("shard"))
+      flags.selection.shard = resumed.header["selection"]["shard"].get<std::string>();
+    std::string source = resumed.header.value("config_source", resume_path);
+    spec = parse_sweep_json(resumed.header["config"], source + " (as stored in " + resume_path + ")", registry);
+    options.resume = &resumed;
+    options.resume_path = resume_path;
+  } else {
+    spec = parse_sweep_file(flags.config, registry);
+  }
+  spec = apply_selection(spec, selection_from_flags(flags.selection), registry);
+  if (flags.counters) spec.measurement.counters = true;
+  if (flags.dry_run) return list_points(spec, registry);
+  if (auto reason = no_gpu_reason()) {
+    std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate, list, plan and run --dry-run work without one)\n",
+                             *reason);
+    return kExitNoGpu;
+  }
+  if (!flags.devices.empty()) {
+    MultiDeviceRun multi;
+    multi.devices = local_device_list(flags.devices);
+    multi.each_device = flags.each_device;
+    multi.config_path = flags.config;
+    multi.sweep_name = spec.name;
+    multi.out_dir = flags.out_dir;
+    multi.worker_args = worker_arguments(flags);
+    multi.command_line = options.command_line;
+    return run_on_devices(multi, registry, std::cerr);
+  }
+  if (flags.each_device) {
+    std::cerr << "error: run --each-device needs --devices (the GPUs to run the whole sweep on)\n";
+    return kExitBadInput;
+  }
+  options.claim_dir = flags.claim_dir;
+  if (auto bad = device_choice_error(options.device)) {
+    std::cerr << fmt::format("error: run --device: {}\n", *bad);
+    return kExitBadInput;
+  }
+  // A sweep of the user's own kernels runs in a supervised child process: a fault or a hang
+  // fails its point and the sweep goes on (harness/run/supervisor).
+  options.supervisor_fd = supervisor_fd_from_environment();
+  if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) {
+    SupervisorOptions supervised;
+    supervised.first_args.assign(argv.begin() + 1, argv.end());
+    supervised.resume_args = {"--device", std::to_string(flags.device_ordinal), "--watchdog", fmt::format("{}", flags.watchdog_s)};
+    if (!flags.claim_dir.empty()) supervised.resume_args.insert(supervised.resume_args.end(), {"--claim-dir", flags.claim_dir});
+    for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
+    if (flags.counters) supervised.resume_args.push_back("--counters");
+    supervised.watchdog_s = flags.watchdog_s;
+    auto points = expand_sweep(spec, registry);
+    supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
+      for (const auto& point : points)
+        if (point.id == id) return unrun_record(point, "failed", reason);
+      return ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
+    };
+    return supervise_run(supervised, std::cerr);
+  }
+  RunSummary summary = run_sweep(spec, registry, options, std::cout);
+  if (summary.failed > 0)
+    std::cerr << fmt::format("occbench run: {} point(s) failed (wrong results or errors); see the table above\n",
+                             summary.failed);
+  return summary.exit_code;
+}
+
+}  // namespace
+
+Command add_run_command(CLI::App& app, const Registry& registry) {
+  auto flags = std::make_shared<RunFlags>();
+  auto* run = app.add_subcommand("run", "Run a sweep on the GPU: verify, time, write JSON, CSV and JSONL");
+  run->add_option("config", flags->config, "Sweep config (JSON); optional with --resume");
+  run->add_option("--out", flags->out_dir, "Folder for the result files")->capture_default_str();
+  run->add_option("--resume", flags->resume_path, "Finish an interrupted run from its .jsonl, keeping its finished points");
+  run->add_option("--device", flags->device_ordinal, "CUDA device ordinal")->capture_default_str();
+  run->add_option("--watchdog", flags->watchdog_s,
+                  "Sweeps of your own kernels: a point running longer (seconds) is stopped and recorded failed")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  run->add_flag("--no-supervisor", flags->no_supervisor,
+                "Sweeps of your own kernels: run in this process (no watchdog, no restart after a fault)");
+  run->add_option("--devices", flags->devices,
+                  "Run on several GPUs of this machine at once (0,1 or all): one worker per GPU, points handed out "
+                  "as GPUs free up, one results document");
+  run->add_flag("--each-device", flags->each_device,
+                "With --devices: run the whole sweep on each listed GPU, one results file per GPU (to compare GPUs)");
+  run->add_option("--claim-dir", flags->claim_dir, "Internal: a --devices worker's shared folder of point claims")
+      ->group("");
+  run->add_flag("--counters", flags->counters,
+                "Hardware counters for every device point after its timing (CUPTI): achieved occupancy, bytes per "
+                "memory level, bank conflicts (as measurement.counters: true)");
+  run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
+  add_selection_options(*run, flags->selection);
+  return {run, [&registry, flags](const std::vector<std::string>& argv) { return run_command(*flags, argv, registry); }};
+}
+
+}  // namespace occbench

@@ -1,0 +1,44 @@
+#pragma once
+// The subcommands of `occbench`, one file each (harness/command_<name>.cpp): each adds its
+// subcommand and options to the app, and returns what runs when the user chose it. cli.cpp sets
+// up the app, parses and dispatches.
+#include "harness/sweep/config.hpp"
+#include "harness/family/registry.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+struct Command {
+  CLI::App* subcommand = nullptr;
+  // Given the whole command line (argv[0] first); returns the exit code (harness/cli/cli.hpp).
+  std::function<int(const std::vector<std::string>& argv)> run;
+};
+
+Command add_list_command(CLI::App& app, const Registry& registry);
+Command add_validate_command(CLI::App& app, const Registry& registry);
+Command add_run_command(CLI::App& app, const Registry& registry);
+Command add_plan_command(CLI::App& app, const Registry& registry);
+Command add_report_command(CLI::App& app);
+Command add_compare_command(CLI::App& app);
+Command add_merge_command(CLI::App& app, const Registry& registry);
+
+// --variants, --filter, --set and --axis as typed, shared by run and plan.
+struct SelectionFlags {
+  std::string variants, filter;
+  std::vector<std::string> set, axis;
+  std::string shard;  // --shard K/N or auto (harness/sweep/shard.hpp)
+};
+void add_selection_options(CLI::App& subcommand, SelectionFlags& flags);
+// The same flags as arguments, for a child process that must select the same points.
+std::vector<std::string> selection_arguments(const SelectionFlags& flags);
+// The command line as one string, for the run record.
+std::string join_command(const std::vector<std::string>& argv);
+// Checked into a PointSelection; throws ConfigError naming the flag.
+PointSelection selection_from_flags(const SelectionFlags& flags);
+
+}  // namespace occbench

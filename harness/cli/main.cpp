@@ -1,0 +1,3 @@
+#include "harness/cli/cli.hpp"
+
+int main(int argc, char** argv) { return occbench::cli_main(argc, argv, occbench::builtin_registry()); }

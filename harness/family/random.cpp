@@ -1,0 +1,30 @@
+#include "harness/family/random.hpp"
+
+#include "harness/core/parallel.hpp"
+#include "harness/family/random_hash.hpp"
+
+namespace occbench {
+
+void fill_uniform(float* data, std::size_t count, std::uint64_t seed, float low, float high) {
+  std::uint64_t key = stream_key(seed);
+  parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) data[i] = uniform_float_at(key, i, low, high);
+  });
+}
+
+std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float low, float high) {
+  std::vector<float> values(count);
+  fill_uniform(values.data(), count, seed, low, high);
+  return values;
+}
+
+void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t seed) {
+  std::uint64_t key = stream_key(seed);
+  parallel_for(count, [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end; ++i) data[i] = uniform_byte_at(key, i);
+  });
+}
+
+double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) { return unit_random_at(seed, stream, i); }
+
+}  // namespace occbench

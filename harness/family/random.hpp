@@ -1,0 +1,19 @@
+#pragma once
+// Reproducible random inputs, filled in parallel: element i depends only on (seed, i), so the
+// data are the same whatever the thread count, and large inputs (GBs) fill in seconds.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace occbench {
+
+// Uniform in [low, high), never exactly zero when low < 0 < high is not required.
+void fill_uniform(float* data, std::size_t count, std::uint64_t seed, float low = -1.0f, float high = 1.0f);
+std::vector<float> random_floats(std::size_t count, std::uint64_t seed, float low = -1.0f, float high = 1.0f);
+void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t seed);
+
+// Element i of stream `stream` of a seeded sequence, uniform in [0, 1) with 53 random bits; depends
+// only on (seed, stream, i) (user kernels' inputs, harness/sweep/source_family).
+double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i);
+
+}  // namespace occbench

@@ -1,0 +1,65 @@
+#pragma once
+// The GPU a run measures: its properties, its theoretical and measured ceilings, and its clocks.
+#include "harness/model/occupancy.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+
+namespace occbench {
+
+struct ClockReading {
+  std::optional<double> sm_mhz;       // current clocks, from NVML when the driver has it
+  std::optional<double> memory_mhz;
+  // nvmlDeviceGetCurrentClocksEventReasons bits (0x1 idle, 0x4 software power cap, 0x8 hardware
+  // slowdown, ...): why the clocks are below their maximum right now.
+  std::optional<unsigned long long> throttle_reasons;
+};
+
+struct DeviceInfo {
+  int ordinal = 0;
+  std::string name;
+  int compute_major = 0, compute_minor = 0;
+  int sm_count = 0;
+  double sm_clock_mhz = 0;        // peak
+  double memory_clock_mhz = 0;    // peak
+  int memory_bus_bits = 0;
+  std::size_t l2_bytes = 0;
+  std::size_t total_memory_bytes = 0;
+  double peak_bandwidth_gbps = 0;          // memory clock x bus width x 2 (double data rate)
+  std::optional<double> measured_bandwidth_gbps;  // device-to-device copy, read + write bytes
+  std::optional<double> measured_l2_bandwidth_gbps;    // L2-resident reads (harness/measure/memory_probes)
+  std::optional<double> measured_smem_bandwidth_gbps;  // conflict-free shared-memory reads
+  std::optional<double> dram_latency_ns;          // pointer chase (harness/measure/latency_probe)
+  double peak_fp32_gflops = 0;             // SMs x FP32 lanes x 2 x peak clock
+  SmLimits limits;
+  std::string pci_bus_id;
+  int driver_version = 0, runtime_version = 0;
+  ClockReading clocks_start, clocks_end;
+  std::optional<double> timing_floor_ms;  // empty kernel's event-pair time (harness/measure/timer.hpp)
+
+  std::string compute_capability() const;
+};
+
+// Why no GPU can be used ("no CUDA device: ..."), or nullopt when device 0.. exists.
+std::optional<std::string> no_gpu_reason();
+
+// Why `ordinal` names no GPU of a machine with `device_count` of them ("device 7 does not exist:
+// this machine has 1 GPU (0)"), or nullopt when it is one. Pure, for tests.
+std::optional<std::string> device_choice_error(int ordinal, int device_count);
+// The same against this machine's device count.
+std::optional<std::string> device_choice_error(int ordinal);
+
+DeviceInfo query_device(int ordinal);
+
+// Median device-to-device cudaMemcpy bandwidth over `repetitions` copies of `bytes`, counting
+// the bytes read plus the bytes written (as BabelStream's copy does).
+double measure_copy_bandwidth_gbps(std::size_t bytes, int repetitions);
+
+// Current SM and memory clocks of the device, through NVML (loaded at run time; empty if absent).
+ClockReading read_clocks(const DeviceInfo& device);
+
+nlohmann::ordered_json to_json(const DeviceInfo& device);
+
+}  // namespace occbench

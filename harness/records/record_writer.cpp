@@ -1,0 +1,396 @@
+#include "harness/records/record_writer.hpp"
+
+#include "harness/measure/counters.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <sstream>
+#include <stdexcept>
+
+#ifndef OCCBENCH_VERSION
+#define OCCBENCH_VERSION "0.0.0"
+#endif
+#ifndef OCCBENCH_GIT_COMMIT
+#define OCCBENCH_GIT_COMMIT "unknown"
+#endif
+
+namespace occbench {
+
+ordered_json units_block() {
+  ordered_json units = {{"launch.dynamic_smem_bytes", "bytes"},
+          {"resources.registers_per_thread", "registers"},
+          {"resources.static_smem_bytes", "bytes"},
+          {"resources.local_bytes_per_thread", "bytes"},
+          {"occupancy.theoretical", "fraction of max warps per SM (0-1)"},
+          {"occupancy.thread_utilization", "fraction of max threads per SM (0-1)"},
+          {"timing.median_ms", "ms"},
+          {"timing.source", "cupti_range_profiler (the kernels' gpu__time_duration) | cupti_kernel_activity (the kernels' "
+                            "GPU durations) | cuda_event_pair | host_clock"},
+          {"timing.event_median_ms", "ms, the event pair's median of the same samples (cupti_range_profiler: of the "
+                                     "event_samples taken before the profiled ones)"},
+          {"timing.profiled_wall_s", "s of wall time in the range profiler's collection"},
+          {"timing.mean_ms", "ms"},
+          {"timing.min_ms", "ms"},
+          {"timing.max_ms", "ms"},
+          {"timing.stddev_ms", "ms"},
+          {"timing.noise", "stddev / mean (relative)"},
+          {"timing.total_ms", "ms, the sum of the timed samples"},
+          {"timing.sampling_wall_s", "s of wall time in the sampling loop"},
+          {"timing.cold_median_ms", "ms (batch mode: the cold median beside the per-launch figures)"},
+          {"timing.conditions.sm_mhz_min", "MHz"},
+          {"time_use", "s of wall time: problem_s (the size's inputs and reference, on its first point), verify_s, point_s"},
+          {"timing.conditions.memory_mhz_min", "MHz"},
+          {"work.flops", "FLOP (a multiply-add counts 2)"},
+          {"work.equivalent_flops", "FLOP of the full naive computation"},
+          {"work.global_bytes", "bytes of global-memory loads and stores the kernel issues"},
+          {"work.dram_bytes", "bytes: each input read once, each output written once"},
+          {"work.cgma_flop_per_byte", "FLOP per byte of global-memory traffic"},
+          {"metrics.achieved_bandwidth_gbps", "GB/s (1e9 bytes/s) of dram_bytes"},
+          {"metrics.gflops", "GFLOP/s (1e9 FLOP/s)"},
+          {"metrics.gflops_equivalent", "GFLOP/s of equivalent_flops"},
+          {"metrics.pct_of_measured_bandwidth", "% of the measured device-to-device copy bandwidth"},
+          {"metrics.pct_of_peak_bandwidth", "% of memory clock x bus width x 2"},
+          {"metrics.speedup_vs_baseline", "baseline median / this median (>1: faster)"},
+          {"device.sm_clock_mhz", "MHz"},
+          {"device.memory_clock_mhz", "MHz"},
+          {"device.peak_bandwidth_gbps", "GB/s"},
+          {"device.measured_bandwidth_gbps", "GB/s, read + write bytes of a device-to-device copy"},
+          {"device.measured_l2_bandwidth_gbps", "GB/s of reads from an L2-resident buffer (a quarter of the L2)"},
+          {"device.measured_smem_bandwidth_gbps", "GB/s of conflict-free 16-byte shared-memory reads, all SMs"},
+          {"device.peak_fp32_gflops", "GFLOP/s"},
+          {"device.dram_latency_ns", "ns per dependent 4-byte __ldcg load, one thread chasing a random cycle of 128-byte "
+                                     "lines over max(8 x L2, 256 MiB) (at most 512 MiB)"},
+          {"work.bytes_in_flight_per_warp", "bytes of DRAM loads one warp keeps outstanding (Little's-law model input)"},
+          {"occupancy.forced.ballast_bytes", "bytes of dynamic shared memory per block added by occupancy_limit"},
+          {"occupancy.forced.target_blocks_per_sm", "resident blocks per SM the occupancy_limit axis asked for"},
+          {"littles_law.bytes_in_flight_per_sm_needed", "bytes: measured copy bandwidth x DRAM latency / SMs"},
+          {"littles_law.predicted_knee_occupancy", "fraction of max warps per SM: warps needed / max warps, at most 1"},
+          {"device.timing_floor_ms", "ms, median event-pair time around an empty kernel"},
+          {"run.wall_s", "s"},
+          {"run.timed_s", "s, the sum of every point's timed samples"},
+          {"run.timed_fraction", "timed_s / wall_s"},
+          {"run.time_use_s", "s, the points' time_use summed, and the wall time outside the points"}};
+  ordered_json counter_units = counters_units();
+  for (const auto& [key, unit] : counter_units.items()) units[key] = unit;
+  return units;
+}
+
+ordered_json tool_block() {
+  return {{"name", "occbench"}, {"version", OCCBENCH_VERSION}, {"git_commit", OCCBENCH_GIT_COMMIT}};
+}
+
+ordered_json make_document(const ordered_json& run, const ordered_json& device, const ordered_json& config,
+                           const std::vector<ordered_json>& results) {
+  ordered_json doc;
+  doc["schema_version"] = kSchemaVersion;
+  doc["tool"] = tool_block();
+  doc["run"] = run;
+  doc["device"] = device;
+  doc["config"] = config;
+  doc["units"] = units_block();
+  doc["results"] = results;
+  return doc;
+}
+
+namespace {
+
+std::string scalar_text(const ordered_json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  if (v.is_number_float()) {
+    double d = v.get<double>();
+    if (!std::isfinite(d)) return "";
+    return fmt::format("{}", d);  // shortest round-trip form
+  }
+  return v.dump();
+}
+
+void flatten_into(const ordered_json& v, const std::string& prefix, std::vector<std::pair<std::string, std::string>>& out) {
+  if (v.is_object()) {
+    for (const auto& item : v.items())
+      flatten_into(item.value(), prefix.empty() ? item.key() : prefix + "_" + item.key(), out);
+  } else if (v.is_array()) {
+    bool xyz = v.size() == 3 && std::all_of(v.begin(), v.end(), [](const ordered_json& e) { return e.is_number(); });
+    if (xyz) {
+      const char* axis[] = {"x", "y", "z"};
+      for (int i = 0; i < 3; ++i) out.emplace_back(prefix + "_" + axis[i], scalar_text(v[i]));
+    } else {
+      std::string joined;
+      for (const auto& e : v) joined += (joined.empty() ? "" : ";") + scalar_text(e);
+      out.emplace_back(prefix, joined);
+    }
+  } else {
+    out.emplace_back(prefix, scalar_text(v));
+  }
+}
+
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string quoted = "\"";
+  for (char c : s) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+std::vector<std::pair<std::string, std::string>> flatten(const ordered_json& record) {
+  std::vector<std::pair<std::string, std::string>> out;
+  flatten_into(record, "", out);
+  return out;
+}
+
+std::string to_csv(const std::vector<ordered_json>& results) {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::pair<std::string, std::string>>> rows;
+  for (const auto& r : results) {
+    rows.push_back(flatten(r));
+    for (const auto& [key, value] : rows.back())
+      if (std::find(columns.begin(), columns.end(), key) == columns.end()) columns.push_back(key);
+  }
+  std::string text;
+  for (std::size_t i = 0; i < columns.size(); ++i) text += (i ? "," : "") + csv_field(columns[i]);
+  text += "\n";
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      std::string value;
+      for (const auto& [key, v] : row)
+        if (key == columns[i]) value = v;
+      text += (i ? "," : "") + csv_field(value);
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false, any = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"') {
+      quoted = any = true;
+    } else if (c == ',') {
+      row.push_back(field);
+      field.clear();
+      any = true;
+    } else if (c == '\n') {
+      row.push_back(field);
+      rows.push_back(row);
+      row.clear();
+      field.clear();
+      any = false;
+    } else if (c != '\r') {
+      field += c;
+      any = true;
+    }
+  }
+  if (any || !field.empty()) {
+    row.push_back(field);
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  std::ofstream out(path, std::ios::binary);
+  if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing", path));
+  out << text;
+  if (!out.flush()) throw std::runtime_error(fmt::format("{}: write failed", path));
+}
+
+ordered_json read_json_file(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return ordered_json::parse(text.str());
+  } catch (const ordered_json::parse_error& e) {
+    throw std::runtime_error(fmt::format("{}: not valid JSON: {}", path, e.what()));
+  }
+}
+
+JsonlWriter::JsonlWriter(const std::string& path, bool append) : path_(path) {
+  auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent);
+  out_.open(path, append ? std::ios::app : std::ios::trunc);
+  if (!out_) throw std::runtime_error(fmt::format("{}: cannot open for writing", path));
+}
+
+void JsonlWriter::write(const ordered_json& line) {
+  out_ << line.dump() << '\n';
+  out_.flush();
+  if (!out_) throw std::runtime_error(fmt::format("{}: write failed", path_));
+}
+
+JsonlContents read_jsonl(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
+  JsonlContents contents;
+  std::string line;
+  std::size_t number = 0;
+  bool header_seen = false;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    ordered_json value;
+    try {
+      value = ordered_json::parse(line);
+    } catch (const ordered_json::parse_error&) {
+      if (in.peek() == EOF) break;  // the last line was cut off when the run was killed
+      throw std::runtime_error(fmt::format("{}: line {} is not valid JSON", path, number));
+    }
+    if (!header_seen) {
+      if (!value.is_object() || !value.contains("occbench_jsonl"))
+        throw std::runtime_error(fmt::format("{}: line 1 is not an occbench header (expected key occbench_jsonl)", path));
+      contents.header = value;
+      header_seen = true;
+    } else {
+      contents.results.push_back(value);
+    }
+  }
+  if (!header_seen) throw std::runtime_error(fmt::format("{}: empty; expected an occbench .jsonl file", path));
+  return contents;
+}
+
+namespace {
+
+double number_at(const ordered_json& r, const char* object, const char* key, double fallback = NAN) {
+  if (!r.contains(object) || !r[object].is_object()) return fallback;
+  const auto& o = r[object];
+  if (!o.contains(key) || !o[key].is_number()) return fallback;
+  return o[key].get<double>();
+}
+
+std::string params_text(const ordered_json& r) {
+  std::string text;
+  if (!r.contains("params")) return text;
+  for (const auto& item : r["params"].items()) text += fmt::format("{}{}={}", text.empty() ? "" : " ", item.key(), item.value().dump());
+  return text;
+}
+
+std::string format_time(double ms) {
+  if (std::isnan(ms)) return "-";
+  if (ms < 1) return fmt::format("{:.2f} us", ms * 1e3);
+  if (ms < 1000) return fmt::format("{:.3f} ms", ms);
+  return fmt::format("{:.3f} s", ms / 1e3);
+}
+
+std::string or_dash(double v, const char* spec) {
+  return std::isnan(v) ? std::string("-") : fmt::format(fmt::runtime(spec), v);
+}
+
+}  // namespace
+
+std::string format_progress(const ordered_json& r, std::size_t done, std::size_t total) {
+  std::string head = fmt::format("[{}/{}] {}/{} {}", done, total, r.value("family", ""), r.value("variant", ""), params_text(r));
+  std::string status = r.value("status", "");
+  if (status != "ok") return fmt::format("{}: {} {}", head, status, r.value("reason", ""));
+  std::string occupancy = r.contains("occupancy") && r["occupancy"].is_object()
+                              ? fmt::format(", occupancy {:.2f} ({})", number_at(r, "occupancy", "theoretical"),
+                                            r["occupancy"].value("limiter", ""))
+                              : "";
+  return fmt::format("{}: {} ±{:.1f}% ({} samples), {} GB/s{}, verified", head, format_time(number_at(r, "timing", "median_ms")),
+                     100 * number_at(r, "timing", "noise", 0), int(number_at(r, "timing", "samples", 0)),
+                     or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}"), occupancy);
+}
+
+namespace {
+// Marks after a median the timing flags explain under the table: "!floor" within 5x of the
+// timing floor, "!clocks" measured while throttled or below the start clock.
+std::string timing_marks(const ordered_json& r) {
+  if (!r.contains("timing") || !r["timing"].is_object()) return "";
+  const auto& t = r["timing"];
+  std::string marks;
+  if (t.value("near_timing_floor", false)) marks += " !floor";
+  if (t.contains("conditions") && t["conditions"].is_object() && t["conditions"].contains("flags") &&
+      t["conditions"]["flags"].is_array() && !t["conditions"]["flags"].empty())
+    marks += " !clocks";
+  return marks;
+}
+}  // namespace
+
+std::string format_table(const std::vector<ordered_json>& results) {
+  struct Row {
+    std::string cells[11];
+  };
+  std::vector<Row> rows;
+  rows.push_back({{"variant", "params", "status", "median", "noise", "GB/s", "% copy", "GFLOP/s", "occupancy", "limiter", "speedup"}});
+  for (const auto& r : results) {
+    Row row;
+    row.cells[0] = r.value("variant", "");
+    row.cells[1] = params_text(r);
+    row.cells[2] = r.value("status", "");
+    row.cells[3] = format_time(number_at(r, "timing", "median_ms")) + timing_marks(r);
+    row.cells[4] = or_dash(100 * number_at(r, "timing", "noise"), "{:.1f}%");
+    row.cells[5] = or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}");
+    row.cells[6] = or_dash(number_at(r, "metrics", "pct_of_measured_bandwidth"), "{:.1f}");
+    row.cells[7] = or_dash(number_at(r, "metrics", "gflops"), "{:.1f}");
+    row.cells[8] = or_dash(number_at(r, "occupancy", "theoretical"), "{:.3f}");
+    row.cells[9] = r.contains("occupancy") && r["occupancy"].is_object() ? r["occupancy"].value("limiter", "") : "-";
+    row.cells[10] = or_dash(number_at(r, "metrics", "speedup_vs_baseline"), "{:.3g}x");
+    rows.push_back(row);
+  }
+  std::size_t width[11] = {};
+  for (const auto& row : rows)
+    for (int i = 0; i < 11; ++i) width[i] = std::max(width[i], row.cells[i].size());
+  std::string text;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    for (int i = 0; i < 11; ++i) {
+      bool numeric = i >= 3 && i != 9;
+      text += numeric ? fmt::format("{:>{}}", rows[k].cells[i], width[i]) : fmt::format("{:<{}}", rows[k].cells[i], width[i]);
+      text += i < 10 ? "  " : "\n";
+    }
+    if (k == 0) {
+      std::size_t total = 0;
+      for (auto w : width) total += w + 2;
+      text += std::string(total - 2, '-') + "\n";
+    }
+  }
+  return text;
+}
+
+std::string output_stem(const std::string& out_dir, const std::string& sweep_name, const std::string& device_name,
+                        const std::string& utc_compact) {
+  std::string device;
+  for (char c : device_name) {
+    bool keep = std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_';
+    if (keep) device += c;
+    else if (!device.empty() && device.back() != '-') device += '-';
+  }
+  while (!device.empty() && device.back() == '-') device.pop_back();
+  return (std::filesystem::path(out_dir) / fmt::format("{}-{}-{}", sweep_name, device.empty() ? "gpu" : device, utc_compact)).string();
+}
+
+namespace {
+std::string utc_format(const char* format) {
+  std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, format, &tm);
+  return buffer;
+}
+}  // namespace
+
+std::string utc_now_iso() { return utc_format("%Y-%m-%dT%H:%M:%SZ"); }
+std::string utc_now_compact() { return utc_format("%Y%m%dT%H%M%SZ"); }
+
+}  // namespace occbench

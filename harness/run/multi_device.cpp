@@ -1,0 +1,383 @@
+#include "harness/run/multi_device.hpp"
+
+#include "harness/cli/cli.hpp"
+#include "harness/core/cuda_check.hpp"
+#include "harness/records/merge.hpp"
+#include "harness/records/report.hpp"
+#include "harness/sweep/shard.hpp"
+#include "harness/run/supervisor.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace occbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A file name for a point id ("family/variant/n=1 block=2" has slashes and spaces): its
+// characters kept where safe, the rest as hex, so two ids never share a name.
+std::string claim_file_name(const std::string& point_id) {
+  std::string name;
+  for (unsigned char c : point_id) {
+    if (std::isalnum(c) || c == '=' || c == '-' || c == '.') name += char(c);
+    else name += fmt::format("_{:02x}", c);
+  }
+  return name;
+}
+
+// claim_file_name undone: every '_' starts a hex byte ('_' itself is written as "_5f").
+std::string point_id_of_claim_file(const std::string& name) {
+  std::string id;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '_' && i + 2 < name.size()) {
+      id += char(std::stoi(name.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      id += name[i];
+    }
+  }
+  return id;
+}
+
+pid_t start_worker(const std::string& exe, const std::vector<std::string>& args) {
+  std::cout.flush();
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+  if (pid == 0) {
+    std::vector<char*> argv{const_cast<char*>(exe.c_str())};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(exe.c_str(), argv.data());
+    std::perror("occbench: exec of a device worker failed");
+    std::_Exit(127);
+  }
+  return pid;
+}
+
+int wait_worker(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+std::string device_name(int ordinal) {
+  cudaDeviceProp properties{};
+  OCCBENCH_CUDA_CHECK(cudaGetDeviceProperties(&properties, ordinal));
+  return properties.name;
+}
+
+// The one file with this extension in a worker's folder, or "" when it has none yet.
+std::string part_file(const fs::path& dir, const std::string& extension) {
+  if (!fs::is_directory(dir)) return "";
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.path().extension() == extension) return entry.path().string();
+  return "";
+}
+
+}  // namespace
+
+std::vector<int> parse_device_list(const std::string& text, int device_count) {
+  auto error = [&](const std::string& expected) { return ConfigError("command line", "--devices " + text, expected); };
+  std::vector<int> devices;
+  if (text == "all") {
+    for (int d = 0; d < device_count; ++d) devices.push_back(d);
+    if (devices.empty()) throw error("at least one GPU; this machine has none");
+    return devices;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty() || item.size() > 4 || !std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; }))
+      throw error("a comma-separated list of device ordinals (e.g. 0,1) or all");
+    int d = std::stoi(item);
+    if (d >= device_count)
+      throw error(fmt::format("device {} does not exist: this machine has {} GPU(s) (0 to {})", d, device_count, device_count - 1));
+    if (std::find(devices.begin(), devices.end(), d) != devices.end()) throw error(fmt::format("device {} listed twice", d));
+    devices.push_back(d);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return devices;
+}
+
+std::vector<int> local_device_list(const std::string& text) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    count = 0;
+  }
+  return parse_device_list(text, count);
+}
+
+bool claim_point(const std::string& claim_dir, const std::string& point_id) {
+  std::string path = (fs::path(claim_dir) / claim_file_name(point_id)).string();
+  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+  if (fd >= 0) {
+    ::close(fd);
+    return true;
+  }
+  if (errno == EEXIST) return false;
+  throw std::runtime_error(fmt::format("{}: cannot create the claim of point {}: {}", path, point_id, std::strerror(errno)));
+}
+
+void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids) {
+  for (const auto& id : point_ids) claim_point(claim_dir, id);
+}
+
+std::vector<std::string> claimed_without_record(const std::string& claim_dir, const std::vector<ordered_json>& results) {
+  std::set<std::string> recorded;
+  for (const auto& r : results) recorded.insert(claim_file_name(record_point_id(r)));
+  const std::string group_prefix = claim_file_name("group:");
+  std::vector<std::string> held;
+  for (const auto& entry : fs::directory_iterator(claim_dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.rfind(group_prefix, 0) == 0 || recorded.count(name)) continue;
+    held.push_back(point_id_of_claim_file(name));
+  }
+  std::sort(held.begin(), held.end());
+  return held;
+}
+
+bool is_claimed(const std::string& claim_dir, const std::string& point_id) {
+  return fs::exists(fs::path(claim_dir) / claim_file_name(point_id));
+}
+
+bool claim_group(const std::string& claim_dir, const std::string& group_key, const std::string& owner) {
+  // ':' never starts a point id's file name.
+  std::string path = (fs::path(claim_dir) / claim_file_name("group:" + group_key)).string();
+  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
+  if (fd >= 0) {
+    bool written = ::write(fd, owner.data(), owner.size()) == ssize_t(owner.size());
+    ::close(fd);
+    if (!written) throw std::runtime_error(fmt::format("{}: cannot write the claim of group {}", path, group_key));
+    return true;
+  }
+  if (errno != EEXIST)
+    throw std::runtime_error(fmt::format("{}: cannot create the claim of group {}: {}", path, group_key, std::strerror(errno)));
+  // The owner's own claim: a worker its supervisor restarted after a fault goes on with its group.
+  std::ifstream in(path);
+  std::string holder((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return holder == owner;
+}
+
+std::vector<HandoutGroup> handout_groups(const std::vector<Point>& points, const MeasurementSettings& settings) {
+  std::vector<HandoutGroup> groups;
+  std::map<std::string, std::size_t> group_of;
+  for (const auto& point : points) {
+    std::string key = point.sizes.to_string();
+    for (const auto& axis : point.family->reference_axes)
+      if (point.params.has(axis)) key += fmt::format(" {}={}", axis, point.params.get(axis));
+    auto [it, added] = group_of.emplace(key, groups.size());
+    if (added) groups.push_back({key, {}, 0});
+    HandoutGroup& group = groups[it->second];
+    group.points.push_back(point);
+    group.estimated_s += estimated_point_seconds(point, settings);
+  }
+  // Each size's total cost and first place in the sweep: the sort keys that keep a size's groups together.
+  std::map<std::string, std::pair<double, std::size_t>> size_rank;
+  for (std::size_t i = 0; i < groups.size(); ++i) {
+    auto [it, added] = size_rank.emplace(groups[i].points.front().sizes.to_string(), std::make_pair(0.0, i));
+    it->second.first += groups[i].estimated_s;
+  }
+  for (auto& group : groups)
+    std::stable_sort(group.points.begin(), group.points.end(), [&](const Point& a, const Point& b) {
+      return estimated_point_seconds(a, settings) > estimated_point_seconds(b, settings);
+    });
+  std::stable_sort(groups.begin(), groups.end(), [&](const HandoutGroup& a, const HandoutGroup& b) {
+    const auto& rank_a = size_rank[a.points.front().sizes.to_string()];
+    const auto& rank_b = size_rank[b.points.front().sizes.to_string()];
+    if (rank_a.first != rank_b.first) return rank_a.first > rank_b.first;
+    if (rank_a.second != rank_b.second) return rank_a.second < rank_b.second;
+    return a.estimated_s > b.estimated_s;
+  });
+  return groups;
+}
+
+void walk_claimed_groups(const std::vector<HandoutGroup>& groups, const std::string& claim_dir, const std::string& owner,
+                         const std::map<std::string, ordered_json>& finished,
+                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure,
+                         const std::function<bool()>& keep_claiming) {
+  auto stopped = [&] { return keep_claiming && !keep_claiming(); };
+  for (const HandoutGroup& group : groups) {
+    if (stopped()) return;
+    if (!claim_group(claim_dir, group.key, owner)) continue;
+    for (const Point& point : group.points) {
+      if (stopped()) return;
+      if (!finished.count(point.id) && claim_point(claim_dir, point.id)) measure(point);
+    }
+  }
+  for (const HandoutGroup& group : groups) {
+    std::vector<const Point*> open;
+    for (auto it = group.points.rbegin(); it != group.points.rend(); ++it)
+      if (!finished.count(it->id) && !is_claimed(claim_dir, it->id)) open.push_back(&*it);
+    if (open.size() < 2) continue;
+    prepare(*open.front());  // while the problem is built, the owner goes on with the group
+    for (const Point* point : open) {
+      if (stopped()) return;
+      if (claim_point(claim_dir, point->id)) measure(*point);
+    }
+  }
+}
+
+int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ostream& log) {
+  std::string exe = self_executable();
+  auto t0 = std::chrono::steady_clock::now();
+  if (run.each_device) {
+    // The whole sweep on every device at once, each into its own folder (GPUs of one model would
+    // otherwise name their files alike).
+    std::vector<pid_t> workers;
+    for (int d : run.devices) {
+      std::string out = (fs::path(run.out_dir) / fmt::format("device{}", d)).string();
+      std::vector<std::string> args = {"run", run.config_path, "--device", std::to_string(d), "--out", out};
+      args.insert(args.end(), run.worker_args.begin(), run.worker_args.end());
+      workers.push_back(start_worker(exe, args));
+    }
+    int worst = 0;
+    for (std::size_t i = 0; i < workers.size(); ++i) {
+      int code = wait_worker(workers[i]);
+      if (code != 0) log << fmt::format("occbench run: the worker on device {} exited with {}\n", run.devices[i], code);
+      worst = std::max(worst, code);
+    }
+    log << fmt::format("occbench run --each-device: the sweep ran on devices {}; one results file each in {}/device<N>/ "
+                       "(occbench report/compare and plots/occplot.py --overlay take them together)\n",
+                       fmt::join(run.devices, ","), run.out_dir);
+    return worst;
+  }
+
+  // One sweep over all devices: the parts folder holds each worker's output and the claims.
+  std::string stem, started = utc_now_iso();
+  ordered_json multi;
+  std::vector<int> devices = run.devices;
+  std::vector<std::string> worker_args = run.worker_args;
+  std::string config_path = run.config_path;
+  if (!run.resume_path.empty()) {
+    multi = run.resume_header["multi_device"];
+    stem = run.resume_path.substr(0, run.resume_path.size() - std::string(".jsonl").size());
+    devices = multi["devices"].get<std::vector<int>>();
+    worker_args = multi["worker_args"].get<std::vector<std::string>>();
+    config_path = run.resume_header.value("config_source", "");
+    started = run.resume_header.value("started_utc", started);
+  } else {
+    std::set<std::string> names;
+    for (int d : devices) names.insert(device_name(d));
+    std::string label = names.size() == 1 ? *names.begin() : "mixed";
+    stem = output_stem(run.out_dir, run.sweep_name, fmt::format("{}x{}", devices.size(), label), utc_now_compact());
+    multi = {{"devices", devices}, {"parts_dir", fs::path(stem + ".parts").filename().string()}, {"worker_args", worker_args}};
+  }
+  fs::path parts_dir = fs::path(stem).parent_path() / multi["parts_dir"].get<std::string>();
+  fs::path claims = parts_dir / "claims";
+  std::string jsonl_path = stem + ".jsonl";
+  ordered_json header = {{"occbench_jsonl", 1},
+                         {"tool", tool_block()},
+                         {"config", run.resume_path.empty() ? read_json_file(config_path) : run.resume_header["config"]},
+                         {"config_source", config_path},
+                         {"started_utc", started},
+                         {"multi_device", multi}};
+  if (run.resume_path.empty()) {
+    fs::create_directories(claims);
+    // Until the workers finish, the .jsonl is only this header: what run --resume needs to restart them.
+    write_text_file(jsonl_path, header.dump() + "\n");
+  } else {
+    // Claims of unfinished points are dropped (a worker died holding them); finished ones are kept.
+    fs::remove_all(claims);
+    fs::create_directories(claims);
+    for (int d : devices) {
+      std::string part = part_file(parts_dir / fmt::format("device{}", d), ".jsonl");
+      if (part.empty()) continue;
+      std::vector<std::string> finished;
+      for (const auto& r : read_jsonl(part).results) finished.push_back(record_point_id(r));
+      mark_claimed(claims.string(), finished);
+    }
+  }
+  log << fmt::format("occbench run: {} worker(s) on devices {}; their parts in {}\n", devices.size(), fmt::join(devices, ","),
+                     parts_dir.string());
+
+  std::vector<pid_t> workers;
+  for (int d : devices) {
+    fs::path dir = parts_dir / fmt::format("device{}", d);
+    std::string part = part_file(dir, ".jsonl");
+    std::vector<std::string> args = part.empty() ? std::vector<std::string>{"run", config_path, "--out", dir.string()}
+                                                 : std::vector<std::string>{"run", "--resume", part};
+    for (const std::string& a : {std::string("--device"), std::to_string(d), std::string("--claim-dir"), claims.string()})
+      args.push_back(a);
+    args.insert(args.end(), worker_args.begin(), worker_args.end());
+    workers.push_back(start_worker(exe, args));
+  }
+  int worst = 0;
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    int code = wait_worker(workers[i]);
+    if (code != 0 && code != 1)
+      log << fmt::format("occbench run: the worker on device {} exited with {}; run --resume {} continues\n", devices[i], code,
+                         jsonl_path);
+    // Bad input and no GPU keep their codes; a crash or a lost context is a failed run (1).
+    worst = std::max(worst, code == kExitBadInput || code == kExitNoGpu || code <= kExitFailed ? code : int(kExitFailed));
+  }
+
+  std::vector<ShardOutput> parts;
+  for (int d : devices) {
+    fs::path dir = parts_dir / fmt::format("device{}", d);
+    std::string part = part_file(dir, ".json");
+    if (part.empty()) part = part_file(dir, ".jsonl");
+    if (part.empty()) {
+      log << fmt::format("occbench run: device {} left no results in {}\n", d, dir.string());
+      return std::max(worst, 1);
+    }
+    parts.push_back(read_shard_output(part));
+  }
+  MergedResults merged = merge_shard_outputs(parts, registry);
+  for (std::size_t i = 0; i < merged.devices.size(); ++i) merged.devices[i]["ordinal"] = devices[i];
+  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), timed_s = 0;
+  for (const auto& part_run : merged.runs) timed_s += part_run.value("timed_s", 0.0);
+  ordered_json run_block = {{"kind", "run"},
+                            {"devices", devices},
+                            {"started_utc", started},
+                            {"finished_utc", utc_now_iso()},
+                            {"command", run.command_line},
+                            {"config_source", config_path},
+                            {"wall_s", wall_s},
+                            {"timed_s", timed_s},
+                            {"parts", merged.runs}};
+  if (!merged.runs.empty()) run_block["measurement"] = merged.runs.front().value("measurement", ordered_json(nullptr));
+  std::size_t ok = 0, failed = 0, skipped = 0;
+  for (const auto& r : merged.results) {
+    std::string status = r.value("status", "");
+    ok += status == "ok", failed += status == "failed", skipped += status == "skipped";
+  }
+  write_text_file(stem + ".json", merged_document(merged, run_block).dump(2) + "\n");
+  write_text_file(stem + ".csv", to_csv(merged.results));
+  write_text_file(jsonl_path, merged_jsonl(merged, {{"started_utc", started}, {"multi_device", multi}}));
+  log << fmt::format("\nall devices: {} ok, {} failed, {} skipped in {:.1f} s on {} GPU(s)\nwrote {}.json\n      {}.csv\n      {}\n",
+                     ok, failed, skipped, wall_s, devices.size(), stem, stem, jsonl_path);
+  if (failed > 0) worst = std::max(worst, 1);
+  // A point claimed by a worker that stopped before recording it has no record anywhere: say so.
+  std::vector<std::string> held = claimed_without_record(claims.string(), merged.results);
+  if (!held.empty()) {
+    log << fmt::format("occbench run: {} point(s) were claimed by a worker that stopped before recording them and were "
+                       "not measured: {}; run --resume {} measures them\n",
+                       held.size(), fmt::join(held, ", "), jsonl_path);
+    worst = std::max(worst, 1);
+  }
+  return worst;
+}
+
+}  // namespace occbench

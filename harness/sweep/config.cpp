@@ -1,0 +1,369 @@
+#include "harness/sweep/config.hpp"
+
+#include "harness/model/occupancy_limit.hpp"
+#include "harness/sweep/source_family.hpp"
+#include "harness/sweep/sweep.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace occbench {
+
+using json = nlohmann::ordered_json;
+
+ConfigError::ConfigError(std::string file, std::string json_path, std::string expected)
+    : std::runtime_error(fmt::format("{}: {}: {}", file, json_path, expected)),
+      file_(std::move(file)),
+      json_path_(std::move(json_path)),
+      expected_(std::move(expected)) {}
+
+namespace {
+
+const char* type_name(const json& value) {
+  if (value.is_number_integer()) return "an integer";
+  if (value.is_number_float()) return "a fractional number";
+  return value.type_name();
+}
+
+class Checker {
+ public:
+  explicit Checker(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& path, const std::string& expected) const {
+    throw ConfigError(source_, path, expected);
+  }
+
+  void only_keys(const json& object, const std::string& path, const std::vector<std::string>& allowed) const {
+    for (const auto& item : object.items()) {
+      if (std::find(allowed.begin(), allowed.end(), item.key()) == allowed.end())
+        fail(path + "." + item.key(),
+             fmt::format("unknown key '{}'; valid keys here: {}", item.key(), fmt::join(allowed, ", ")));
+    }
+  }
+
+  const json& object(const json& value, const std::string& path) const {
+    if (!value.is_object()) fail(path, fmt::format("expected an object, got {}", type_name(value)));
+    return value;
+  }
+
+  std::string string(const json& value, const std::string& path) const {
+    if (!value.is_string()) fail(path, fmt::format("expected a string, got {}", type_name(value)));
+    return value.get<std::string>();
+  }
+
+  std::int64_t integer(const json& value, const std::string& path, std::int64_t min,
+                       std::int64_t max = std::numeric_limits<std::int64_t>::max()) const {
+    if (!value.is_number_integer())
+      fail(path, fmt::format("expected an integer, got {}", type_name(value)));
+    if (value.is_number_unsigned() && value.get<std::uint64_t>() > std::uint64_t(max))
+      fail(path, fmt::format("expected an integer at most {}, got {}", max, value.dump()));
+    auto v = value.get<std::int64_t>();
+    if (v < min || v > max)
+      fail(path, fmt::format("expected an integer in [{}, {}], got {}", min, max, v));
+    return v;
+  }
+
+  double number(const json& value, const std::string& path, double min, double max, bool min_exclusive) const {
+    if (!value.is_number()) fail(path, fmt::format("expected a number, got {}", type_name(value)));
+    auto v = value.get<double>();
+    bool low = min_exclusive ? v <= min : v < min;
+    if (low || v > max)
+      fail(path, fmt::format("expected a number in {}{}, {}], got {}", min_exclusive ? "(" : "[", min, max, v));
+    return v;
+  }
+
+  // A list of integer values for one axis: non-empty, no duplicates, each legal for the axis.
+  std::vector<std::int64_t> axis_values(const json& value, const std::string& path, const Axis& axis) const {
+    if (!value.is_array())
+      fail(path, fmt::format("expected a list of values for '{}' ({}), got {}", axis.name,
+                             axis.describe_legal(), type_name(value)));
+    if (value.empty()) fail(path, fmt::format("the list of values for '{}' is empty; give at least one ({})",
+                                              axis.name, axis.describe_legal()));
+    std::vector<std::int64_t> values;
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      std::string item_path = fmt::format("{}[{}]", path, i);
+      auto v = integer(value[i], item_path, std::numeric_limits<std::int64_t>::min());
+      std::string problem = axis.check(v);
+      if (!problem.empty()) fail(item_path, problem);
+      if (std::find(values.begin(), values.end(), v) != values.end())
+        fail(item_path, fmt::format("{} appears twice in the list for '{}'", v, axis.name));
+      values.push_back(v);
+    }
+    return values;
+  }
+
+ private:
+  std::string source_;
+};
+
+std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, column = 1;
+  for (std::size_t i = 0; i < text.size() && i + 1 < byte; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+  }
+  return {line, column};
+}
+
+MeasurementSettings parse_measurement(const json& value, const std::string& path, const Checker& check) {
+  MeasurementSettings m;
+  check.object(value, path);
+  check.only_keys(value, path,
+                  {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters",
+                   "profiled_samples", "instrumented_max_kernel_ms", "counters_l2_flush"});
+  if (value.contains("mode")) {
+    m.mode = check.string(value["mode"], path + ".mode");
+    if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
+      check.fail(path + ".mode", fmt::format("expected \"cold\", \"hot\" or \"batch\", got \"{}\"", m.mode));
+  }
+  if (value.contains("warmup_runs")) m.warmup_runs = int(check.integer(value["warmup_runs"], path + ".warmup_runs", 0, 1000));
+  if (value.contains("min_samples")) m.min_samples = int(check.integer(value["min_samples"], path + ".min_samples", 1, 1000000));
+  if (value.contains("max_samples")) m.max_samples = int(check.integer(value["max_samples"], path + ".max_samples", 1, 1000000));
+  if (m.max_samples < m.min_samples)
+    check.fail(path + ".max_samples", fmt::format("expected max_samples >= min_samples ({}), got {}", m.min_samples, m.max_samples));
+  if (value.contains("target_noise")) m.target_noise = check.number(value["target_noise"], path + ".target_noise", 0, 1, true);
+  if (value.contains("min_time_s")) m.min_time_s = check.number(value["min_time_s"], path + ".min_time_s", 0, 3600, false);
+  if (value.contains("timeout_s")) m.timeout_s = check.number(value["timeout_s"], path + ".timeout_s", 0, 3600, true);
+  if (value.contains("seed")) m.seed = std::uint64_t(check.integer(value["seed"], path + ".seed", 0));
+  if (value.contains("counters")) {
+    if (!value["counters"].is_boolean())
+      check.fail(path + ".counters", fmt::format("expected true or false, got {}", type_name(value["counters"])));
+    m.counters = value["counters"].get<bool>();
+  }
+  // A profiled collection holds the samples' flush and kernel ranges: at most 512 (harness/measure/counters).
+  if (value.contains("profiled_samples"))
+    m.profiled_samples = int(check.integer(value["profiled_samples"], path + ".profiled_samples", 0, 100));
+  if (value.contains("instrumented_max_kernel_ms"))
+    m.instrumented_max_kernel_ms =
+        check.number(value["instrumented_max_kernel_ms"], path + ".instrumented_max_kernel_ms", 0, 3600e3, false);
+  if (value.contains("counters_l2_flush")) {
+    m.counters_l2_flush = check.string(value["counters_l2_flush"], path + ".counters_l2_flush");
+    if (m.counters_l2_flush != "per_launch" && m.counters_l2_flush != "per_kernel")
+      check.fail(path + ".counters_l2_flush",
+                 fmt::format("expected \"per_launch\" or \"per_kernel\", got \"{}\"", m.counters_l2_flush));
+  }
+  return m;
+}
+
+// The axes of a variant-axes or shared-axes object, each checked against `accepts`.
+AxisValues parse_axes(const json& value, const std::string& path, const Checker& check,
+                      const std::function<const Axis*(const std::string&)>& find_axis,
+                      const std::vector<std::string>& valid_names) {
+  check.object(value, path);
+  AxisValues axes;
+  for (const auto& item : value.items()) {
+    const Axis* axis = find_axis(item.key());
+    if (!axis)
+      check.fail(path + "." + item.key(), fmt::format("unknown axis '{}'; valid axes here: {}", item.key(),
+                                                      valid_names.empty() ? "(none)" : fmt::format("{}", fmt::join(valid_names, ", "))));
+    axes.emplace_back(item.key(), check.axis_values(item.value(), path + "." + item.key(), *axis));
+  }
+  return axes;
+}
+
+bool overridden(const SweepSpec& spec, const std::string& variant, const std::string& axis) {
+  for (const auto& [name, axes] : spec.variant_axes)
+    if (name == variant)
+      for (const auto& entry : axes)
+        if (entry.first == axis) return true;
+  return false;
+}
+
+}  // namespace
+
+json to_json(const MeasurementSettings& m) {
+  return json{{"mode", m.mode},           {"warmup_runs", m.warmup_runs}, {"min_samples", m.min_samples},
+              {"max_samples", m.max_samples}, {"target_noise", m.target_noise}, {"min_time_s", m.min_time_s},
+              {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}, {"profiled_samples", m.profiled_samples},
+              {"instrumented_max_kernel_ms", m.instrumented_max_kernel_ms}, {"counters_l2_flush", m.counters_l2_flush}};
+}
+
+SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {
+  Checker check(source);
+  check.object(doc, "$");
+  std::vector<std::string> keys{"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes", "measurement"};
+  // A config that names CUDA source ("source") defines its own family (harness/sweep/source_family).
+  bool from_source = doc.contains("source");
+  if (from_source) keys.insert(keys.end(), source_config_keys().begin(), source_config_keys().end());
+  check.only_keys(doc, "$", keys);
+
+  SweepSpec spec;
+  spec.source = source;
+  spec.raw = doc;
+
+  const Family* family = nullptr;
+  if (from_source) {
+    // Files it names are relative to the config's folder (also for a config stored in a .jsonl).
+    spec.source_family = build_source_family(doc, source.substr(0, source.find(" (as stored in ")));
+    family = spec.source_family.get();
+    spec.family = family->name;
+  } else {
+    if (!doc.contains("family"))
+      check.fail("$.family", fmt::format("missing; expected one of: {} (or \"source\": a .cu file of your own)",
+                                         fmt::join(registry.family_names(), ", ")));
+    spec.family = check.string(doc["family"], "$.family");
+    family = registry.find(spec.family);
+    if (!family)
+      check.fail("$.family", fmt::format("unknown family '{}'; known families: {}", spec.family,
+                                         fmt::join(registry.family_names(), ", ")));
+  }
+
+  if (doc.contains("name")) {
+    spec.name = check.string(doc["name"], "$.name");
+    bool safe = !spec.name.empty() && std::all_of(spec.name.begin(), spec.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+    });
+    if (!safe) check.fail("$.name", "expected a non-empty name of letters, digits, '_', '-' and '.' (it names the result files)");
+  } else {
+    spec.name = family->name;
+  }
+  if (doc.contains("description")) spec.description = check.string(doc["description"], "$.description");
+
+  // Variants: a list of names, or omitted for all of the family's variants.
+  auto all_variants = family->variant_names();
+  if (doc.contains("variants")) {
+    const auto& list = doc["variants"];
+    if (!list.is_array() || list.empty())
+      check.fail("$.variants", fmt::format("expected a non-empty list of variant names from: {}", fmt::join(all_variants, ", ")));
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      std::string path = fmt::format("$.variants[{}]", i);
+      auto name = check.string(list[i], path);
+      if (!family->find_variant(name))
+        check.fail(path, fmt::format("unknown variant '{}' of family '{}'; valid variants: {}", name, family->name,
+                                     fmt::join(all_variants, ", ")));
+      if (std::find(spec.variants.begin(), spec.variants.end(), name) != spec.variants.end())
+        check.fail(path, fmt::format("variant '{}' is listed twice", name));
+      spec.variants.push_back(name);
+    }
+  } else {
+    spec.variants = all_variants;
+  }
+
+  if (doc.contains("baseline")) {
+    spec.baseline = check.string(doc["baseline"], "$.baseline");
+    if (std::find(spec.variants.begin(), spec.variants.end(), spec.baseline) == spec.variants.end())
+      check.fail("$.baseline", fmt::format("expected one of the sweep's variants ({}), got '{}'",
+                                           fmt::join(spec.variants, ", "), spec.baseline));
+  } else {
+    spec.baseline = spec.variants.front();
+  }
+
+  // Sizes: every size axis of the family needs values (or has a default).
+  auto size_names = axis_names(family->size_axes);
+  if (!doc.contains("sizes") && !family->size_axes.empty()) {
+    bool all_defaulted = std::all_of(family->size_axes.begin(), family->size_axes.end(),
+                                     [](const Axis& a) { return a.default_value.has_value(); });
+    if (!all_defaulted)
+      check.fail("$.sizes", fmt::format("missing; expected an object with lists of values for: {}", fmt::join(size_names, ", ")));
+  }
+  if (doc.contains("sizes"))
+    spec.sizes = parse_axes(doc["sizes"], "$.sizes", check,
+                            [&](const std::string& n) { return family->find_size_axis(n); }, size_names);
+  for (const auto& axis : family->size_axes) {
+    bool given = std::any_of(spec.sizes.begin(), spec.sizes.end(), [&](const auto& a) { return a.first == axis.name; });
+    if (!given) {
+      if (!axis.default_value)
+        check.fail("$.sizes." + axis.name, fmt::format("missing; expected a list of values ({}): {}", axis.describe_legal(),
+                                                       axis.description));
+      spec.sizes.emplace_back(axis.name, std::vector<std::int64_t>{*axis.default_value});
+    }
+  }
+  // Keep the family's order so point ids are stable whatever order the file used.
+  std::stable_sort(spec.sizes.begin(), spec.sizes.end(), [&](const auto& a, const auto& b) {
+    auto pos = [&](const std::string& n) { return std::find(size_names.begin(), size_names.end(), n) - size_names.begin(); };
+    return pos(a.first) < pos(b.first);
+  });
+
+  // Shared axes: each must be accepted by at least one selected variant.
+  std::vector<std::string> launch_axis_names;
+  for (const auto& v : spec.variants)
+    for (const auto& axis : launch_axes_with_harness(*family->find_variant(v)))
+      if (std::find(launch_axis_names.begin(), launch_axis_names.end(), axis.name) == launch_axis_names.end())
+        launch_axis_names.push_back(axis.name);
+  if (doc.contains("axes")) {
+    spec.axes = parse_axes(
+        doc["axes"], "$.axes", check,
+        [&](const std::string& n) -> const Axis* {
+          for (const auto& v : spec.variants)
+            if (const Axis* a = family->find_variant(v)->find_axis(n)) return a;
+          return nullptr;
+        },
+        launch_axis_names);
+  }
+
+  if (doc.contains("variant_axes")) {
+    const auto& per_variant = check.object(doc["variant_axes"], "$.variant_axes");
+    for (const auto& item : per_variant.items()) {
+      std::string path = "$.variant_axes." + item.key();
+      if (std::find(spec.variants.begin(), spec.variants.end(), item.key()) == spec.variants.end())
+        check.fail(path, fmt::format("'{}' is not one of the sweep's variants ({})", item.key(), fmt::join(spec.variants, ", ")));
+      const Variant* variant = family->find_variant(item.key());
+      spec.variant_axes.emplace_back(
+          item.key(), parse_axes(item.value(), path, check,
+                                 [&](const std::string& n) { return variant->find_axis(n); },
+                                 axis_names(launch_axes_with_harness(*variant))));
+    }
+  }
+
+  // A shared value must be legal for every selected variant that takes it from the shared list.
+  for (const auto& [axis_name, values] : spec.axes)
+    for (const auto& v : spec.variants) {
+      const Axis* a = family->find_variant(v)->find_axis(axis_name);
+      if (!a || overridden(spec, v, axis_name)) continue;
+      for (std::size_t i = 0; i < values.size(); ++i)
+        if (auto problem = a->check(values[i]); !problem.empty())
+          check.fail(fmt::format("$.axes.{}[{}]", axis_name, i),
+                     fmt::format("{} (for variant '{}'); give it per variant in variant_axes instead", problem, v));
+    }
+
+  if (doc.contains("measurement")) spec.measurement = parse_measurement(doc["measurement"], "$.measurement", check);
+
+  // Every variant needs a value for each of its axes, and each point must be legal as a whole.
+  for (const auto& point : expand_sweep(spec, registry, /*check_points=*/false)) {
+    for (const auto& axis : point.variant->axes)
+      if (!point.params.has(axis.name))
+        check.fail("$.axes." + axis.name,
+                   fmt::format("variant '{}' needs values for axis '{}' ({}) in axes or variant_axes.{}", point.variant->name,
+                               axis.name, axis.describe_legal(), point.variant->name));
+    if (family->check_sizes)
+      if (auto problem = family->check_sizes(point.params); !problem.empty()) check.fail("$.sizes", problem);
+    if (point.variant->check)
+      if (auto problem = point.variant->check(point.params); !problem.empty())
+        check.fail("$", fmt::format("point {}: {}", point.id, problem));
+  }
+  return spec;
+}
+
+SweepSpec parse_sweep_text(const std::string& text, const std::string& source, const Registry& registry) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    auto [line, column] = line_and_column(text, e.byte);
+    std::string what = e.what();
+    auto colon = what.find(": ");
+    throw ConfigError(source, fmt::format("line {}, column {}", line, column),
+                      "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+  }
+  return parse_sweep_json(doc, source, registry);
+}
+
+SweepSpec parse_sweep_file(const std::string& path, const Registry& registry) {
+  std::ifstream in(path);
+  if (!in) throw ConfigError(path, "$", "cannot open the file for reading");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_sweep_text(text.str(), path, registry);
+}
+
+}  // namespace occbench

@@ -1,0 +1,95 @@
+#include "harness/sweep/expression.hpp"
+
+#include "harness/sweep/config.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <muParser.h>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace occbench {
+
+namespace {
+
+double ceil_of(double x) { return std::ceil(x); }
+double floor_of(double x) { return std::floor(x); }
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+double remainder_of(double a, double b) { return std::fmod(a, b); }
+
+}  // namespace
+
+struct Expression::Impl {
+  std::string text, file, json_path;
+  std::vector<std::string> names;
+  std::vector<double> values;  // muparser reads the variables from here (stable addresses)
+  mu::Parser parser;
+};
+
+Expression::Expression(const std::string& text, const std::vector<std::string>& variables, const std::string& file,
+                       const std::string& json_path)
+    : impl_(std::make_shared<Impl>()) {
+  Impl& e = *impl_;
+  e.text = text;
+  e.file = file;
+  e.json_path = json_path;
+  e.names = variables;
+  e.values.assign(variables.size(), 1.0);
+  auto refuse = [&](const std::string& what) {
+    throw ConfigError(file, json_path, fmt::format("in the expression \"{}\": {}", text, what));
+  };
+  if (text.find_first_not_of(" \t") == std::string::npos) refuse("it is empty; expected an arithmetic expression");
+  try {
+    e.parser.DefineFun("ceil", ceil_of);
+    e.parser.DefineFun("floor", floor_of);
+    e.parser.DefineFun("ceil_div", ceil_div);
+    e.parser.DefineOprt("%", remainder_of, mu::prMUL_DIV, mu::oaLEFT, true);
+    for (std::size_t i = 0; i < variables.size(); ++i) e.parser.DefineVar(variables[i], &e.values[i]);
+    e.parser.SetExpr(text);
+    e.parser.Eval();  // parses: unknown names and syntax errors surface here
+  } catch (const mu::Parser::exception_type& error) {
+    std::string token = error.GetToken();
+    std::string known = variables.empty() ? "(none)" : fmt::format("{}", fmt::join(variables, ", "));
+    if (error.GetCode() == mu::ecUNASSIGNABLE_TOKEN)
+      refuse(fmt::format("unknown name '{}' at position {}; the names it may use here: {}", token, error.GetPos() + 1, known));
+    refuse(fmt::format("{}{}", error.GetMsg(), token.empty() ? "" : fmt::format(" (at '{}')", token)));
+  }
+}
+
+const std::string& Expression::text() const {
+  static const std::string none;
+  return impl_ ? impl_->text : none;
+}
+
+double Expression::evaluate(const Params& params) const {
+  if (!impl_) throw std::logic_error("evaluating an empty expression");
+  Impl& e = *impl_;
+  for (std::size_t i = 0; i < e.names.size(); ++i) {
+    if (!params.has(e.names[i])) {
+      // Only names the expression actually uses must have values.
+      auto used = e.parser.GetUsedVar();
+      if (used.count(e.names[i]))
+        throw std::runtime_error(fmt::format("{}: {}: the expression \"{}\" uses '{}', which this point does not set ({})",
+                                             e.file, e.json_path, e.text, e.names[i], params.to_string()));
+      continue;
+    }
+    e.values[i] = double(params.get(e.names[i]));
+  }
+  try {
+    return e.parser.Eval();
+  } catch (const mu::Parser::exception_type& error) {
+    throw std::runtime_error(fmt::format("{}: {}: the expression \"{}\": {}", e.file, e.json_path, e.text, error.GetMsg()));
+  }
+}
+
+std::int64_t Expression::evaluate_integer(const Params& params, std::int64_t min, std::int64_t max) const {
+  double value = evaluate(params);
+  if (!std::isfinite(value) || std::abs(value - std::round(value)) > 1e-9 * std::max(1.0, std::abs(value)) ||
+      value < double(min) || value > double(max))
+    throw std::runtime_error(fmt::format("{}: {}: the expression \"{}\" gives {} at {}; expected a whole number in [{}, {}]",
+                                         impl_->file, impl_->json_path, impl_->text, value, params.to_string(), min, max));
+  return std::int64_t(std::llround(value));
+}
+
+}  // namespace occbench

@@ -1,0 +1,195 @@
+#include "harness/sweep/nvrtc_compiler.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <nvrtc.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+#ifndef OCCBENCH_CUDA_INCLUDE_DIR
+#define OCCBENCH_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
+#endif
+
+namespace occbench {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ull) {
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string read_file_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The text of every local header the source includes with quotes (found beside the source or in
+// an -I folder), recursively: an edited header must miss the cache.
+void append_local_headers(const std::string& text, const fs::path& dir, const std::vector<fs::path>& include_dirs,
+                          std::vector<fs::path>& seen, std::string& out) {
+  std::istringstream lines(text);
+  std::string line;
+  while (std::getline(lines, line)) {
+    auto hash = line.find_first_not_of(" \t");
+    if (hash == std::string::npos || line[hash] != '#' || line.find("include", hash) == std::string::npos) continue;
+    auto open = line.find('"');
+    auto close = open == std::string::npos ? open : line.find('"', open + 1);
+    if (close == std::string::npos) continue;
+    std::string name = line.substr(open + 1, close - open - 1);
+    std::vector<fs::path> candidates{dir / name};
+    for (const auto& inc : include_dirs) candidates.push_back(inc / name);
+    for (const auto& candidate : candidates) {
+      std::error_code ec;
+      if (!fs::is_regular_file(candidate, ec)) continue;
+      fs::path canonical = fs::weakly_canonical(candidate, ec);
+      if (std::find(seen.begin(), seen.end(), canonical) != seen.end()) break;
+      seen.push_back(canonical);
+      std::string header = read_file_text(candidate);
+      out += "\n#header " + canonical.string() + "\n" + header;
+      append_local_headers(header, candidate.parent_path(), include_dirs, seen, out);
+      break;
+    }
+  }
+}
+
+void check_nvrtc(nvrtcResult code, const char* what) {
+  if (code != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("NVRTC: {} failed: {}", what, nvrtcGetErrorString(code)));
+}
+
+}  // namespace
+
+std::string nvrtc_cache_dir() {
+  if (const char* dir = std::getenv("OCCBENCH_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "occbench" / "nvrtc").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "occbench" / "nvrtc").string();
+  return (fs::temp_directory_path() / "occbench-nvrtc").string();
+}
+
+std::vector<std::string> toolkit_include_dirs() {
+  std::vector<std::string> roots;
+  for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
+    if (const char* root = std::getenv(variable); root && *root) roots.push_back((fs::path(root) / "include").string());
+  roots.push_back(OCCBENCH_CUDA_INCLUDE_DIR);
+  roots.push_back("/usr/local/cuda/include");
+  for (const auto& include : roots) {
+    std::error_code ec;
+    if (!fs::is_regular_file(fs::path(include) / "cuda_runtime.h", ec)) continue;
+    std::vector<std::string> dirs;
+    if (fs::is_directory(fs::path(include) / "cccl", ec)) dirs.push_back((fs::path(include) / "cccl").string());
+    dirs.push_back(include);
+    return dirs;
+  }
+  return {};
+}
+
+std::string nvrtc_version() {
+  int major = 0, minor = 0;
+  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  return fmt::format("{}.{}", major, minor);
+}
+
+NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
+  NvrtcResult result;
+  result.nvrtc_version = nvrtc_version();
+  result.options = {fmt::format("--gpu-architecture=sm_{}", request.arch), "--std=c++17", "-lineinfo",
+                    "--ptxas-options=-v"};
+  std::vector<fs::path> include_dirs;
+  for (const auto& option : request.options)
+    if (option.rfind("-I", 0) == 0 && option.size() > 2) include_dirs.emplace_back(option.substr(2));
+  fs::path source_dir = fs::path(request.source_path).parent_path();
+  if (!source_dir.empty()) result.options.push_back("-I" + source_dir.string());
+  result.options.insert(result.options.end(), request.options.begin(), request.options.end());
+  for (const auto& dir : toolkit_include_dirs()) result.options.push_back("-I" + dir);
+
+  // The key: everything that changes the machine code.
+  std::string keyed = "nvrtc " + result.nvrtc_version + "\n";
+  for (const auto& o : result.options) keyed += "option " + o + "\n";
+  for (const auto& n : request.name_expressions) keyed += "name " + n + "\n";
+  keyed += "source\n" + request.source_text;
+  std::vector<fs::path> seen;
+  std::vector<fs::path> search = include_dirs;
+  if (!source_dir.empty()) search.push_back(source_dir);
+  append_local_headers(request.source_text, source_dir.empty() ? fs::path(".") : source_dir, search, seen, keyed);
+  result.cache_key = fmt::format("{:016x}", fnv1a(keyed));
+
+  fs::path cubin_path = fs::path(cache_dir) / (result.cache_key + ".cubin");
+  fs::path meta_path = fs::path(cache_dir) / (result.cache_key + ".json");
+  std::error_code ec;
+  if (fs::is_regular_file(cubin_path, ec) && fs::is_regular_file(meta_path, ec)) {
+    try {
+      auto meta = nlohmann::json::parse(read_file_text(meta_path));
+      result.lowered = meta.at("lowered").get<std::map<std::string, std::string>>();
+      result.log = meta.at("log").get<std::string>();
+      result.cubin = read_file_text(cubin_path);
+      if (!result.cubin.empty() && result.lowered.size() == request.name_expressions.size()) {
+        result.cache_hit = true;
+        return result;
+      }
+    } catch (const std::exception&) {
+      // A damaged entry is compiled again and overwritten.
+    }
+  }
+
+  // Where a driver is installed, NVRTC's ptxas step can be answered from the driver's compute
+  // cache (~/.nv/ComputeCache): then ptxas never runs and the log holds no resource report, which
+  // `plan` needs (seen on the H100 machine: the second compile of the same kernel had an empty
+  // log). Our own cache above already skips repeated compilations; a user's setting wins.
+  ::setenv("CUDA_CACHE_DISABLE", "1", 0);
+  auto start = std::chrono::steady_clock::now();
+  nvrtcProgram program;
+  check_nvrtc(nvrtcCreateProgram(&program, request.source_text.c_str(), request.source_path.c_str(), 0, nullptr, nullptr),
+              "nvrtcCreateProgram");
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owner(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
+  for (const auto& name : request.name_expressions) check_nvrtc(nvrtcAddNameExpression(program, name.c_str()), "nvrtcAddNameExpression");
+  std::vector<const char*> options;
+  for (const auto& o : result.options) options.push_back(o.c_str());
+  nvrtcResult compiled = nvrtcCompileProgram(program, int(options.size()), options.data());
+  std::size_t log_size = 0;
+  check_nvrtc(nvrtcGetProgramLogSize(program, &log_size), "nvrtcGetProgramLogSize");
+  result.log.assign(log_size, '\0');
+  if (log_size) check_nvrtc(nvrtcGetProgramLog(program, result.log.data()), "nvrtcGetProgramLog");
+  while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
+  if (compiled != NVRTC_SUCCESS)
+    throw NvrtcCompileError(fmt::format("NVRTC could not compile {} for sm_{} ({}):\n{}", request.source_path, request.arch,
+                                        nvrtcGetErrorString(compiled), result.log));
+  for (const auto& name : request.name_expressions) {
+    const char* lowered = nullptr;
+    if (nvrtcGetLoweredName(program, name.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
+      throw NvrtcCompileError(fmt::format("NVRTC compiled {} but found no kernel '{}' in it", request.source_path, name));
+    result.lowered[name] = lowered;
+  }
+  std::size_t cubin_size = 0;
+  check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize");
+  result.cubin.assign(cubin_size, '\0');
+  check_nvrtc(nvrtcGetCUBIN(program, result.cubin.data()), "nvrtcGetCUBIN");
+  result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+
+  // Written under temporary names and renamed, so a concurrent reader never sees half a file.
+  fs::create_directories(cache_dir, ec);
+  if (!ec) {
+    std::string tmp_suffix = fmt::format(".tmp{}", ::getpid());
+    {
+      std::ofstream(cubin_path.string() + tmp_suffix, std::ios::binary) << result.cubin;
+      std::ofstream(meta_path.string() + tmp_suffix) << nlohmann::json{{"lowered", result.lowered}, {"log", result.log}}.dump();
+    }
+    fs::rename(cubin_path.string() + tmp_suffix, cubin_path, ec);
+    fs::rename(meta_path.string() + tmp_suffix, meta_path, ec);
+  }
+  return result;
+}
+
+}  // namespace occbench

@@ -1,0 +1,155 @@
+#include "harness/sweep/selection.hpp"
+
+#include "harness/model/occupancy_limit.hpp"
+#include "harness/sweep/sweep.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <regex>
+
+namespace occbench {
+
+using json = nlohmann::ordered_json;
+
+namespace {
+
+std::string trim(const std::string& text) {
+  auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+std::vector<std::string> split_commas(const std::string& text) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    auto comma = text.find(',', start);
+    parts.push_back(trim(text.substr(start, comma - start)));
+    if (comma == std::string::npos) return parts;
+    start = comma + 1;
+  }
+}
+
+// Parses the config again with `doc`; a refusal names `flag` instead of the JSON path.
+SweepSpec reparse(const json& doc, const SweepSpec& spec, const std::string& flag, const Registry& registry) {
+  try {
+    SweepSpec changed = parse_sweep_json(doc, spec.source, registry);
+    changed.raw = spec.raw;
+    return changed;
+  } catch (const ConfigError& e) {
+    throw ConfigError(spec.source, flag, e.expected());
+  }
+}
+
+}  // namespace
+
+void add_axis_override(PointSelection& selection, const std::string& flag, const std::string& text) {
+  std::string as_typed = fmt::format("{} {}", flag, text);
+  auto expected = [&](const std::string& what) { return ConfigError("command line", as_typed, what); };
+  auto equals = text.find('=');
+  if (equals == std::string::npos || trim(text.substr(0, equals)).empty())
+    throw expected("expected AXIS=V1,V2,... or AXIS=[V1,V2,...] (e.g. block_size=128,256)");
+  std::string axis = trim(text.substr(0, equals)), list = trim(text.substr(equals + 1));
+  if (list.size() >= 2 && list.front() == '[' && list.back() == ']') list = list.substr(1, list.size() - 2);
+  std::vector<std::int64_t> values;
+  for (const auto& item : split_commas(list)) {
+    char* end = nullptr;
+    errno = 0;
+    long long value = std::strtoll(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || errno == ERANGE)
+      throw expected(fmt::format("expected a list of integers for axis '{}', got '{}'", axis, item));
+    values.push_back(value);
+  }
+  for (const auto& [name, _] : selection.overrides)
+    if (name == axis) throw expected(fmt::format("axis '{}' is set twice on the command line", axis));
+  selection.overrides.emplace_back(axis, values);
+  selection.flags.push_back(as_typed);
+}
+
+void add_variant_names(PointSelection& selection, const std::string& text) {
+  for (const auto& name : split_commas(text)) {
+    if (name.empty())
+      throw ConfigError("command line", "--variants " + text, "expected a comma-separated list of variant names");
+    selection.variants.push_back(name);
+  }
+}
+
+SweepSpec apply_selection(const SweepSpec& spec, const PointSelection& selection, const Registry& registry) {
+  SweepSpec selected = spec;
+  json doc = spec.raw;
+  const Family* family = sweep_family(spec, registry);
+  if (!selection.variants.empty()) {
+    // Variant overrides and shared axes that no chosen variant takes would be refused as unknown.
+    doc["variants"] = selection.variants;
+    std::vector<const Variant*> chosen;
+    for (const auto& name : selection.variants)
+      if (const Variant* v = family->find_variant(name)) chosen.push_back(v);
+    if (doc.contains("baseline") &&
+        std::find(selection.variants.begin(), selection.variants.end(), doc["baseline"]) == selection.variants.end())
+      doc.erase("baseline");
+    if (doc.contains("variant_axes") && doc["variant_axes"].is_object())
+      for (const auto& item : spec.raw["variant_axes"].items())
+        if (std::find(selection.variants.begin(), selection.variants.end(), item.key()) == selection.variants.end())
+          doc["variant_axes"].erase(item.key());
+    if (doc.contains("axes") && doc["axes"].is_object())
+      for (const auto& item : spec.raw["axes"].items())
+        if (std::none_of(chosen.begin(), chosen.end(), [&](const Variant* v) { return v->find_axis(item.key()); }))
+          doc["axes"].erase(item.key());
+    selected = reparse(doc, spec, fmt::format("--variants {}", fmt::join(selection.variants, ",")), registry);
+  }
+  for (std::size_t i = 0; i < selection.overrides.size(); ++i) {
+    const auto& [axis, values] = selection.overrides[i];
+    std::string flag = i < selection.flags.size() ? selection.flags[i] : "--set " + axis;
+    std::vector<std::string> known = axis_names(family->size_axes);
+    for (const auto& name : selected.variants)
+      for (const auto& launch_axis : launch_axes_with_harness(*family->find_variant(name)))
+        if (std::find(known.begin(), known.end(), launch_axis.name) == known.end()) known.push_back(launch_axis.name);
+    if (std::find(known.begin(), known.end(), axis) == known.end())
+      throw ConfigError(spec.source, flag,
+                        fmt::format("unknown axis '{}'; expected a size axis of family '{}' or a launch axis of the sweep's "
+                                    "variants: {}",
+                                    axis, family->name, fmt::join(known, ", ")));
+    if (family->find_size_axis(axis)) {
+      doc["sizes"][axis] = values;
+    } else {
+      doc["axes"][axis] = values;  // replaces the shared list and every variant's own
+      if (doc.contains("variant_axes") && doc["variant_axes"].is_object())
+        for (auto& item : doc["variant_axes"].items()) item.value().erase(axis);
+    }
+    selected = reparse(doc, spec, flag, registry);
+  }
+  selected.selection = selection;
+  if (!selection.filter.empty()) {
+    std::string flag = "--filter " + selection.filter;
+    try {
+      std::regex check(selection.filter);
+    } catch (const std::regex_error& e) {
+      throw ConfigError(spec.source, flag, fmt::format("expected a regular expression (ECMAScript): {}", e.what()));
+    }
+    if (expand_sweep(selected, registry).empty()) {
+      SweepSpec unfiltered = selected;
+      unfiltered.selection.filter.clear();
+      auto all = expand_sweep(unfiltered, registry);
+      throw ConfigError(spec.source, flag,
+                        fmt::format("expected a regular expression matching at least one of the sweep's {} point ids, "
+                                    "such as '{}'",
+                                    all.size(), all.empty() ? "" : all.front().id));
+    }
+  }
+  return selected;
+}
+
+json to_json(const PointSelection& selection) {
+  if (selection.empty()) return nullptr;
+  json set = json::object();
+  for (const auto& [axis, values] : selection.overrides) set[axis] = values;
+  json j{{"variants", selection.variants}, {"filter", selection.filter}, {"set", set}};
+  if (selection.shard_count > 0) j["shard"] = fmt::format("{}/{}", selection.shard_index, selection.shard_count);
+  return j;
+}
+
+}  // namespace occbench

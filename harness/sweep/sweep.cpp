@@ -1,0 +1,98 @@
+#include "harness/sweep/sweep.hpp"
+
+#include "harness/sweep/shard.hpp"
+#include "harness/model/occupancy_limit.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <regex>
+#include <stdexcept>
+
+namespace occbench {
+
+std::string point_id(const std::string& family, const std::string& variant, const Params& params) {
+  std::string id = family + "/" + variant;
+  for (const auto& [name, value] : params.items()) id += fmt::format("/{}={}", name, value);
+  return id;
+}
+
+AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant) {
+  AxisValues chosen;
+  // The variant's own axes, then the harness axes (harness/model/occupancy_limit) where given.
+  for (const auto& axis : launch_axes_with_harness(variant)) {
+    const std::vector<std::int64_t>* values = nullptr;
+    for (const auto& [name, axes] : spec.variant_axes)
+      if (name == variant.name)
+        for (const auto& entry : axes)
+          if (entry.first == axis.name) values = &entry.second;
+    if (!values)
+      for (const auto& entry : spec.axes)
+        if (entry.first == axis.name) values = &entry.second;
+    if (values) {
+      chosen.emplace_back(axis.name, *values);
+    } else if (axis.default_value) {
+      chosen.emplace_back(axis.name, std::vector<std::int64_t>{*axis.default_value});
+    }
+  }
+  return chosen;
+}
+
+namespace {
+
+// Calls visit(params) for every combination of the axes' values, the last axis varying fastest.
+template <typename Visit>
+void cartesian(const AxisValues& axes, Params params, std::size_t depth, Visit&& visit) {
+  if (depth == axes.size()) {
+    visit(params);
+    return;
+  }
+  for (auto value : axes[depth].second) {
+    params.set(axes[depth].first, value);
+    cartesian(axes, params, depth + 1, visit);
+  }
+}
+
+}  // namespace
+
+const Family* sweep_family(const SweepSpec& spec, const Registry& registry) {
+  return spec.source_family ? spec.source_family.get() : registry.find(spec.family);
+}
+
+std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
+  const Family* family = sweep_family(spec, registry);
+  if (!family) throw std::invalid_argument("unknown family " + spec.family);
+  std::vector<Point> points;
+  // --filter: ECMAScript, searched anywhere in the id (as Google Benchmark's --benchmark_filter).
+  std::optional<std::regex> filter;
+  if (!spec.selection.filter.empty()) filter.emplace(spec.selection.filter);
+  cartesian(spec.sizes, Params{}, 0, [&](const Params& sizes) {
+    for (const auto& variant_name : spec.variants) {
+      const Variant* variant = family->find_variant(variant_name);
+      auto axes = variant_axis_values(spec, *variant);
+      // Every axis of the variant's own needs values; harness axes (occupancy_limit) are optional.
+      auto own_axes = std::count_if(axes.begin(), axes.end(),
+                                    [&](const auto& entry) { return !find_harness_axis(*variant, entry.first); });
+      if (check_points && std::size_t(own_axes) != variant->axes.size())
+        throw std::invalid_argument("variant " + variant_name + " is missing axis values");
+      cartesian(axes, sizes, 0, [&](const Params& params) {
+        std::string id = point_id(family->name, variant->name, params);
+        if (filter && !std::regex_search(id, *filter)) return;
+        Point point;
+        point.index = points.size();
+        point.family = family;
+        point.variant = variant;
+        point.sizes = sizes;
+        point.params = params;
+        point.id = std::move(id);
+        points.push_back(std::move(point));
+      });
+    }
+  });
+  if (spec.selection.shard_count > 0)
+    points = select_shard(points, spec.measurement, {spec.selection.shard_index, spec.selection.shard_count});
+  return points;
+}
+
+}  // namespace occbench
