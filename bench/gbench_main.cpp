@@ -21,11 +21,12 @@
 #include "harness/model/metrics.hpp"
 #include "harness/family/registry.hpp"
 #include "harness/records/record_writer.hpp"
-#include "harness/run/runner.hpp"
+#include "harness/measure/point.hpp"
 #include "harness/sweep/selection.hpp"
 #include "harness/measure/stats.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/measure/timer.hpp"
+#include "kernels/families.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>

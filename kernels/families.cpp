@@ -1,5 +1,6 @@
 // The built-in families. A new family adds its register function here (see README).
-#include "harness/family/registry.hpp"
+#include "kernels/families.hpp"
+
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 #include "kernels/cost_volume/cost_volume.hpp"
 #include "kernels/covariance/covariance.hpp"

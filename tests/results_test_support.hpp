@@ -2,6 +2,7 @@
 // Hand-made result records and documents for the report and compare tests.
 #include "harness/cli/cli.hpp"
 #include "harness/records/record_writer.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

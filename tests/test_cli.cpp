@@ -3,6 +3,8 @@
 #include "harness/cli/cli.hpp"
 #include "harness/sweep/selection.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "harness/sweep/config.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

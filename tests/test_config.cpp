@@ -1,6 +1,7 @@
 // Every class of bad input is refused with the file, the JSON path and what was expected.
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

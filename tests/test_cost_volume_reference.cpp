@@ -2,6 +2,7 @@
 // tolerance, the work model and the registration.
 #include "harness/family/registry.hpp"
 #include "kernels/cost_volume/cost_volume.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,6 +4,7 @@
 #include "harness/measure/counters.hpp"
 #include "harness/measure/device.hpp"
 #include "harness/records/record_writer.hpp"
+#include "kernels/families.hpp"
 
 #include <cupti_result.h>
 #include <gtest/gtest.h>

@@ -3,6 +3,7 @@
 #include "harness/model/metrics.hpp"
 #include "harness/family/registry.hpp"
 #include "kernels/covariance/covariance.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

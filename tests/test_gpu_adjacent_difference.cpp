@@ -1,8 +1,9 @@
 // Every variant against the CPU reference at awkward sizes, with poisoned outputs.
 #include "gpu_test_support.hpp"
-#include "harness/sweep/config.hpp"
+#include "harness/sweep/spec.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/family/registry.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,6 +4,7 @@
 #include "harness/core/cuda_check.hpp"
 #include "harness/family/registry.hpp"
 #include "kernels/cost_volume/cost_volume.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

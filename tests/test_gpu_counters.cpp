@@ -4,9 +4,11 @@
 #include "gpu_test_support.hpp"
 #include "harness/measure/counters.hpp"
 #include "harness/measure/kernel_activity.hpp"
-#include "harness/run/runner.hpp"
+#include "harness/measure/counters_observer.hpp"
+#include "harness/measure/point.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/measure/timer.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 
@@ -209,20 +211,25 @@ TEST(GpuCounters, PointsCountedTogetherCountWhatEachCountsAlone) {
   auto problem = family.make_problem(sizes, 11);
   PointContext context = rig.context();
   std::vector<ordered_json> alone;
-  std::vector<CounterJob> jobs;
+  // The run's observers: each point's launch kept, its record owing the section, until settle().
+  Observers batched = point_observers(context, /*batch_counters=*/true);
+  std::vector<SharedRecord> deferred;
   for (const Point& point : points) {
     ordered_json record = measure_point(point, *problem, context);
     ASSERT_EQ(record["status"], "ok") << record["reason"];
     if (record["counters"]["status"] != "measured") GTEST_SKIP() << "counters unavailable: " << record["counters"]["reason"];
     alone.push_back(record["counters"]);
-    CounterJob job;
-    ordered_json deferred = measure_point(point, *problem, context, &job);
-    ASSERT_TRUE(job.launch_once) << point.id;
-    EXPECT_FALSE(deferred.contains("counters")) << point.id;
-    jobs.push_back(job);
+    SharedRecord kept = measure_point(point, *problem, context, batched);
+    ASSERT_EQ(kept->sections_owed, 1) << point.id;
+    EXPECT_FALSE(kept->json.contains("counters")) << point.id;
+    deferred.push_back(kept);
   }
-  auto flush = rig.flush();
-  std::vector<ordered_json> together = collect_counters_batch(*rig.session, jobs, flush, double(rig.flusher->bytes()));
+  batched.settle();
+  std::vector<ordered_json> together;
+  for (const SharedRecord& record : deferred) {
+    EXPECT_EQ(record->sections_owed, 0) << record->json["point_id"];
+    together.push_back(record->json["counters"]);
+  }
   ASSERT_TRUE(rig.session->batch_unusable_reason().empty()) << rig.session->batch_unusable_reason();
   ASSERT_EQ(together.size(), points.size());
   for (std::size_t i = 0; i < points.size(); ++i) {

@@ -7,6 +7,7 @@
 #include "harness/family/registry.hpp"
 #include "kernels/covariance/covariance.hpp"
 #include "kernels/covariance/problem.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,10 @@
 #include "harness/family/verify.hpp"
 #include "harness/family/verify_device.hpp"
 #include "harness/family/random.hpp"
+#include "kernels/families.hpp"
+#include "harness/measure/kernel_attributes.hpp"
+#include "harness/measure/point.hpp"
+#include "harness/sweep/point_source.hpp"
 
 #include <gtest/gtest.h>
 
@@ -269,6 +273,59 @@ TEST(GpuHarness, RunWritesEveryFileAndResumeKeepsFinishedPoints) {
   EXPECT_EQ(second.ok, 12u) << log.str();
   EXPECT_EQ(second.json_path, first.json_path);
   EXPECT_EQ(read_jsonl(first.jsonl_path).results.size(), 12u);
+  std::filesystem::remove_all(dir);
+}
+
+// run --strategy random: the sample's points only, in the sweep's order, the strategy in the
+// record and the .jsonl header, and a resumed run that finishes the same sample.
+TEST(GpuHarness, RandomStrategyMeasuresItsSampleAndResumesIt) {
+  OCCBENCH_REQUIRE_GPU();
+  auto dir = std::filesystem::temp_directory_path() / "occbench_gpu_random";
+  std::filesystem::remove_all(dir);
+  SweepSpec spec = parse_sweep_text(R"({"name": "sample", "family": "adjacent_difference",
+      "variants": ["global", "shared_static", "vectorized"], "baseline": "global",
+      "sizes": {"n": [1025, 100000]}, "axes": {"block_size": [64, 128, 256, 512]},
+      "measurement": {"mode": "cold", "min_samples": 3, "max_samples": 20, "timeout_s": 0.5}})",
+                                    "sample.json", builtin_registry());
+  RunOptions options;
+  options.out_dir = dir.string();
+  options.strategy = Strategy{"random", 5, 11};
+  std::vector<std::string> expected;
+  std::unique_ptr<ListSource> sample = make_point_source(spec, builtin_registry(), options.strategy);
+  for (const auto& p : sample->points()) expected.push_back(p.id);
+  ASSERT_EQ(expected.size(), 5u);
+  std::ostringstream log;
+  RunSummary first = run_sweep(spec, builtin_registry(), options, log);
+  EXPECT_EQ(first.ok, 5u) << log.str();
+  ordered_json doc = read_json_file(first.json_path);
+  std::vector<std::string> measured;
+  for (const auto& r : doc["results"]) measured.push_back(r["point_id"]);
+  EXPECT_EQ(measured, expected);
+  EXPECT_EQ(doc["run"]["strategy"]["name"], "random");
+  EXPECT_EQ(doc["run"]["strategy"]["max_points"], 5);
+  EXPECT_EQ(read_jsonl(first.jsonl_path).header["strategy"]["seed"], 11);
+
+  // Killed after two points: the resumed run measures the rest of the same sample.
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(first.jsonl_path);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  ASSERT_EQ(lines.size(), 6u);
+  {
+    std::ofstream out(first.jsonl_path, std::ios::trunc);
+    for (int i = 0; i < 3; ++i) out << lines[i] << "\n";
+  }
+  JsonlContents contents = read_jsonl(first.jsonl_path);
+  RunOptions resume = options;
+  resume.resume = &contents;
+  resume.resume_path = first.jsonl_path;
+  RunSummary second = run_sweep(spec, builtin_registry(), resume, log);
+  EXPECT_EQ(second.reused, 2u);
+  EXPECT_EQ(second.ok, 5u) << log.str();
+  measured.clear();
+  for (const auto& r : read_json_file(second.json_path)["results"]) measured.push_back(r["point_id"]);
+  EXPECT_EQ(measured, expected);
   std::filesystem::remove_all(dir);
 }
 

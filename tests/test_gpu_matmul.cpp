@@ -6,6 +6,7 @@
 #include "harness/family/registry.hpp"
 #include "kernels/matmul/matmul.hpp"
 #include "kernels/matmul/problem.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -5,6 +5,8 @@
 #include "harness/records/record_writer.hpp"
 #include "harness/run/supervisor.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "harness/sweep/config.hpp"
+#include "kernels/families.hpp"
 
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>

@@ -5,7 +5,9 @@
 #include "harness/sweep/config.hpp"
 #include "harness/measure/latency_probe.hpp"
 #include "harness/model/occupancy_limit.hpp"
-#include "harness/run/runner.hpp"
+#include "harness/measure/point.hpp"
+#include "kernels/families.hpp"
+#include "harness/sweep/sweep.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,9 @@
 #include "harness/core/cuda_check.hpp"
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/run/plan.hpp"
-#include "harness/run/runner.hpp"
+#include "harness/measure/kernel_attributes.hpp"
 #include "plan_test_support.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,8 +3,10 @@
 #include "gpu_test_support.hpp"
 
 #include "harness/sweep/config.hpp"
-#include "harness/run/runner.hpp"
+#include "harness/measure/point.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
+#include "harness/measure/kernel_attributes.hpp"
 
 #include <nlohmann/json.hpp>
 

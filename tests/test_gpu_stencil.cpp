@@ -5,6 +5,7 @@
 #include "harness/core/cuda_check.hpp"
 #include "harness/family/registry.hpp"
 #include "kernels/stencil/stencil.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

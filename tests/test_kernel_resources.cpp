@@ -3,6 +3,7 @@
 #include "harness/model/kernel_resources.hpp"
 #include "harness/family/registry.hpp"
 #include "plan_test_support.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -3,6 +3,7 @@
 #include "harness/family/random.hpp"
 #include "harness/family/registry.hpp"
 #include "kernels/matmul/matmul.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -4,6 +4,7 @@
 #include "harness/model/gpu_table.hpp"
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -2,6 +2,8 @@
 #include "harness/cli/cli.hpp"
 #include "harness/run/plan.hpp"
 #include "plan_test_support.hpp"
+#include "harness/sweep/config.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

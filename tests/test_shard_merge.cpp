@@ -7,12 +7,16 @@
 #include "harness/sweep/selection.hpp"
 #include "harness/sweep/shard.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "harness/sweep/claims.hpp"
+#include "harness/sweep/config.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -280,8 +284,15 @@ TEST(MultiDevice, PointsClaimedButNeverRecordedAreNamed) {
   EXPECT_TRUE(claimed_without_record(dir.string(), results).empty()) << "a group's claim is not a point";
 }
 
+// A config's points and their handout groups.
+struct ClaimableSweep {
+  std::vector<Point> points;
+  MeasurementSettings settings;
+  std::vector<HandoutGroup> groups;
+};
+
 // handout_groups of a config: every point once, each group one problem (and one reference).
-std::vector<HandoutGroup> groups_of(const std::string& config, std::size_t& point_count) {
+ClaimableSweep claimable(const std::string& config, std::size_t& point_count) {
   SweepSpec spec = parse_sweep_file(kConfigs + config, builtin_registry());
   std::vector<Point> points = expand_sweep(spec, builtin_registry());
   point_count = points.size();
@@ -309,7 +320,24 @@ std::vector<HandoutGroup> groups_of(const std::string& config, std::size_t& poin
     EXPECT_NEAR(group.estimated_s, sum, 1e-9 * sum);
   }
   EXPECT_EQ(ids.size(), point_count);
-  return groups;
+  return {points, spec.measurement, groups};
+}
+
+std::vector<HandoutGroup> groups_of(const std::string& config, std::size_t& point_count) {
+  return claimable(config, point_count).groups;
+}
+
+// A worker's walk: its ClaimSource driven as the run loop drives it (a finished point is kept,
+// not measured); once `keep_claiming` says false, the worker's device is lost.
+void walk_claims(const ClaimableSweep& sweep, const fs::path& claims, const std::string& owner,
+                 const std::set<std::string>& finished, const std::function<void(const Point&)>& prepare,
+                 const std::function<void(const Point&)>& measure, const std::function<bool()>& keep_claiming = {}) {
+  ClaimSource source(sweep.points, sweep.settings, claims.string(), owner, finished, prepare);
+  while (const Point* point = source.next()) {
+    if (finished.count(point->id)) continue;
+    measure(*point);
+    if (keep_claiming && !keep_claiming()) source.device_lost();
+  }
 }
 
 TEST(MultiDevice, HandoutGroupsShareOneProblemAndReference) {
@@ -330,14 +358,14 @@ TEST(MultiDevice, HandoutGroupsShareOneProblemAndReference) {
 }
 
 // Two workers walking the groups of a sweep at once (threads over one claims folder).
-std::map<std::string, std::vector<std::string>> walk_two_workers(const std::vector<HandoutGroup>& groups, const fs::path& claims,
-                                                                   const std::map<std::string, ordered_json>& finished) {
+std::map<std::string, std::vector<std::string>> walk_two_workers(const ClaimableSweep& sweep, const fs::path& claims,
+                                                                   const std::set<std::string>& finished) {
   std::map<std::string, std::vector<std::string>> measured;
   std::vector<std::thread> workers;
   for (const std::string owner : {"device0", "device1"}) measured[owner];
   for (auto& [owner, list] : measured)
     workers.emplace_back([&, owner = owner, list = &list] {
-      walk_claimed_groups(groups, claims.string(), owner, finished, [](const Point&) {},
+      walk_claims(sweep, claims, owner, finished, [](const Point&) {},
                           [&](const Point& point) {
                             list->push_back(point.id);
                             std::this_thread::sleep_for(std::chrono::microseconds(200));
@@ -349,9 +377,10 @@ std::map<std::string, std::vector<std::string>> walk_two_workers(const std::vect
 
 TEST(MultiDevice, WorkersTakeWholeGroupsThenHelp) {
   std::size_t count = 0;
-  std::vector<HandoutGroup> groups = groups_of("stencil.json", count);
+  ClaimableSweep sweep = claimable("stencil.json", count);
+  const std::vector<HandoutGroup>& groups = sweep.groups;
   fs::path claims = fresh_dir("walk");
-  auto measured = walk_two_workers(groups, claims, {});
+  auto measured = walk_two_workers(sweep, claims, {});
   std::set<std::string> all;
   std::size_t split_groups = 0;
   for (const auto& group : groups) {
@@ -372,20 +401,20 @@ TEST(MultiDevice, WorkersTakeWholeGroupsThenHelp) {
   // One worker alone takes every group whole, in claim order; a second finds nothing left.
   fs::path alone = fresh_dir("walk_alone");
   std::vector<std::string> order;
-  walk_claimed_groups(groups, alone.string(), "device0", {}, [](const Point&) {},
+  walk_claims(sweep, alone, "device0", {}, [](const Point&) {},
                       [&](const Point& point) { order.push_back(point.id); });
   ASSERT_EQ(order.size(), count);
   EXPECT_EQ(order.front(), groups.front().points.front().id);
   EXPECT_EQ(order.back(), groups.back().points.back().id);
   std::size_t more = 0;
-  walk_claimed_groups(groups, alone.string(), "device1", {}, [](const Point&) {}, [&](const Point&) { ++more; });
+  walk_claims(sweep, alone, "device1", {}, [](const Point&) {}, [&](const Point&) { ++more; });
   EXPECT_EQ(more, 0u);
 
   // A worker that stops claiming (its CUDA context is lost) after two points leaves every other
   // point unclaimed for the others.
   fs::path stopping = fresh_dir("walk_stopping");
   std::size_t measured_here = 0;
-  walk_claimed_groups(groups, stopping.string(), "device0", {}, [](const Point&) {}, [&](const Point&) { ++measured_here; },
+  walk_claims(sweep, stopping, "device0", {}, [](const Point&) {}, [&](const Point&) { ++measured_here; },
                       [&] { return measured_here < 2; });
   EXPECT_EQ(measured_here, 2u);
   std::size_t claimed = 0;
@@ -396,7 +425,8 @@ TEST(MultiDevice, WorkersTakeWholeGroupsThenHelp) {
 
 TEST(MultiDevice, HelperTakesTheCheapEndAndOwnerGoesOnAfterARestart) {
   std::size_t count = 0;
-  std::vector<HandoutGroup> groups = groups_of("covariance_chunk_sweep.json", count);
+  ClaimableSweep sweep = claimable("covariance_chunk_sweep.json", count);
+  const std::vector<HandoutGroup>& groups = sweep.groups;
   ASSERT_EQ(groups.size(), 1u);  // one problem: the second GPU can only help
   const auto& points = groups[0].points;
   fs::path claims = fresh_dir("help");
@@ -405,7 +435,7 @@ TEST(MultiDevice, HelperTakesTheCheapEndAndOwnerGoesOnAfterARestart) {
   ASSERT_TRUE(claim_point(claims.string(), points.front().id));
   std::vector<std::string> helped;
   std::size_t prepared = 0;
-  walk_claimed_groups(groups, claims.string(), "device1", {}, [&](const Point&) { ++prepared; },
+  walk_claims(sweep, claims, "device1", {}, [&](const Point&) { ++prepared; },
                       [&](const Point& point) { helped.push_back(point.id); });
   EXPECT_EQ(prepared, 1u) << "the problem is built once, before the claims";
   ASSERT_EQ(helped.size(), points.size() - 1);
@@ -417,13 +447,13 @@ TEST(MultiDevice, HelperTakesTheCheapEndAndOwnerGoesOnAfterARestart) {
   EXPECT_FALSE(claim_group(restart.string(), groups[0].key, "device1"));
   // A resumed run: finished points are never measured again, and a group with one open point is
   // left to its owner.
-  std::map<std::string, ordered_json> finished;
-  for (std::size_t i = 0; i + 1 < points.size(); ++i) finished[points[i].id] = ordered_json::object();
+  std::set<std::string> finished;
+  for (std::size_t i = 0; i + 1 < points.size(); ++i) finished.insert(points[i].id);
   std::size_t again = 0;
-  walk_claimed_groups(groups, restart.string(), "device1", finished, [](const Point&) {}, [&](const Point&) { ++again; });
+  walk_claims(sweep, restart, "device1", finished, [](const Point&) {}, [&](const Point&) { ++again; });
   EXPECT_EQ(again, 0u);
   std::vector<std::string> owner;
-  walk_claimed_groups(groups, restart.string(), "device0", finished, [](const Point&) {},
+  walk_claims(sweep, restart, "device0", finished, [](const Point&) {},
                       [&](const Point& point) { owner.push_back(point.id); });
   EXPECT_EQ(owner, std::vector<std::string>{points.back().id});
 }

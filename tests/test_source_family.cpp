@@ -8,6 +8,7 @@
 #include "harness/sweep/nvrtc_compiler.hpp"
 #include "harness/run/plan.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -4,6 +4,7 @@
 #include "harness/family/random.hpp"
 #include "harness/family/registry.hpp"
 #include "kernels/stencil/stencil.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

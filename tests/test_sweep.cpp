@@ -1,5 +1,6 @@
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

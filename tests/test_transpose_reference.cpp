@@ -1,6 +1,7 @@
 // transpose family on the CPU: the reference, the work model, the axes and launch shape.
 #include "harness/family/registry.hpp"
 #include "kernels/transpose/transpose.hpp"
+#include "kernels/families.hpp"
 
 #include <gtest/gtest.h>
 

@@ -11,6 +11,8 @@
 #include "harness/run/supervisor.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/measure/timer.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/measure/point.hpp"
 
 #include <fmt/format.h>
 
@@ -32,11 +34,30 @@ struct RunFlags {
   bool no_supervisor = false;
   bool counters = false;
   SelectionFlags selection;
+  std::string strategy = "exhaustive";
+  std::size_t max_points = 0;  // 0: not given
+  std::uint64_t seed = 0;
 };
 
+Strategy strategy_from_flags(const RunFlags& flags) {
+  Strategy strategy;
+  strategy.name = flags.strategy;
+  if (flags.max_points > 0) strategy.max_points = flags.max_points;
+  strategy.seed = flags.seed;
+  return strategy;
+}
+
+// The same flags as arguments, for a child process that must choose the same points.
+std::vector<std::string> strategy_arguments(const Strategy& strategy) {
+  if (strategy.is_default()) return {};
+  std::vector<std::string> args = {"--strategy", strategy.name, "--seed", std::to_string(strategy.seed)};
+  if (strategy.max_points) args.insert(args.end(), {"--max-points", std::to_string(*strategy.max_points)});
+  return args;
+}
+
 // The points a run would measure, one id a line: no GPU needed.
-int list_points(const SweepSpec& spec, const Registry& registry) {
-  auto points = expand_sweep(spec, registry);
+int list_points(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+  auto points = make_point_source(spec, registry, strategy)->points();
   std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run\n", spec.source, spec.name, spec.family,
                            points.size());
   for (const auto& point : points) std::cout << point.id << "\n";
@@ -44,8 +65,9 @@ int list_points(const SweepSpec& spec, const Registry& registry) {
 }
 
 // The arguments every worker of run --devices gets besides its device, config and output.
-std::vector<std::string> worker_arguments(const RunFlags& flags) {
+std::vector<std::string> worker_arguments(const RunFlags& flags, const Strategy& strategy) {
   std::vector<std::string> args = selection_arguments(flags.selection);
+  for (auto& arg : strategy_arguments(strategy)) args.push_back(std::move(arg));
   args.insert(args.end(), {"--watchdog", fmt::format("{}", flags.watchdog_s)});
   if (flags.no_supervisor) args.push_back("--no-supervisor");
   if (flags.counters) args.push_back("--counters");  // the workers read the config file, not the flag
@@ -67,6 +89,106 @@ void check_environment_switches() {
   }
 }
 
+bool is_jsonl_path(const std::string& path) { return path.size() >= 6 && path.substr(path.size() - 6) == ".jsonl"; }
+
+int no_gpu(const std::string& reason) {
+  std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate, list, plan and run --dry-run work without one)\n",
+                           reason);
+  return kExitNoGpu;
+}
+
+// A run --devices resumed: each worker resumes its part.
+int resume_on_devices(const JsonlContents& resumed, const std::string& resume_path, const std::vector<std::string>& argv,
+                      const Registry& registry) {
+  if (auto reason = no_gpu_reason()) return no_gpu(*reason);
+  MultiDeviceRun multi;
+  multi.resume_path = resume_path;
+  multi.resume_header = resumed.header;
+  multi.command_line = join_command(argv);
+  return run_on_devices(multi, registry, std::cerr);
+}
+
+// A resumed run measures the points it was choosing: the same shard, the same sample.
+void restore_choice(RunFlags& flags, const ordered_json& header, const std::string& resume_path) {
+  if (flags.selection.shard.empty() && header.contains("selection") && header["selection"].contains("shard"))
+    flags.selection.shard = header["selection"]["shard"].get<std::string>();
+  if (strategy_from_flags(flags).is_default() && header.contains("strategy")) {
+    Strategy stored = strategy_from_json(header["strategy"], resume_path);
+    flags.strategy = stored.name;
+    flags.max_points = stored.max_points.value_or(0);
+    flags.seed = stored.seed;
+  }
+}
+
+// The sweep: the config file, or the one stored in the resumed .jsonl; the selection and --counters applied.
+SweepSpec load_spec(const RunFlags& flags, const JsonlContents& resumed, const Registry& registry) {
+  SweepSpec spec;
+  if (!flags.resume_path.empty()) {
+    std::string source = resumed.header.value("config_source", flags.resume_path);
+    spec = parse_sweep_json(resumed.header["config"], source + " (as stored in " + flags.resume_path + ")", registry);
+  } else {
+    spec = parse_sweep_file(flags.config, registry);
+  }
+  spec = apply_selection(spec, selection_from_flags(flags.selection), registry);
+  if (flags.counters) spec.measurement.counters = true;
+  return spec;
+}
+
+int run_on_several_devices(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy,
+                           const std::vector<std::string>& argv, const Registry& registry) {
+  MultiDeviceRun multi;
+  multi.devices = local_device_list(flags.devices);
+  multi.each_device = flags.each_device;
+  multi.config_path = flags.config;
+  multi.sweep_name = spec.name;
+  multi.out_dir = flags.out_dir;
+  multi.worker_args = worker_arguments(flags, strategy);
+  multi.command_line = join_command(argv);
+  return run_on_devices(multi, registry, std::cerr);
+}
+
+// A sweep of the user's own kernels runs in a supervised child process: a fault or a hang fails
+// its point and the sweep goes on (harness/run/supervisor).
+int supervise(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy, const std::vector<std::string>& argv,
+              const Registry& registry) {
+  SupervisorOptions supervised;
+  supervised.first_args.assign(argv.begin() + 1, argv.end());
+  supervised.resume_args = {"--device", std::to_string(flags.device_ordinal), "--watchdog", fmt::format("{}", flags.watchdog_s)};
+  if (!flags.claim_dir.empty()) supervised.resume_args.insert(supervised.resume_args.end(), {"--claim-dir", flags.claim_dir});
+  for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
+  for (auto& arg : strategy_arguments(strategy)) supervised.resume_args.push_back(std::move(arg));
+  if (flags.counters) supervised.resume_args.push_back("--counters");
+  supervised.watchdog_s = flags.watchdog_s;
+  auto points = expand_sweep(spec, registry);
+  supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
+    for (const auto& point : points)
+      if (point.id == id) return unrun_record(point, "failed", reason);
+    return ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
+  };
+  return supervise_run(supervised, std::cerr);
+}
+
+int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy, const JsonlContents& resumed,
+             const std::vector<std::string>& argv, const Registry& registry) {
+  RunOptions options;
+  options.out_dir = flags.out_dir;
+  options.device = flags.device_ordinal;
+  options.command_line = join_command(argv);
+  if (!flags.resume_path.empty()) {
+    options.resume = &resumed;
+    options.resume_path = flags.resume_path;
+  }
+  options.claim_dir = flags.claim_dir;
+  options.strategy = strategy;
+  options.supervisor_fd = supervisor_fd_from_environment();
+  if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) return supervise(flags, spec, strategy, argv, registry);
+  RunSummary summary = run_sweep(spec, registry, options, std::cout);
+  if (summary.failed > 0)
+    std::cerr << fmt::format("occbench run: {} point(s) failed (wrong results or errors); see the table above\n",
+                             summary.failed);
+  return summary.exit_code;
+}
+
 int run_command(RunFlags flags, const std::vector<std::string>& argv, const Registry& registry) {
   check_environment_switches();
   if (flags.config.empty() && flags.resume_path.empty()) {
@@ -74,91 +196,30 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
     return kExitBadInput;
   }
   JsonlContents resumed;
-  SweepSpec spec;
-  RunOptions options;
-  options.out_dir = flags.out_dir;
-  options.device = flags.device_ordinal;
-  options.command_line = join_command(argv);
-  const std::string& resume_path = flags.resume_path;
-  if (!resume_path.empty()) {
-    if (resume_path.size() < 6 || resume_path.substr(resume_path.size() - 6) != ".jsonl") {
-      std::cerr << fmt::format("error: {}: --resume expects the .jsonl file of an earlier run\n", resume_path);
+  if (!flags.resume_path.empty()) {
+    if (!is_jsonl_path(flags.resume_path)) {
+      std::cerr << fmt::format("error: {}: --resume expects the .jsonl file of an earlier run\n", flags.resume_path);
       return kExitBadInput;
     }
-    resumed = read_jsonl(resume_path);
-    if (resumed.header.contains("multi_device")) {  // a run --devices: resume each worker
-      if (auto reason = no_gpu_reason()) {
-        std::cerr << fmt::format("occbench run: {}; timings need a GPU\n", *reason);
-        return kExitNoGpu;
-      }
-      MultiDeviceRun multi;
-      multi.resume_path = resume_path;
-      multi.resume_header = resumed.header;
-      multi.command_line = options.command_line;
-      return run_on_devices(multi, registry, std::cerr);
-    }
-    // A shard's run resumes as the same shard.
-    if (flags.selection.shard.empty() && resumed.header.contains("selection") && resumed.header["selection"].contains("shard"))
-      flags.selection.shard = resumed.header["selection"]["shard"].get<std::string>();
-    std::string source = resumed.header.value("config_source", resume_path);
-    spec = parse_sweep_json(resumed.header["config"], source + " (as stored in " + resume_path + ")", registry);
-    options.resume = &resumed;
-    options.resume_path = resume_path;
-  } else {
-    spec = parse_sweep_file(flags.config, registry);
+    resumed = read_jsonl(flags.resume_path);
+    if (resumed.header.contains("multi_device")) return resume_on_devices(resumed, flags.resume_path, argv, registry);
+    restore_choice(flags, resumed.header, flags.resume_path);
   }
-  spec = apply_selection(spec, selection_from_flags(flags.selection), registry);
-  if (flags.counters) spec.measurement.counters = true;
-  if (flags.dry_run) return list_points(spec, registry);
-  if (auto reason = no_gpu_reason()) {
-    std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate, list, plan and run --dry-run work without one)\n",
-                             *reason);
-    return kExitNoGpu;
-  }
-  if (!flags.devices.empty()) {
-    MultiDeviceRun multi;
-    multi.devices = local_device_list(flags.devices);
-    multi.each_device = flags.each_device;
-    multi.config_path = flags.config;
-    multi.sweep_name = spec.name;
-    multi.out_dir = flags.out_dir;
-    multi.worker_args = worker_arguments(flags);
-    multi.command_line = options.command_line;
-    return run_on_devices(multi, registry, std::cerr);
-  }
+  SweepSpec spec = load_spec(flags, resumed, registry);
+  Strategy strategy = strategy_from_flags(flags);
+  check_strategy(strategy);
+  if (flags.dry_run) return list_points(spec, registry, strategy);
+  if (auto reason = no_gpu_reason()) return no_gpu(*reason);
+  if (!flags.devices.empty()) return run_on_several_devices(flags, spec, strategy, argv, registry);
   if (flags.each_device) {
     std::cerr << "error: run --each-device needs --devices (the GPUs to run the whole sweep on)\n";
     return kExitBadInput;
   }
-  options.claim_dir = flags.claim_dir;
-  if (auto bad = device_choice_error(options.device)) {
+  if (auto bad = device_choice_error(flags.device_ordinal)) {
     std::cerr << fmt::format("error: run --device: {}\n", *bad);
     return kExitBadInput;
   }
-  // A sweep of the user's own kernels runs in a supervised child process: a fault or a hang
-  // fails its point and the sweep goes on (harness/run/supervisor).
-  options.supervisor_fd = supervisor_fd_from_environment();
-  if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) {
-    SupervisorOptions supervised;
-    supervised.first_args.assign(argv.begin() + 1, argv.end());
-    supervised.resume_args = {"--device", std::to_string(flags.device_ordinal), "--watchdog", fmt::format("{}", flags.watchdog_s)};
-    if (!flags.claim_dir.empty()) supervised.resume_args.insert(supervised.resume_args.end(), {"--claim-dir", flags.claim_dir});
-    for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
-    if (flags.counters) supervised.resume_args.push_back("--counters");
-    supervised.watchdog_s = flags.watchdog_s;
-    auto points = expand_sweep(spec, registry);
-    supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
-      for (const auto& point : points)
-        if (point.id == id) return unrun_record(point, "failed", reason);
-      return ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
-    };
-    return supervise_run(supervised, std::cerr);
-  }
-  RunSummary summary = run_sweep(spec, registry, options, std::cout);
-  if (summary.failed > 0)
-    std::cerr << fmt::format("occbench run: {} point(s) failed (wrong results or errors); see the table above\n",
-                             summary.failed);
-  return summary.exit_code;
+  return run_here(flags, spec, strategy, resumed, argv, registry);
 }
 
 }  // namespace
@@ -187,6 +248,13 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
                 "memory level, bank conflicts (as measurement.counters: true)");
   run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
   add_selection_options(*run, flags->selection);
+  run->add_option("--strategy", flags->strategy,
+                  "How the points are chosen: exhaustive (every point, the default) or random (a sample of --max-points, "
+                  "the same for the same --seed)")
+      ->capture_default_str();
+  run->add_option("--max-points", flags->max_points, "Measure at most N points (random: the sample's size)")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--seed", flags->seed, "The random sample's seed")->capture_default_str();
   return {run, [&registry, flags](const std::vector<std::string>& argv) { return run_command(*flags, argv, registry); }};
 }
 

@@ -2,6 +2,7 @@
 #include "harness/cli/cli.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "harness/sweep/config.hpp"
 
 #include <fmt/format.h>
 

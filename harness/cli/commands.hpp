@@ -2,7 +2,7 @@
 // The subcommands of `occbench`, one file each (harness/command_<name>.cpp): each adds its
 // subcommand and options to the app, and returns what runs when the user chose it. cli.cpp sets
 // up the app, parses and dispatches.
-#include "harness/sweep/config.hpp"
+#include "harness/sweep/spec.hpp"
 #include "harness/family/registry.hpp"
 
 #include <CLI/CLI.hpp>

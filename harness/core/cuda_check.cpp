@@ -9,4 +9,21 @@ void throw_cuda_error(cudaError_t code, const char* expression, const char* file
                                     cudaGetErrorString(code), expression, file, line));
 }
 
+bool is_sticky_cuda_error(cudaError_t code) {
+  switch (code) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
 }  // namespace occbench

@@ -23,6 +23,9 @@ inline void check_cuda(cudaError_t code, const char* expression, const char* fil
   if (code != cudaSuccess) throw_cuda_error(code, expression, file, line);
 }
 
+// Errors after which the CUDA context is unusable: nothing more can run in this process.
+bool is_sticky_cuda_error(cudaError_t code);
+
 }  // namespace occbench
 
 #define OCCBENCH_CUDA_CHECK(expr) ::occbench::check_cuda((expr), #expr, __FILE__, __LINE__)

@@ -1,6 +1,5 @@
 #include "harness/family/registry.hpp"
 
-#include "harness/model/occupancy_limit.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -75,12 +74,6 @@ std::string kernel_name_in_signature(std::string_view pretty_function) {
   name = name.substr(0, name.find_first_of("];"));
   while (!name.empty() && (name.front() == '&' || name.front() == ' ')) name.remove_prefix(1);
   return std::string(name);
-}
-
-const Axis* Variant::find_axis(std::string_view axis_name) const {
-  for (const auto& axis : axes)
-    if (axis.name == axis_name) return &axis;
-  return find_harness_axis(*this, axis_name);  // occupancy_limit, on any device variant
 }
 
 const Variant* Family::find_variant(std::string_view variant_name) const {

@@ -205,7 +205,4 @@ class Registry {
   std::vector<Family> families_;
 };
 
-// The built-in families (kernels/families.cpp).
-const Registry& builtin_registry();
-
 }  // namespace occbench

@@ -72,4 +72,19 @@ nlohmann::ordered_json to_json(const PointConditions& c) {
           {"flags", c.flags}};
 }
 
+void ClockObserver::before_samples(const Point& point) {
+  sampler_.reset();
+  if (point.variant->executor == Executor::device) sampler_ = std::make_unique<ConditionSampler>(device_);
+}
+
+void ClockObserver::between_samples() {
+  if (sampler_) sampler_->sample_if_due();
+}
+
+void ClockObserver::after_samples(const SampledPoint&, const SharedRecord& record) {
+  if (!sampler_) return;
+  record->json["timing"]["conditions"] = to_json(sampler_->finish(device_.clocks_start));
+  sampler_.reset();
+}
+
 }  // namespace occbench

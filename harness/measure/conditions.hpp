@@ -2,10 +2,12 @@
 // The conditions a point was measured under: SM and memory clocks and NVML's throttle reasons,
 // read between samples (not only at the start and end of the run), and the flags they raise.
 #include "harness/measure/device.hpp"
+#include "harness/measure/observer.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,5 +50,18 @@ class ConditionSampler {
 };
 
 nlohmann::ordered_json to_json(const PointConditions& conditions);
+
+// The observer that reads them for every device point and adds timing.conditions to its record.
+class ClockObserver : public PointObserver {
+ public:
+  explicit ClockObserver(const DeviceInfo& device) : device_(device) {}
+  void before_samples(const Point& point) override;
+  void between_samples() override;
+  void after_samples(const SampledPoint& point, const SharedRecord& record) override;
+
+ private:
+  const DeviceInfo& device_;
+  std::unique_ptr<ConditionSampler> sampler_;  // while a device point is sampled
+};
 
 }  // namespace occbench

@@ -1,7 +1,7 @@
 #include "harness/measure/counters.hpp"
 
 #include "harness/core/cuda_check.hpp"
-#include "harness/records/time_use.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/measure/timer_kernels.hpp"
 
 #include <cuda.h>
@@ -1164,61 +1164,6 @@ void CounterSession::drop_run_wide_profiler(bool enabled_here) {
   if (enabled_here || !s.profiler) return;  // a per-point profiler is disabled by its own guard
   s.disable(s.profiler);  // whatever the failure left behind goes with it; the next point enables afresh
   s.profiler = nullptr;
-}
-
-}  // namespace occbench
-
-namespace occbench {
-
-nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel& work,
-                                        std::optional<double> theoretical_occupancy,
-                                        const std::function<void()>& launch_once,
-                                        const std::function<void()>& between_passes,
-                                        const std::string& skip_instrumentation) {
-  if (!session.available()) return unavailable_counters_json(session.unavailable_reason());
-  auto t0 = std::chrono::steady_clock::now();
-  try {
-    return measured_counters_json(session.measure(launch_once, between_passes, skip_instrumentation), work, theoretical_occupancy);
-  } catch (const CudaError&) {
-    throw;  // the launch itself failed: the point's error, not the counters'
-  } catch (const std::runtime_error& e) {
-    ordered_json c = unavailable_counters_json(e.what());
-    c["added_s"] = seconds_since(t0);
-    return c;
-  }
-}
-
-std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& session, const std::vector<CounterJob>& jobs,
-                                                           const std::function<void()>& flush, double flush_read_bytes) {
-  std::vector<nlohmann::ordered_json> sections;
-  auto one_by_one = [&] {
-    sections.clear();
-    for (const auto& job : jobs)
-      sections.push_back(collect_counters(session, job.work, job.theoretical_occupancy, job.launch_once, flush, job.skip_instrumentation));
-    return sections;
-  };
-  if (!session.available() || jobs.size() < 2 || flush_read_bytes <= 0 || !session.batch_unusable_reason().empty() ||
-      session.flushes_per_kernel())
-    return one_by_one();
-  std::vector<std::function<void()>> launches;
-  std::vector<std::string> skips;
-  for (const auto& job : jobs) {
-    launches.push_back(job.launch_once);
-    skips.push_back(job.skip_instrumentation);
-  }
-  std::vector<CounterReading> readings;
-  try {
-    readings = session.measure_batch(launches, flush, flush_read_bytes, skips);
-  } catch (const CudaError&) {
-    throw;  // a launch itself failed: its point's error
-  } catch (const std::runtime_error& e) {
-    // Counted one by one from here on: a batch that could not be split will not split later.
-    session.mark_batch_unusable(e.what());
-    return one_by_one();
-  }
-  for (std::size_t j = 0; j < jobs.size(); ++j)
-    sections.push_back(measured_counters_json(readings[j], jobs[j].work, jobs[j].theoretical_occupancy));
-  return sections;
 }
 
 }  // namespace occbench

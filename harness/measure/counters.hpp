@@ -208,30 +208,3 @@ class CounterSession {
 };
 
 }  // namespace occbench
-
-namespace occbench {
-
-// A device point's `counters` section: measured through `session`, or unavailable with the
-// reason when the session cannot count or a CUPTI call fails.
-nlohmann::ordered_json collect_counters(CounterSession& session, const WorkModel& work,
-                                        std::optional<double> theoretical_occupancy,
-                                        const std::function<void()>& launch_once,
-                                        const std::function<void()>& between_passes,
-                                        const std::string& skip_instrumentation = "");
-
-// A point whose counters wait for the collection of its batch (run --counters: the points of one
-// problem are counted together after all of them are timed).
-struct CounterJob {
-  std::function<void()> launch_once;  // launches the point and waits for it
-  WorkModel work;
-  std::optional<double> theoretical_occupancy;
-  std::string skip_instrumentation;  // instrumentation_skip_reason's, "" to instrument
-};
-
-// The `counters` sections of `jobs`, counted in one collection (CounterSession::measure_batch), in
-// jobs' order. Where the batch cannot be split among its points or fails, each point is counted
-// on its own, as collect_counters does.
-std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& session, const std::vector<CounterJob>& jobs,
-                                                           const std::function<void()>& flush, double flush_read_bytes);
-
-}  // namespace occbench

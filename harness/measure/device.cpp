@@ -1,5 +1,7 @@
 #include "harness/measure/device.hpp"
 
+#include "harness/measure/latency_probe.hpp"
+#include "harness/measure/memory_probes.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/optional_number.hpp"
 #include "harness/model/gpu_table.hpp"
@@ -9,6 +11,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace occbench {
@@ -210,6 +213,14 @@ nlohmann::ordered_json to_json(const DeviceInfo& d) {
           {"runtime_version", d.runtime_version},
           {"timing_floor_ms", optional_number(d.timing_floor_ms)},
           {"clocks", {{"start", to_json(d.clocks_start)}, {"end", to_json(d.clocks_end)}}}};
+}
+
+void measure_ceilings(DeviceInfo& device) {
+  std::size_t copy_bytes = std::min<std::size_t>(std::size_t(1) << 30, device.total_memory_bytes / 8);
+  device.measured_bandwidth_gbps = measure_copy_bandwidth_gbps(copy_bytes, 20);
+  device.measured_l2_bandwidth_gbps = measure_l2_bandwidth_gbps(device.l2_bytes, device.sm_count, 10);
+  device.measured_smem_bandwidth_gbps = measure_smem_bandwidth_gbps(device.sm_count, 10);
+  device.dram_latency_ns = measure_dram_latency_ns(latency_probe_shape(device.l2_bytes, device.total_memory_bytes));
 }
 
 }  // namespace occbench

@@ -57,6 +57,10 @@ DeviceInfo query_device(int ordinal);
 // the bytes read plus the bytes written (as BabelStream's copy does).
 double measure_copy_bandwidth_gbps(std::size_t bytes, int repetitions);
 
+// The device's own ceilings, measured: copy bandwidth (a copy of 1 GiB, or an eighth of the card),
+// L2 and shared-memory bandwidth, DRAM latency. Every ratio of a run is against these.
+void measure_ceilings(DeviceInfo& device);
+
 // Current SM and memory clocks of the device, through NVML (loaded at run time; empty if absent).
 ClockReading read_clocks(const DeviceInfo& device);
 

@@ -1,6 +1,6 @@
 #pragma once
 // Sample statistics and the rule that decides when sampling stops. Pure CPU code.
-#include "harness/sweep/config.hpp"
+#include "harness/measure/settings.hpp"
 
 #include <string>
 #include <vector>

@@ -2,7 +2,7 @@
 
 #include "harness/core/cuda_check.hpp"
 #include "harness/measure/kernel_activity.hpp"
-#include "harness/records/time_use.hpp"
+#include "harness/core/clock.hpp"
 #include "harness/measure/timer_kernels.hpp"
 
 #include <algorithm>
@@ -346,6 +346,13 @@ double measure_timing_floor_ms(cudaStream_t stream, int repetitions) {
 
 bool near_timing_floor(double median_ms, double floor_ms) {
   return floor_ms > 0 && median_ms > 0 && median_ms < kNearFloorFactor * floor_ms;
+}
+
+std::function<void()> flush_and_wait(L2Flusher* flusher, cudaStream_t stream) {
+  return [flusher, stream] {
+    if (flusher) flusher->flush(stream);
+    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
 }
 
 }  // namespace occbench

@@ -1,7 +1,7 @@
 #pragma once
 // Times a callable: cudaEvents around each device sample, the host clock for host code. Knows
 // nothing of kernels; the caller's callable launches whatever it launches.
-#include "harness/sweep/config.hpp"
+#include "harness/measure/settings.hpp"
 #include "harness/measure/stats.hpp"
 
 #include <cuda_runtime_api.h>
@@ -52,6 +52,9 @@ class L2Flusher {
   FlushMethod method_;
   unsigned counter_ = 0;
 };
+
+// The L2 flush before a counters pass (or a batch's launch), waited for; with no flusher, the wait.
+std::function<void()> flush_and_wait(L2Flusher* flusher, cudaStream_t stream);
 
 // A start and a stop event, created and destroyed together.
 struct EventPair {

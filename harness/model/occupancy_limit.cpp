@@ -1,38 +1,11 @@
 #include "harness/model/occupancy_limit.hpp"
 
-#include "harness/core/cuda_check.hpp"
-#include "harness/family/family_builder.hpp"
 
 #include <cuda_occupancy.h>
-#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include <set>
 
 namespace occbench {
-
-const std::vector<Axis>& harness_axes(const Variant& variant) {
-  static const std::vector<Axis> none;
-  static const std::vector<Axis> device_axes = {
-      axis(kOccupancyLimitAxis,
-           "harness axis: target resident blocks per SM, forced with dynamic shared-memory ballast "
-           "(any device variant; targets above the launch's natural occupancy are skipped; 0: the launch as it is, "
-           "default carveout, for comparison in the same sweep)")
-          .in(0, 32)};
-  return variant.executor == Executor::device ? device_axes : none;
-}
-
-const Axis* find_harness_axis(const Variant& variant, std::string_view axis_name) {
-  for (const auto& a : harness_axes(variant))
-    if (a.name == axis_name) return &a;
-  return nullptr;
-}
-
-std::vector<Axis> launch_axes_with_harness(const Variant& variant) {
-  std::vector<Axis> axes = variant.axes;
-  axes.insert(axes.end(), harness_axes(variant).begin(), harness_axes(variant).end());
-  return axes;
-}
 
 namespace {
 
@@ -125,33 +98,6 @@ std::optional<Ballast> add_ballast(const Params& params, const SmLimits& device,
   record["launch"]["dynamic_smem_bytes"] = launch.dynamic_smem_bytes;
   record["launch"]["ballast_bytes"] = b.ballast_bytes;
   return b;
-}
-
-namespace {
-// Kernels whose carveout a point changed, to put back for points without the axis.
-std::set<const void*>& forced_kernels() {
-  static std::set<const void*> kernels;
-  return kernels;
-}
-}  // namespace
-
-int apply_ballast(const void* kernel, int threads_per_block, std::size_t total_dynamic_smem_bytes) {
-  OCCBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, kForcedCarveoutPercent));
-  forced_kernels().insert(kernel);
-  cudaFuncAttributes attributes{};
-  OCCBENCH_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-  if (total_dynamic_smem_bytes > std::size_t(attributes.maxDynamicSharedSizeBytes))
-    OCCBENCH_CUDA_CHECK(
-        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(total_dynamic_smem_bytes)));
-  int blocks = 0;
-  OCCBENCH_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads_per_block, total_dynamic_smem_bytes));
-  return blocks;
-}
-
-void restore_default_carveout(const void* kernel) {
-  if (forced_kernels().erase(kernel) == 0) return;
-  OCCBENCH_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutDefault));
 }
 
 nlohmann::ordered_json to_json(const Ballast& b, int api_active_blocks_per_sm) {

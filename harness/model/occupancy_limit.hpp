@@ -11,6 +11,7 @@
 // floor(smem_per_sm / that) of them. The smallest allocation that lets in at most T blocks is
 // round_up(floor(smem_per_sm / (T + 1)) + 1, granularity); it lets in exactly T when T of them fit.
 #include "harness/model/occupancy.hpp"
+#include "harness/family/harness_axes.hpp"
 #include "harness/family/registry.hpp"
 
 #include <nlohmann/json.hpp>
@@ -22,26 +23,6 @@
 #include <vector>
 
 namespace occbench {
-
-inline constexpr const char* kOccupancyLimitAxis = "occupancy_limit";
-// occupancy_limit 0: not forced (no ballast, the default carveout): the unchanged launch as a
-// reference point in the same sweep, e.g. to see what the forced carveout alone costs.
-inline constexpr int kUnforced = 0;
-// The point asks for a forced occupancy (it has the axis with a value other than kUnforced).
-inline bool forces_occupancy(const Params& params) {
-  return params.has(kOccupancyLimitAxis) && params.get(kOccupancyLimitAxis) != kUnforced;
-}
-
-// The harness axes every device variant accepts besides its own (Variant::find_axis finds them;
-// a point carries them only when the config or --set gives them values). None for host variants.
-const std::vector<Axis>& harness_axes(const Variant& variant);
-const Axis* find_harness_axis(const Variant& variant, std::string_view axis_name);
-// The variant's own launch axes followed by its harness axes.
-std::vector<Axis> launch_axes_with_harness(const Variant& variant);
-
-// Why a point with the axis is skipped when its variant launches no kernel of ours (a library call).
-inline constexpr const char* kNoKernelToForce =
-    "occupancy_limit needs the variant's own kernel; this variant launches none (a library call)";
 
 // The carveout the axis sets on a forced kernel (cudaFuncAttributePreferredSharedMemoryCarveout):
 // the most shared memory, which is also what the calculator assumes for the default carveout.
@@ -71,15 +52,6 @@ Ballast plan_ballast(const SmLimits& device, const KernelResources& kernel, int 
 // Empty when the point has no occupancy_limit or has kUnforced.
 std::optional<Ballast> add_ballast(const Params& params, const SmLimits& device, const KernelResources& kernel,
                                    LaunchSpec& launch, nlohmann::ordered_json& record);
-
-// On the GPU, before the ballasted launch: sets the kernel's carveout to kForcedCarveoutPercent and
-// its maximum dynamic shared memory to `total_dynamic_smem_bytes`, then returns
-// cudaOccupancyMaxActiveBlocksPerMultiprocessor for that launch.
-int apply_ballast(const void* kernel, int threads_per_block, std::size_t total_dynamic_smem_bytes);
-
-// Puts back the default carveout on a kernel that an earlier point forced (no-op otherwise), so a
-// point without the axis runs as it would alone.
-void restore_default_carveout(const void* kernel);
 
 // The record's occupancy.forced block.
 nlohmann::ordered_json to_json(const Ballast& ballast, int api_active_blocks_per_sm);

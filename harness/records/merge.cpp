@@ -3,6 +3,7 @@
 #include "harness/model/metrics.hpp"
 #include "harness/records/report.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "harness/sweep/config.hpp"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,8 @@
 #pragma once
 // Where a run's time went, and the timing flags of its points, for the run block and the lines
 // under the final table. Pure CPU code over result records.
+#include "harness/core/clock.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <chrono>
@@ -8,11 +10,6 @@
 #include <vector>
 
 namespace occbench {
-
-// Seconds of the steady clock since t0: every time_use figure (and the counters' added_*) is one.
-inline double seconds_since(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct RunTimeUse {
   double wall_s = 0;   // from the first point's setup to the last point's record

@@ -1,6 +1,7 @@
 #include "harness/run/multi_device.hpp"
 
-#include "harness/cli/cli.hpp"
+#include "harness/sweep/claims.hpp"
+#include "harness/core/exit_codes.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/records/merge.hpp"
 #include "harness/records/report.hpp"
@@ -31,31 +32,6 @@ namespace occbench {
 namespace fs = std::filesystem;
 
 namespace {
-
-// A file name for a point id ("family/variant/n=1 block=2" has slashes and spaces): its
-// characters kept where safe, the rest as hex, so two ids never share a name.
-std::string claim_file_name(const std::string& point_id) {
-  std::string name;
-  for (unsigned char c : point_id) {
-    if (std::isalnum(c) || c == '=' || c == '-' || c == '.') name += char(c);
-    else name += fmt::format("_{:02x}", c);
-  }
-  return name;
-}
-
-// claim_file_name undone: every '_' starts a hex byte ('_' itself is written as "_5f").
-std::string point_id_of_claim_file(const std::string& name) {
-  std::string id;
-  for (std::size_t i = 0; i < name.size(); ++i) {
-    if (name[i] == '_' && i + 2 < name.size()) {
-      id += char(std::stoi(name.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      id += name[i];
-    }
-  }
-  return id;
-}
 
 pid_t start_worker(const std::string& exe, const std::vector<std::string>& args) {
   std::cout.flush();
@@ -129,114 +105,13 @@ std::vector<int> local_device_list(const std::string& text) {
   return parse_device_list(text, count);
 }
 
-bool claim_point(const std::string& claim_dir, const std::string& point_id) {
-  std::string path = (fs::path(claim_dir) / claim_file_name(point_id)).string();
-  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
-  if (fd >= 0) {
-    ::close(fd);
-    return true;
-  }
-  if (errno == EEXIST) return false;
-  throw std::runtime_error(fmt::format("{}: cannot create the claim of point {}: {}", path, point_id, std::strerror(errno)));
-}
-
-void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids) {
-  for (const auto& id : point_ids) claim_point(claim_dir, id);
-}
-
 std::vector<std::string> claimed_without_record(const std::string& claim_dir, const std::vector<ordered_json>& results) {
   std::set<std::string> recorded;
-  for (const auto& r : results) recorded.insert(claim_file_name(record_point_id(r)));
-  const std::string group_prefix = claim_file_name("group:");
+  for (const auto& r : results) recorded.insert(record_point_id(r));
   std::vector<std::string> held;
-  for (const auto& entry : fs::directory_iterator(claim_dir)) {
-    std::string name = entry.path().filename().string();
-    if (name.rfind(group_prefix, 0) == 0 || recorded.count(name)) continue;
-    held.push_back(point_id_of_claim_file(name));
-  }
-  std::sort(held.begin(), held.end());
+  for (auto& id : claimed_point_ids(claim_dir))
+    if (!recorded.count(id)) held.push_back(std::move(id));
   return held;
-}
-
-bool is_claimed(const std::string& claim_dir, const std::string& point_id) {
-  return fs::exists(fs::path(claim_dir) / claim_file_name(point_id));
-}
-
-bool claim_group(const std::string& claim_dir, const std::string& group_key, const std::string& owner) {
-  // ':' never starts a point id's file name.
-  std::string path = (fs::path(claim_dir) / claim_file_name("group:" + group_key)).string();
-  int fd = ::open(path.c_str(), O_CREAT | O_EXCL | O_WRONLY, 0644);
-  if (fd >= 0) {
-    bool written = ::write(fd, owner.data(), owner.size()) == ssize_t(owner.size());
-    ::close(fd);
-    if (!written) throw std::runtime_error(fmt::format("{}: cannot write the claim of group {}", path, group_key));
-    return true;
-  }
-  if (errno != EEXIST)
-    throw std::runtime_error(fmt::format("{}: cannot create the claim of group {}: {}", path, group_key, std::strerror(errno)));
-  // The owner's own claim: a worker its supervisor restarted after a fault goes on with its group.
-  std::ifstream in(path);
-  std::string holder((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return holder == owner;
-}
-
-std::vector<HandoutGroup> handout_groups(const std::vector<Point>& points, const MeasurementSettings& settings) {
-  std::vector<HandoutGroup> groups;
-  std::map<std::string, std::size_t> group_of;
-  for (const auto& point : points) {
-    std::string key = point.sizes.to_string();
-    for (const auto& axis : point.family->reference_axes)
-      if (point.params.has(axis)) key += fmt::format(" {}={}", axis, point.params.get(axis));
-    auto [it, added] = group_of.emplace(key, groups.size());
-    if (added) groups.push_back({key, {}, 0});
-    HandoutGroup& group = groups[it->second];
-    group.points.push_back(point);
-    group.estimated_s += estimated_point_seconds(point, settings);
-  }
-  // Each size's total cost and first place in the sweep: the sort keys that keep a size's groups together.
-  std::map<std::string, std::pair<double, std::size_t>> size_rank;
-  for (std::size_t i = 0; i < groups.size(); ++i) {
-    auto [it, added] = size_rank.emplace(groups[i].points.front().sizes.to_string(), std::make_pair(0.0, i));
-    it->second.first += groups[i].estimated_s;
-  }
-  for (auto& group : groups)
-    std::stable_sort(group.points.begin(), group.points.end(), [&](const Point& a, const Point& b) {
-      return estimated_point_seconds(a, settings) > estimated_point_seconds(b, settings);
-    });
-  std::stable_sort(groups.begin(), groups.end(), [&](const HandoutGroup& a, const HandoutGroup& b) {
-    const auto& rank_a = size_rank[a.points.front().sizes.to_string()];
-    const auto& rank_b = size_rank[b.points.front().sizes.to_string()];
-    if (rank_a.first != rank_b.first) return rank_a.first > rank_b.first;
-    if (rank_a.second != rank_b.second) return rank_a.second < rank_b.second;
-    return a.estimated_s > b.estimated_s;
-  });
-  return groups;
-}
-
-void walk_claimed_groups(const std::vector<HandoutGroup>& groups, const std::string& claim_dir, const std::string& owner,
-                         const std::map<std::string, ordered_json>& finished,
-                         const std::function<void(const Point&)>& prepare, const std::function<void(const Point&)>& measure,
-                         const std::function<bool()>& keep_claiming) {
-  auto stopped = [&] { return keep_claiming && !keep_claiming(); };
-  for (const HandoutGroup& group : groups) {
-    if (stopped()) return;
-    if (!claim_group(claim_dir, group.key, owner)) continue;
-    for (const Point& point : group.points) {
-      if (stopped()) return;
-      if (!finished.count(point.id) && claim_point(claim_dir, point.id)) measure(point);
-    }
-  }
-  for (const HandoutGroup& group : groups) {
-    std::vector<const Point*> open;
-    for (auto it = group.points.rbegin(); it != group.points.rend(); ++it)
-      if (!finished.count(it->id) && !is_claimed(claim_dir, it->id)) open.push_back(&*it);
-    if (open.size() < 2) continue;
-    prepare(*open.front());  // while the problem is built, the owner goes on with the group
-    for (const Point* point : open) {
-      if (stopped()) return;
-      if (claim_point(claim_dir, point->id)) measure(*point);
-    }
-  }
 }
 
 int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ostream& log) {

@@ -5,7 +5,9 @@
 #include "harness/model/occupancy.hpp"
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/core/optional_number.hpp"
-#include "harness/run/runner.hpp"
+#include "harness/measure/point.hpp"
+#include "harness/sweep/point_source.hpp"
+#include "harness/sweep/config.hpp"
 
 #include <fmt/format.h>
 
@@ -191,7 +193,8 @@ PlanSummary plan_sweep(const SweepSpec& spec, const Registry& registry, const Pl
   PlanSummary summary;
   std::string started = utc_now_iso();
   std::vector<ordered_json> results;
-  for (const auto& point : expand_sweep(spec, registry)) {
+  std::unique_ptr<ListSource> source = make_point_source(spec, registry);
+  for (const auto& point : source->points()) {
     ordered_json r;
     try {
       r = plan_point(point, target, resources);

@@ -3,7 +3,7 @@
 // one), the launch, the kernel's registers and shared memory for that GPU's architecture (from this
 // build's own machine code), theoretical occupancy and its limiter, and the work model. No GPU is
 // needed. Written in the same JSON/CSV form as `run`, with status "planned" and no timings.
-#include "harness/sweep/config.hpp"
+#include "harness/sweep/spec.hpp"
 #include "harness/measure/device.hpp"
 #include "harness/model/gpu_table.hpp"
 #include "harness/model/kernel_resources.hpp"

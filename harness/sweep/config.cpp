@@ -17,12 +17,6 @@ namespace occbench {
 
 using json = nlohmann::ordered_json;
 
-ConfigError::ConfigError(std::string file, std::string json_path, std::string expected)
-    : std::runtime_error(fmt::format("{}: {}: {}", file, json_path, expected)),
-      file_(std::move(file)),
-      json_path_(std::move(json_path)),
-      expected_(std::move(expected)) {}
-
 namespace {
 
 const char* type_name(const json& value) {
@@ -180,13 +174,6 @@ bool overridden(const SweepSpec& spec, const std::string& variant, const std::st
 }
 
 }  // namespace
-
-json to_json(const MeasurementSettings& m) {
-  return json{{"mode", m.mode},           {"warmup_runs", m.warmup_runs}, {"min_samples", m.min_samples},
-              {"max_samples", m.max_samples}, {"target_noise", m.target_noise}, {"min_time_s", m.min_time_s},
-              {"timeout_s", m.timeout_s}, {"seed", m.seed}, {"counters", m.counters}, {"profiled_samples", m.profiled_samples},
-              {"instrumented_max_kernel_ms", m.instrumented_max_kernel_ms}, {"counters_l2_flush", m.counters_l2_flush}};
-}
 
 SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {
   Checker check(source);

@@ -1,6 +1,6 @@
 #include "harness/sweep/expression.hpp"
 
-#include "harness/sweep/config.hpp"
+#include "harness/sweep/spec.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -2,6 +2,7 @@
 
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "harness/sweep/config.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

@@ -5,7 +5,7 @@
 //   --filter REGEX                      only points whose id matches (searched, ECMAScript)
 //   --set block_size=128,256            replace an axis's values (a size axis or a launch axis)
 //   --axis "block_size=[128,256]"       the same in nvbench's spelling
-#include "harness/sweep/config.hpp"
+#include "harness/sweep/spec.hpp"
 #include "harness/family/registry.hpp"
 
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 // and together hold every point. Points are assigned by estimated cost (longest first to the
 // least loaded shard), keyed by point id, so the assignment does not depend on the order in
 // which the points were listed.
-#include "harness/sweep/config.hpp"
+#include "harness/sweep/spec.hpp"
 #include "harness/sweep/sweep.hpp"
 
 #include <map>

@@ -1,6 +1,6 @@
 #include "harness/sweep/source_family.hpp"
 
-#include "harness/sweep/config.hpp"
+#include "harness/sweep/spec.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/family/device_buffer.hpp"
 #include "harness/sweep/expression.hpp"

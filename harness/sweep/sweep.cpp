@@ -1,6 +1,5 @@
 #include "harness/sweep/sweep.hpp"
 
-#include "harness/sweep/shard.hpp"
 #include "harness/model/occupancy_limit.hpp"
 
 #include <fmt/format.h>
@@ -11,12 +10,6 @@
 #include <stdexcept>
 
 namespace occbench {
-
-std::string point_id(const std::string& family, const std::string& variant, const Params& params) {
-  std::string id = family + "/" + variant;
-  for (const auto& [name, value] : params.items()) id += fmt::format("/{}={}", name, value);
-  return id;
-}
 
 AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant) {
   AxisValues chosen;
@@ -90,8 +83,6 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
       });
     }
   });
-  if (spec.selection.shard_count > 0)
-    points = select_shard(points, spec.measurement, {spec.selection.shard_index, spec.selection.shard_count});
   return points;
 }
 

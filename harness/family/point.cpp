@@ -1,0 +1,13 @@
+#include "harness/family/point.hpp"
+
+#include <fmt/format.h>
+
+namespace occbench {
+
+std::string point_id(const std::string& family, const std::string& variant, const Params& params) {
+  std::string id = family + "/" + variant;
+  for (const auto& [name, value] : params.items()) id += fmt::format("/{}={}", name, value);
+  return id;
+}
+
+}  // namespace occbench

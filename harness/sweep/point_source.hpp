@@ -1,0 +1,96 @@
+#pragma once
+// A point source decides which point a run measures next. The run loop asks it for a point,
+// measures the point (or keeps its record from a resumed run), tells it the record, and asks
+// again, until it has none left: exhaustive expansion, a shard's share, a random sample and a
+// GPU's claims (harness/sweep/claims.hpp) are sources, and a search strategy, which reads the
+// results so far to choose, is one more. The loop itself does not change with the source.
+#include "harness/family/point.hpp"
+#include "harness/family/registry.hpp"
+#include "harness/measure/settings.hpp"
+#include "harness/sweep/spec.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+class PointSource {
+ public:
+  virtual ~PointSource() = default;
+  // The next point to measure, or nullptr when there is none. The point stays valid while the
+  // source lives. A point a resumed run finished may come again: the run keeps its record.
+  virtual const Point* next() = 0;
+  // The point's record, once it is recorded (measured, skipped, failed or kept from a resumed
+  // run): what a source that reads the results so far decides from.
+  virtual void tell(const Point& point, const nlohmann::ordered_json& record) {
+    (void)point;
+    (void)record;
+  }
+  // This process can measure nothing more (its CUDA context is lost): a source that shares points
+  // with other workers stops taking them; the others go on (the run records the rest as skipped).
+  virtual void device_lost() {}
+};
+
+// The run loop's protocol: ask the source for a point, record it (`record` returns the point's
+// record), tell the source that record, and ask again, until it has none left.
+void drive(PointSource& source, const std::function<nlohmann::ordered_json(const Point&)>& record);
+
+// How the points are chosen (run --strategy, --max-points, --seed).
+struct Strategy {
+  std::string name = "exhaustive";       // "exhaustive" | "random"
+  std::optional<std::size_t> max_points;  // at most this many points (exhaustive: the first ones)
+  std::uint64_t seed = 0;                // random: the sample's seed
+  bool is_default() const { return name == "exhaustive" && !max_points; }
+};
+// The strategy names run --strategy takes.
+const std::vector<std::string>& strategy_names();
+// Checked: a known name, random with --max-points. Throws ConfigError naming the flag.
+void check_strategy(const Strategy& strategy);
+// For the run record and the .jsonl header ({"name", "max_points", "seed"}), and back.
+nlohmann::ordered_json to_json(const Strategy& strategy);
+Strategy strategy_from_json(const nlohmann::ordered_json& json, const std::string& source);
+
+// A fixed list of points, given in the order they are measured.
+class ListSource : public PointSource {
+ public:
+  explicit ListSource(std::vector<Point> points) : points_(std::move(points)) {}
+  const Point* next() override { return position_ < points_.size() ? &points_[position_++] : nullptr; }
+  const std::vector<Point>& points() const { return points_; }
+
+ private:
+  std::vector<Point> points_;
+  std::size_t position_ = 0;
+};
+
+// Every point of the sweep, in its order (sizes outermost), or the first max_points of them.
+class ExhaustiveSource : public ListSource {
+ public:
+  ExhaustiveSource(const std::vector<Point>& points, std::optional<std::size_t> max_points);
+};
+
+// Shard K of N of the points (run --shard, harness/sweep/shard.hpp), in the sweep's order.
+class ShardShare : public ListSource {
+ public:
+  ShardShare(const std::vector<Point>& points, const MeasurementSettings& settings, int index, int count);
+};
+
+// A uniform sample of max_points distinct points (all of them when there are fewer), the same
+// for the same seed on every machine, measured in the sweep's order so each problem is built once.
+class RandomSample : public ListSource {
+ public:
+  RandomSample(const std::vector<Point>& points, std::size_t max_points, std::uint64_t seed);
+};
+
+// The sweep's points (expanded, then narrowed to the shard's share where run --shard asks), as
+// the strategy picks them: what a run measures, what `run --dry-run` lists and `plan` plans.
+std::unique_ptr<ListSource> make_point_source(const SweepSpec& spec, const Registry& registry,
+                                              const Strategy& strategy = {});
+
+}  // namespace occbench

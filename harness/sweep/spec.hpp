@@ -1,0 +1,61 @@
+#pragma once
+// A sweep as the user wrote it, once parsed and checked (harness/sweep/config.hpp parses it): its
+// family, variants, axes and measurement settings, and what the command line selected. A
+// ConfigError names the file, the JSON path and what was expected.
+#include "harness/family/registry.hpp"
+#include "harness/measure/settings.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace occbench {
+
+using AxisValues = std::vector<std::pair<std::string, std::vector<std::int64_t>>>;
+
+// What the command line narrows or overrides in a sweep (harness/sweep/selection.hpp applies it):
+// --variants, --filter (a regular expression searched in each point id), --set / --axis.
+struct PointSelection {
+  std::vector<std::string> variants;  // empty: the config's variants
+  std::string filter;                 // empty: every point
+  AxisValues overrides;               // axis -> values, replacing the config's (sizes or launch axes)
+  std::vector<std::string> flags;     // each override as typed, for messages ("--set block_size=128,256")
+  int shard_index = 0, shard_count = 0;  // --shard K/N (harness/sweep/shard.hpp); count 0: the whole sweep
+  bool empty() const { return variants.empty() && filter.empty() && overrides.empty() && shard_count == 0; }
+};
+
+struct SweepSpec {
+  std::string source;  // the file it came from
+  std::string name;
+  std::string description;
+  std::string family;
+  // Set when the config names CUDA source ("source") instead of a built-in family: the family
+  // built from the config (harness/sweep/source_family), which the sweep's points point into.
+  std::shared_ptr<const Family> source_family;
+  std::vector<std::string> variants;
+  std::string baseline;
+  AxisValues sizes;                                        // the family's size axes
+  AxisValues axes;                                         // launch axes shared by all variants that accept them
+  std::vector<std::pair<std::string, AxisValues>> variant_axes;  // per-variant overrides
+  MeasurementSettings measurement;
+  nlohmann::ordered_json raw;  // the input as given, echoed in every result file
+  PointSelection selection;    // from the command line; echoed in the record's run block
+};
+
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, std::string json_path, std::string expected);
+  const std::string& file() const { return file_; }
+  const std::string& json_path() const { return json_path_; }
+  const std::string& expected() const { return expected_; }
+
+ private:
+  std::string file_, json_path_, expected_;
+};
+
+}  // namespace occbench
