@@ -26,4 +26,18 @@ bool is_sticky_cuda_error(cudaError_t code) {
   }
 }
 
+std::optional<std::string> no_gpu_reason() {
+  int count = 0;
+  cudaError_t code = cudaGetDeviceCount(&count);
+  if (code != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky-free error so later queries start clean
+    const char* hint = code == cudaErrorInsufficientDriver || code == cudaErrorNoDevice
+                           ? " - no NVIDIA driver or GPU here, or a driver older than this CUDA runtime"
+                           : "";
+    return fmt::format("no CUDA device: cudaGetDeviceCount failed with {}{}", cudaGetErrorName(code), hint);
+  }
+  if (count == 0) return std::string("no CUDA device: the driver reports 0 devices");
+  return std::nullopt;
+}
+
 }  // namespace occbench

@@ -3,6 +3,7 @@
 // the call and where it was made, never a silently wrong timing.
 #include <cuda_runtime_api.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +23,9 @@ class CudaError : public std::runtime_error {
 inline void check_cuda(cudaError_t code, const char* expression, const char* file, int line) {
   if (code != cudaSuccess) throw_cuda_error(code, expression, file, line);
 }
+
+// Why no GPU can be used ("no CUDA device: ..."), or nullopt when device 0.. exists.
+std::optional<std::string> no_gpu_reason();
 
 // Errors after which the CUDA context is unusable: nothing more can run in this process.
 bool is_sticky_cuda_error(cudaError_t code);

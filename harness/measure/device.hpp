@@ -1,5 +1,6 @@
 #pragma once
 // The GPU a run measures: its properties, its theoretical and measured ceilings, and its clocks.
+#include "harness/core/cuda_check.hpp"
 #include "harness/model/occupancy.hpp"
 
 #include <nlohmann/json.hpp>
@@ -42,8 +43,6 @@ struct DeviceInfo {
   std::string compute_capability() const;
 };
 
-// Why no GPU can be used ("no CUDA device: ..."), or nullopt when device 0.. exists.
-std::optional<std::string> no_gpu_reason();
 
 // Why `ordinal` names no GPU of a machine with `device_count` of them ("device 7 does not exist:
 // this machine has 1 GPU (0)"), or nullopt when it is one. Pure, for tests.

@@ -3,7 +3,6 @@
 #include "kernels/adjacent_difference/adjacent_difference.hpp"
 
 #include "harness/core/cuda_check.hpp"
-#include "harness/measure/device.hpp"
 #include "harness/family/device_buffer.hpp"
 #include "harness/family/family_builder.hpp"
 #include "harness/core/parallel.hpp"
