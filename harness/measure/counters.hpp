@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+struct CUpti_RangeProfiler_Object;
+
 namespace occbench {
 
 // How the values of several kernels of one launch (e.g. cuBLAS) combine into the point's value.
@@ -34,6 +36,8 @@ struct CounterMetric {
 // and Blackwell). Shared-memory wavefronts and bank conflicts come from instrumentation instead
 // (SharedAccessCounts).
 const std::vector<CounterMetric>& counter_metrics();
+// The place of a field ("dram_read_bytes") in counter_metrics(); std::logic_error for none.
+std::size_t counter_index(const char* field);
 
 // A launch's shared-memory accesses counted by SASS instrumentation (CUPTI's SASS metrics API: the
 // launch runs once more with its shared-memory instructions patched to count). These are exact
@@ -184,7 +188,9 @@ class CounterSession {
     return available() ? durations_unavailable_reason_ : unavailable_reason_;
   }
 
+  // Its parts' shared state and one collection's (harness/measure/counters_cupti.hpp, counters_session.cpp).
   struct State;
+  struct Collection;
 
  private:
   CounterSession() = default;
@@ -193,6 +199,12 @@ class CounterSession {
   std::vector<CounterReading> collect(const std::vector<std::function<void()>>& launches, const std::function<void()>& flush,
                                       double flush_read_bytes, bool durations = false,
                                       const std::vector<std::string>& skip_instrumentation = {});
+  // The range profiler for a collection: the run's, or one enabled for it (`enabled_here`).
+  CUpti_RangeProfiler_Object* enable_for_collection(bool& enabled_here);
+  // Configures, replays the launches pass by pass and decodes each range's values; on a failure
+  // the run-wide profiler is dropped and the error rethrown.
+  std::vector<std::vector<double>> replay(CUpti_RangeProfiler_Object* profiler, Collection& c, bool durations,
+                                          bool enabled_here);
   // One whole collection around an empty kernel: CUPTI's first collection after an enable leaves
   // ~21 MB of dirty L2 lines of its own, which the next point's DRAM writes would count.
   void prime();
