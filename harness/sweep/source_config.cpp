@@ -1,0 +1,395 @@
+#include "harness/sweep/source_config.hpp"
+
+#include "harness/family/harness_axes.hpp"
+
+#include <limits>
+
+namespace occbench {
+
+namespace {
+
+Initializer parse_init(const Reader& r, const json& v, const std::string& path, const ElementType& type, const fs::path& base) {
+  Initializer init;
+  r.object(v, path, {"kind", "min", "max", "mean", "stddev", "start", "step", "value", "file"});
+  if (!v.contains("kind")) r.fail(path + ".kind", "missing; expected one of: uniform, normal, iota, constant, npy");
+  init.kind = r.one_of(v["kind"], path + ".kind", {"uniform", "normal", "iota", "constant", "npy"});
+  auto allowed = [&](std::vector<std::string> keys) {
+    keys.push_back("kind");
+    r.object(v, path, keys);
+  };
+  if (init.kind == "uniform") {
+    allowed({"min", "max"});
+    if (!type.is_float) init.low = 0, init.high = type.bytes == 1 ? 255 : 1000;
+    if (v.contains("min")) init.low = r.number(v["min"], path + ".min");
+    if (v.contains("max")) init.high = r.number(v["max"], path + ".max");
+    if (!(init.high > init.low))
+      r.fail(path + ".max", fmt::format("expected max > min (random inputs are never all one value), got min {} and max {}",
+                                        init.low, init.high));
+  } else if (init.kind == "normal") {
+    allowed({"mean", "stddev"});
+    if (v.contains("mean")) init.mean = r.number(v["mean"], path + ".mean");
+    if (v.contains("stddev")) init.stddev = r.number(v["stddev"], path + ".stddev");
+    if (!(init.stddev > 0)) r.fail(path + ".stddev", fmt::format("expected a standard deviation > 0, got {}", init.stddev));
+  } else if (init.kind == "iota") {
+    allowed({"start", "step"});
+    if (v.contains("start")) init.start = r.number(v["start"], path + ".start");
+    if (v.contains("step")) init.step = r.number(v["step"], path + ".step");
+  } else if (init.kind == "constant") {
+    allowed({"value"});
+    if (!v.contains("value")) r.fail(path + ".value", "missing; expected the number every element holds");
+    init.value = r.number(v["value"], path + ".value");
+  } else {
+    allowed({"file"});
+    if (!v.contains("file")) r.fail(path + ".file", "missing; expected the .npy file that holds the values");
+    init.npy_path = r.file_path(v["file"], path + ".file", base);
+  }
+  return init;
+}
+
+Argument parse_argument(const Reader& r, const json& v, const std::string& path, const std::vector<std::string>& size_names,
+                        const std::vector<std::string>& all_names, const fs::path& base) {
+  Argument a;
+  a.path = path;
+  r.object(v, path, {"name", "type", "role", "count", "value", "init", "tolerance", "zero_before_launch"});
+  if (!v.contains("name")) r.fail(path + ".name", "missing; expected the kernel parameter's name");
+  a.name = r.string(v["name"], path + ".name");
+  if (!v.contains("role")) r.fail(path + ".role", "missing; expected one of: input, output, scalar");
+  std::string role = r.one_of(v["role"], path + ".role", {"input", "output", "scalar"});
+  a.role = role == "input" ? Argument::Role::input : role == "output" ? Argument::Role::output : Argument::Role::scalar;
+  bool scalar = a.role == Argument::Role::scalar;
+  auto types = element_type_names(scalar);
+  if (!v.contains("type")) r.fail(path + ".type", fmt::format("missing; expected one of: {}", fmt::join(types, ", ")));
+  std::string type = r.one_of(v["type"], path + ".type", types);
+  for (const auto& t : kElementTypes)
+    if (type == t.name) a.type = &t;
+
+  auto only_for = [&](const char* key, bool allowed, const char* which) {
+    if (v.contains(key) && !allowed) r.fail(path + "." + key, fmt::format("'{}' applies only to {} arguments", key, which));
+  };
+  only_for("value", scalar, "scalar");
+  only_for("count", !scalar, "input and output");
+  only_for("init", a.role == Argument::Role::input, "input");
+  only_for("tolerance", a.role == Argument::Role::output, "output");
+  only_for("zero_before_launch", a.role == Argument::Role::output, "output");
+  if (scalar) {
+    if (!v.contains("value")) r.fail(path + ".value", "missing; expected an expression of the point's parameters");
+    a.value = r.expression(v["value"], path + ".value", all_names);
+    return a;
+  }
+  if (!v.contains("count"))
+    r.fail(path + ".count", fmt::format("missing; expected the number of elements, an expression of the sizes ({})",
+                                        fmt::join(size_names, ", ")));
+  a.count = r.expression(v["count"], path + ".count", size_names);
+  if (a.role == Argument::Role::input) {
+    if (v.contains("init")) a.init = parse_init(r, v["init"], path + ".init", *a.type, base);
+    else if (!a.type->is_float) a.init.low = 0, a.init.high = a.type->bytes == 1 ? 255 : 1000;
+    return a;
+  }
+  a.rel_tolerance = a.type->is_float ? (a.type->bytes == 4 ? 1e-5 : 1e-12) : 0;
+  if (v.contains("tolerance")) {
+    const auto& t = r.object(v["tolerance"], path + ".tolerance", {"abs", "rel"});
+    if (t.contains("abs")) a.abs_tolerance = r.number(t["abs"], path + ".tolerance.abs", 0);
+    if (t.contains("rel")) a.rel_tolerance = r.number(t["rel"], path + ".tolerance.rel", 0);
+  }
+  if (v.contains("zero_before_launch")) {
+    if (!v["zero_before_launch"].is_boolean())
+      r.fail(path + ".zero_before_launch", fmt::format("expected true or false, got {}", v["zero_before_launch"].dump()));
+    a.zero_before_launch = v["zero_before_launch"].get<bool>();
+  }
+  return a;
+}
+
+// "tile_kernel<{chunk_size}, {block_size / 32}>": literal text and {expressions}.
+std::vector<std::pair<std::string, Expression>> parse_kernel_name(const Reader& r, const json& v, const std::string& path,
+                                                                  const std::vector<std::string>& names) {
+  std::string text = r.string(v, path);
+  std::vector<std::pair<std::string, Expression>> parts;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    auto open = text.find('{', at);
+    auto stray = text.find('}', at);
+    if (stray < open) r.fail(path, fmt::format("in \"{}\": a '}}' at position {} closes no '{{'", text, stray + 1));
+    if (open == std::string::npos) {
+      parts.emplace_back(text.substr(at), Expression{});
+      break;
+    }
+    if (open > at) parts.emplace_back(text.substr(at, open - at), Expression{});
+    auto close = text.find('}', open);
+    if (close == std::string::npos) r.fail(path, fmt::format("in \"{}\": the '{{' at position {} is never closed", text, open + 1));
+    parts.emplace_back("", Expression(text.substr(open + 1, close - open - 1), names, r.file(), path));
+    at = close + 1;
+  }
+  std::string head = parts.empty() ? "" : parts.front().first;
+  auto bracket = head.find('<');
+  if (!is_identifier(head.substr(0, bracket)) && head.substr(0, bracket).find("::") == std::string::npos)
+    r.fail(path, fmt::format("expected a __global__ function's name, optionally with template arguments "
+                             "(\"tile_kernel<{{chunk_size}}>\"), got \"{}\"", text));
+  return parts;
+}
+
+void parse_dims(const Reader& r, const json& v, const std::string& path, const std::vector<std::string>& names, Expression out[3]) {
+  if (v.is_array()) {
+    if (v.empty() || v.size() > 3) r.fail(path, fmt::format("expected 1 to 3 expressions (x, y, z), got {}", v.size()));
+    for (std::size_t d = 0; d < v.size(); ++d) out[d] = r.expression(v[d], fmt::format("{}[{}]", path, d), names);
+  } else {
+    out[0] = r.expression(v, path, names);
+  }
+}
+
+void parse_work(const Reader& r, const json& v, const std::string& path, const std::vector<std::string>& names, KernelSpec& k) {
+  r.object(v, path, {"flops", "global_bytes", "dram_bytes", "bytes_in_flight_per_warp"});
+  if (v.contains("flops")) k.flops = r.expression(v["flops"], path + ".flops", names);
+  if (v.contains("global_bytes")) k.global_bytes = r.expression(v["global_bytes"], path + ".global_bytes", names);
+  if (v.contains("dram_bytes")) k.dram_bytes = r.expression(v["dram_bytes"], path + ".dram_bytes", names);
+  if (v.contains("bytes_in_flight_per_warp"))
+    k.bytes_in_flight_per_warp = r.expression(v["bytes_in_flight_per_warp"], path + ".bytes_in_flight_per_warp", names);
+}
+
+void parse_defines(const Reader& r, const json& v, const std::string& path, const std::vector<std::string>& names,
+                   std::vector<std::pair<std::string, Expression>>& out) {
+  if (!v.is_object()) r.fail(path, fmt::format("expected an object of macro names and expressions, got {}", v.dump()));
+  for (const auto& item : v.items()) {
+    if (!is_identifier(item.key()))
+      r.fail(path + "." + item.key(), fmt::format("expected a macro name (letters, digits, '_'), got '{}'", item.key()));
+    out.emplace_back(item.key(), r.expression(item.value(), path + "." + item.key(), names));
+  }
+}
+
+std::vector<std::string> parse_options(const Reader& r, const json& v, const std::string& path) {
+  if (!v.is_array()) r.fail(path, fmt::format("expected a list of NVRTC options such as [\"-DUSE_X\", \"--use_fast_math\"], got {}", v.dump()));
+  std::vector<std::string> options;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::string o = r.string(v[i], fmt::format("{}[{}]", path, i));
+    if (o[0] != '-') r.fail(fmt::format("{}[{}]", path, i), fmt::format("expected an option starting with '-', got \"{}\"", o));
+    if (o.rfind("-arch", 0) == 0 || o.rfind("--gpu-architecture", 0) == 0)
+      r.fail(fmt::format("{}[{}]", path, i), "the architecture is the device's own (or plan's --gpu); leave it out");
+    options.push_back(o);
+  }
+  return options;
+}
+
+}  // namespace
+
+bool is_identifier(const std::string& s) {
+  return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+         std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+std::vector<std::string> object_keys(const json& doc, const char* key) {
+  std::vector<std::string> keys;
+  if (doc.contains(key) && doc[key].is_object())
+    for (const auto& item : doc[key].items()) keys.push_back(item.key());
+  return keys;
+}
+
+std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names) {
+  std::vector<Params> points{Params{}};
+  for (const auto& name : names) {
+    static const json kNone;
+    auto member = [](const json& object, const std::string& key) -> const json& {
+      return object.is_object() && object.contains(key) ? object[key] : kNone;
+    };
+    const json* values = nullptr;
+    for (const json* where : {&member(member(doc, "variant_axes"), variant), &member(doc, "sizes"), &member(doc, "axes")})
+      if (!values && member(*where, name).is_array()) values = &member(*where, name);
+    if (!values) continue;
+    std::vector<Params> next;
+    for (const auto& point : points)
+      for (const auto& v : *values)
+        if (v.is_number_integer()) {
+          Params p = point;
+          p.set(name, v.get<std::int64_t>());
+          next.push_back(std::move(p));
+        }
+    points = std::move(next);
+  }
+  return points;
+}
+
+SourceAxes source_axes(const Reader& r, const json& doc) {
+  // Axes: whatever the config's sizes, axes and variant_axes name (their values are checked there).
+  if (!doc.contains("sizes") || !doc["sizes"].is_object() || doc["sizes"].empty())
+    r.fail("$.sizes", "expected an object of size axes with their values, e.g. {\"n\": [1048576]}");
+  SourceAxes axes;
+  axes.size_names = object_keys(doc, "sizes");
+  axes.shared_axes = object_keys(doc, "axes");
+  // occupancy_limit is the harness's axis (harness/family/harness_axes), not one of the kernel's.
+  axes.shared_axes.erase(std::remove(axes.shared_axes.begin(), axes.shared_axes.end(), kOccupancyLimitAxis),
+                         axes.shared_axes.end());
+  axes.all_names = axes.size_names;
+  for (const auto& a : axes.shared_axes) axes.all_names.push_back(a);
+  json variant_axes = doc.value("variant_axes", json::object());
+  for (const auto& item : variant_axes.items())
+    if (item.value().is_object())
+      for (const auto& axis : item.value().items())
+        if (std::find(axes.all_names.begin(), axes.all_names.end(), axis.key()) == axes.all_names.end())
+          axes.all_names.push_back(axis.key());
+  return axes;
+}
+
+Axis free_axis(const Reader& r, const std::string& name, const std::string& path, const char* what) {
+  if (!is_identifier(name))
+    r.fail(path, fmt::format("expected an axis name of letters, digits and '_' (it is used in expressions), got '{}'", name));
+  Axis axis;
+  axis.name = name;
+  axis.description = what;
+  axis.min = std::numeric_limits<std::int64_t>::min();
+  return axis;
+}
+
+CompileSettings parse_compile(const Reader& r, const json& doc, const fs::path& base, SourceState& state) {
+  CompileSettings settings;
+  if (!doc.contains("compile")) return settings;
+  const auto& c = r.object(doc["compile"], "$.compile", {"options", "defines", "include_dirs"});
+  if (c.contains("options")) settings.options = parse_options(r, c["options"], "$.compile.options");
+  if (c.contains("defines")) settings.defines = c["defines"];
+  if (!c.contains("include_dirs")) return settings;
+  const auto& dirs = c["include_dirs"];
+  if (!dirs.is_array()) r.fail("$.compile.include_dirs", fmt::format("expected a list of folders, got {}", dirs.dump()));
+  for (std::size_t i = 0; i < dirs.size(); ++i) {
+    std::string path = fmt::format("$.compile.include_dirs[{}]", i);
+    fs::path dir = r.string(dirs[i], path);
+    if (dir.is_relative()) dir = base / dir;
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) r.fail(path, fmt::format("expected an existing folder; {} is not one", dir.string()));
+    state.include_options.push_back("-I" + dir.lexically_normal().string());
+  }
+  return settings;
+}
+
+std::vector<Argument> parse_arguments(const Reader& r, const json& doc, const SourceAxes& axes, const fs::path& base) {
+  if (!doc.contains("arguments") || !doc["arguments"].is_array() || doc["arguments"].empty())
+    r.fail("$.arguments", "expected a list of the kernel's parameters in order, e.g. [{\"name\": \"out\", \"type\": \"float32\", "
+                          "\"role\": \"output\", \"count\": \"n\"}, ...]");
+  std::vector<Argument> arguments;
+  bool any_output = false;
+  for (std::size_t i = 0; i < doc["arguments"].size(); ++i) {
+    Argument a = parse_argument(r, doc["arguments"][i], fmt::format("$.arguments[{}]", i), axes.size_names, axes.all_names, base);
+    for (const auto& other : arguments)
+      if (other.name == a.name) r.fail(a.path + ".name", fmt::format("'{}' names two arguments", a.name));
+    any_output = any_output || a.role == Argument::Role::output;
+    arguments.push_back(std::move(a));
+  }
+  if (!any_output) r.fail("$.arguments", "expected at least one argument with \"role\": \"output\" (what is verified)");
+  return arguments;
+}
+
+namespace {
+
+// A variant's axes: its own list, else the shared axes and its variant_axes.
+std::vector<std::string> kernel_axes(const Reader& r, const json& doc, const json& v, const std::string& variant,
+                                     const std::string& path, const SourceAxes& axes) {
+  std::vector<std::string> names;
+  if (v.contains("axes")) {
+    const auto& list = v["axes"];
+    if (!list.is_array()) r.fail(path + ".axes", fmt::format("expected a list of axis names, got {}", list.dump()));
+    for (std::size_t i = 0; i < list.size(); ++i) names.push_back(r.string(list[i], fmt::format("{}.axes[{}]", path, i)));
+    return names;
+  }
+  names = axes.shared_axes;
+  if (doc.contains("variant_axes") && doc["variant_axes"].is_object() && doc["variant_axes"].contains(variant))
+    for (const auto& axis : object_keys(doc["variant_axes"], variant.c_str()))
+      if (axis != kOccupancyLimitAxis && std::find(names.begin(), names.end(), axis) == names.end()) names.push_back(axis);
+  return names;
+}
+
+KernelSpec parse_kernel(const Reader& r, const json& doc, const std::string& variant, const json& value, const SourceAxes& axes,
+                        const CompileSettings& compile) {
+  std::string path = "$.kernels." + variant;
+  if (!is_identifier(variant)) r.fail(path, fmt::format("expected a variant name of letters, digits and '_', got '{}'", variant));
+  const auto& v = r.object(value, path,
+                           {"kernel", "description", "grid", "block", "dynamic_smem_bytes", "defines", "options", "axes", "work"});
+  KernelSpec k;
+  k.variant = variant;
+  k.path = path;
+  k.axes = kernel_axes(r, doc, v, variant, path, axes);
+  std::vector<std::string> names = axes.size_names;
+  names.insert(names.end(), k.axes.begin(), k.axes.end());
+  if (!v.contains("kernel")) r.fail(path + ".kernel", "missing; expected the __global__ function's name, e.g. \"tile_kernel<{chunk_size}>\"");
+  k.name_parts = parse_kernel_name(r, v["kernel"], path + ".kernel", names);
+  if (!v.contains("grid")) r.fail(path + ".grid", "missing; expected the number of blocks, e.g. \"ceil_div(n, block_size)\" or [x, y, z]");
+  if (!v.contains("block")) r.fail(path + ".block", "missing; expected the threads per block, e.g. \"block_size\" or [x, y, z]");
+  parse_dims(r, v["grid"], path + ".grid", names, k.grid);
+  parse_dims(r, v["block"], path + ".block", names, k.block);
+  if (v.contains("dynamic_smem_bytes")) k.dynamic_smem = r.expression(v["dynamic_smem_bytes"], path + ".dynamic_smem_bytes", names);
+  parse_defines(r, compile.defines, "$.compile.defines", names, k.defines);
+  if (v.contains("defines")) parse_defines(r, v["defines"], path + ".defines", names, k.defines);
+  k.options = compile.options;
+  if (v.contains("options")) {
+    auto more = parse_options(r, v["options"], path + ".options");
+    k.options.insert(k.options.end(), more.begin(), more.end());
+  }
+  parse_work(r, doc.value("work", json::object()), "$.work", names, k);
+  if (v.contains("work")) parse_work(r, v["work"], path + ".work", names, k);
+  if (v.contains("description")) k.description = r.string(v["description"], path + ".description");
+  return k;
+}
+
+// The reference variant and its launch axes: $.reference.params, else each axis's first value in the config.
+void parse_reference_variant(const Reader& r, const json& doc, const json& ref, SourceState& state) {
+  std::string name = r.string(ref["variant"], "$.reference.variant");
+  std::vector<std::string> variants;
+  for (std::size_t i = 0; i < state.kernels.size(); ++i) {
+    variants.push_back(state.kernels[i].variant);
+    if (state.kernels[i].variant == name) state.reference_kernel = int(i);
+  }
+  if (state.reference_kernel < 0)
+    r.fail("$.reference.variant", fmt::format("unknown variant '{}'; the kernels are: {}", name, fmt::join(variants, ", ")));
+  const KernelSpec& k = state.kernels[std::size_t(state.reference_kernel)];
+  json params = ref.value("params", json::object());
+  r.object(params, "$.reference.params", k.axes);
+  for (const auto& axis : k.axes) {
+    std::string path = "$.reference.params." + axis;
+    if (params.contains(axis)) {
+      if (!params[axis].is_number_integer()) r.fail(path, fmt::format("expected an integer, got {}", params[axis].dump()));
+      state.reference_axes.set(axis, params[axis].get<std::int64_t>());
+      continue;
+    }
+    const json* values = nullptr;
+    if (doc.contains("variant_axes") && doc["variant_axes"].is_object() && doc["variant_axes"].contains(name) &&
+        doc["variant_axes"][name].is_object() && doc["variant_axes"][name].contains(axis))
+      values = &doc["variant_axes"][name][axis];
+    else if (doc.contains("axes") && doc["axes"].is_object() && doc["axes"].contains(axis))
+      values = &doc["axes"][axis];
+    if (!values || !values->is_array() || values->empty() || !(*values)[0].is_number_integer())
+      r.fail(path, fmt::format("missing; expected the value of '{}' for the reference run", axis));
+    state.reference_axes.set(axis, (*values)[0].get<std::int64_t>());
+  }
+}
+
+// Each output's expected values from a .npy file.
+void parse_reference_files(const Reader& r, const json& files, const fs::path& base, SourceState& state) {
+  std::vector<std::string> outputs;
+  for (const auto& a : state.arguments)
+    if (a.role == Argument::Role::output) outputs.push_back(a.name);
+  r.object(files, "$.reference.npy", outputs);
+  for (auto& a : state.arguments) {
+    if (a.role != Argument::Role::output) continue;
+    if (!files.contains(a.name)) r.fail("$.reference.npy." + a.name, "missing; expected the .npy file of this output's expected values");
+    a.expected_npy = r.file_path(files[a.name], "$.reference.npy." + a.name, base);
+  }
+}
+
+}  // namespace
+
+std::vector<KernelSpec> parse_kernels(const Reader& r, const json& doc, const SourceAxes& axes, const CompileSettings& compile) {
+  if (!doc.contains("kernels") || !doc["kernels"].is_object() || doc["kernels"].empty())
+    r.fail("$.kernels", "expected an object of variants, e.g. {\"global\": {\"kernel\": \"global_kernel\", \"grid\": "
+                        "\"ceil_div(n, block_size)\", \"block\": \"block_size\"}}");
+  std::vector<KernelSpec> kernels;
+  for (const auto& item : doc["kernels"].items()) kernels.push_back(parse_kernel(r, doc, item.key(), item.value(), axes, compile));
+  return kernels;
+}
+
+void parse_reference(const Reader& r, const json& doc, const fs::path& base, SourceState& state) {
+  // Verification: a reference variant's outputs, or expected outputs from .npy files.
+  if (!doc.contains("reference"))
+    r.fail("$.reference", "missing; expected {\"variant\": NAME} (a kernel whose outputs the others must match) or "
+                          "{\"npy\": {OUTPUT: FILE}} (expected outputs)");
+  const auto& ref = r.object(doc["reference"], "$.reference", {"variant", "params", "npy"});
+  if (ref.contains("variant") == ref.contains("npy")) r.fail("$.reference", "expected exactly one of \"variant\" and \"npy\"");
+  if (ref.contains("variant")) parse_reference_variant(r, doc, ref, state);
+  else parse_reference_files(r, ref["npy"], base, state);
+}
+
+}  // namespace occbench

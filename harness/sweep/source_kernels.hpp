@@ -1,0 +1,162 @@
+#pragma once
+// Inside the user-kernel family (harness/sweep/source_family.hpp), not for other modules: what a
+// source config declares once read (element types, arguments and their initial values, each
+// variant's kernel as expressions), the state the family's callbacks share (the NVRTC-compiled
+// instances), and the problem that holds one size's buffers.
+#include "harness/family/element_values.hpp"
+#include "harness/family/verify_device.hpp"
+#include "harness/family/registry.hpp"
+#include "harness/sweep/expression.hpp"
+#include "harness/sweep/nvrtc_compiler.hpp"
+
+#include <cuda_runtime.h>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace occbench {
+
+struct ElementType {
+  const char* name;  // in the config
+  const char* npy;   // NumPy's descr
+  std::size_t bytes;
+  bool is_float;
+  ElementKind kind;  // the type, for visit_element_kind
+};
+inline constexpr ElementType kElementTypes[] = {
+    {"float32", "<f4", 4, true, ElementKind::float32},  {"float64", "<f8", 8, true, ElementKind::float64},
+    {"int32", "<i4", 4, false, ElementKind::int32},     {"uint32", "<u4", 4, false, ElementKind::uint32},
+    {"uint8", "|u1", 1, false, ElementKind::uint8},    {"int64", "<i8", 8, false, ElementKind::int64},
+    {"uint64", "<u8", 8, false, ElementKind::uint64}};
+
+
+// The type names a config may use (64-bit integers only where the role allows them).
+std::vector<std::string> element_type_names(bool with_64bit_integers);
+// Stores `value` as the element type at `out` (integers rounded and clamped to the type's range,
+// as harness/family/element_values' to_element does on the host and the GPU); reads one back.
+void store_element(const ElementType& type, double value, unsigned char* out);
+double load_element(const ElementType& type, const unsigned char* in);
+
+struct Initializer {
+  std::string kind = "uniform";  // uniform | normal | iota | constant | npy
+  double low = -1, high = 1;     // uniform: [low, high) for floats, [low, high] for integers
+  double mean = 0, stddev = 1;   // normal
+  double start = 0, step = 1;    // iota
+  double value = 0;              // constant
+  std::string npy_path;          // npy
+};
+
+// The formula of harness/family/element_values for an initializer and its type, where there is one
+// (uniform, iota, constant): those inputs are made on the GPU. normal (the host's log and cos) and
+// npy are made on the host and uploaded.
+struct InitSpec {
+  InitFormula formula;
+  double a, b;
+};
+std::optional<InitSpec> init_spec(const Initializer& init, const ElementType& type);
+
+struct Argument {
+  std::string name, path;  // path: its JSON path in the config
+  enum class Role { input, output, scalar } role = Role::input;
+  const ElementType* type = nullptr;
+  Expression count;  // buffers: elements, from the sizes
+  Expression value;  // scalars: from the point's parameters
+  Initializer init;  // inputs
+  double abs_tolerance = 0, rel_tolerance = 0;  // outputs
+  bool zero_before_launch = false;              // outputs that kernels accumulate into (atomics)
+  std::string expected_npy;                     // outputs verified against a file
+};
+
+struct KernelSpec {
+  std::string variant, path, description;
+  std::vector<std::pair<std::string, Expression>> name_parts;  // literal text, then an expression ("" for none)
+  Expression grid[3], block[3], dynamic_smem;
+  std::vector<std::pair<std::string, Expression>> defines;
+  std::vector<std::string> options;
+  Expression flops, global_bytes, dram_bytes, bytes_in_flight_per_warp;
+  std::vector<std::string> axes;
+};
+
+// One NVRTC compilation: every kernel name of the sweep that shares its options (defines), so
+// the headers are parsed once for all template instantiations.
+struct Compilation {
+  NvrtcResult compiled;
+  cudaLibrary_t library = nullptr;  // loaded on the device on first use
+  bool reported = false;            // the first point reports the compilation; later ones reuse it
+};
+
+struct Instance {
+  std::shared_ptr<Compilation> compilation;
+  std::string name_expression;
+  cudaKernel_t kernel = nullptr;
+};
+
+// Everything the family's callbacks share: the parsed config and the compiled kernels.
+struct SourceState {
+  std::string config_file, source_path, source_text;
+  std::vector<std::string> include_options;  // -I of the config's include_dirs
+  std::vector<Argument> arguments;
+  std::vector<KernelSpec> kernels;
+  int reference_kernel = -1;     // index in kernels, or -1 for .npy files
+  Params reference_axes;         // the reference variant's launch axes
+  std::map<std::string, Instance> instances;
+
+  std::string name_expression(const KernelSpec& k, const Params& p) const {
+    std::string name;
+    for (const auto& [text, expr] : k.name_parts)
+      name += expr.empty() ? text : fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
+                                                                            std::numeric_limits<std::int64_t>::max()));
+    return name;
+  }
+
+  std::vector<std::string> user_options(const KernelSpec& k, const Params& p) const {
+    std::vector<std::string> options = k.options;
+    for (const auto& [name, expr] : k.defines)
+      options.push_back(fmt::format("-D{}={}", name, expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
+                                                                             std::numeric_limits<std::int64_t>::max())));
+    options.insert(options.end(), include_options.begin(), include_options.end());
+    return options;
+  }
+
+  // Every point each kernel can take in this sweep (the config's values), and the reference's.
+  std::vector<std::vector<Params>> sweep_points;
+
+  // The kernel at p, compiled for sm_<arch> together with every other name of the sweep that
+  // needs the same options; alone when that group does not compile (so the error is its own).
+  Instance& instance(const KernelSpec& k, const Params& p, int arch);
+  // The record's compile block of an instance; the first point that uses it reports its NVRTC time.
+  std::string compile_json(Instance& inst, int arch);
+};
+
+constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
+
+struct Launch {
+  Dim3 grid, block;
+  std::size_t dynamic_smem_bytes = 0;
+};
+
+Launch evaluate_launch(const KernelSpec& k, const Params& p);
+
+// The architecture of the current CUDA device, or 0 where there is none (plan on a GPU-less machine).
+int current_device_arch();
+
+// The launch of kernel `k` at p: its shape, and where a GPU is, the loaded instance. `for_record`:
+// the launch of a result record, which reports the compilation (the reference run reports nothing).
+LaunchSpec source_launch(SourceState& state, const KernelSpec& k, const Params& p, bool for_record = true);
+
+// One size's buffers, initial values and expected outputs (a reference variant's, or .npy files').
+std::unique_ptr<Problem> make_source_problem(std::shared_ptr<SourceState> state, const Params& sizes, std::uint64_t seed);
+// One launch of a source problem's kernel on `stream` (outputs that accumulate zeroed first).
+void launch_source_kernel(Problem& problem, const LaunchSpec& launch, const Params& params, cudaStream_t stream);
+
+}  // namespace occbench
