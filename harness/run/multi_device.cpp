@@ -1,5 +1,6 @@
 #include "harness/run/multi_device.hpp"
 
+#include "harness/core/clock.hpp"
 #include "harness/sweep/claims.hpp"
 #include "harness/core/exit_codes.hpp"
 #include "harness/core/cuda_check.hpp"
@@ -114,103 +115,118 @@ std::vector<std::string> claimed_without_record(const std::string& claim_dir, co
   return held;
 }
 
-int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ostream& log) {
-  std::string exe = self_executable();
-  auto t0 = std::chrono::steady_clock::now();
-  if (run.each_device) {
-    // The whole sweep on every device at once, each into its own folder (GPUs of one model would
-    // otherwise name their files alike).
-    std::vector<pid_t> workers;
-    for (int d : run.devices) {
-      std::string out = (fs::path(run.out_dir) / fmt::format("device{}", d)).string();
-      std::vector<std::string> args = {"run", run.config_path, "--device", std::to_string(d), "--out", out};
-      args.insert(args.end(), run.worker_args.begin(), run.worker_args.end());
-      workers.push_back(start_worker(exe, args));
-    }
-    int worst = 0;
-    for (std::size_t i = 0; i < workers.size(); ++i) {
-      int code = wait_worker(workers[i]);
-      if (code != 0) log << fmt::format("occbench run: the worker on device {} exited with {}\n", run.devices[i], code);
-      worst = std::max(worst, code);
-    }
-    log << fmt::format("occbench run --each-device: the sweep ran on devices {}; one results file each in {}/device<N>/ "
-                       "(occbench report/compare and plots/occplot.py --overlay take them together)\n",
-                       fmt::join(run.devices, ","), run.out_dir);
-    return worst;
-  }
+namespace {
 
-  // One sweep over all devices: the parts folder holds each worker's output and the claims.
-  std::string stem, started = utc_now_iso();
+// --each-device: the whole sweep on every device at once, each into its own folder (GPUs of one
+// model would otherwise name their files alike).
+int run_on_each_device(const MultiDeviceRun& run, const std::string& exe, std::ostream& log) {
+  std::vector<pid_t> workers;
+  for (int d : run.devices) {
+    std::string out = (fs::path(run.out_dir) / fmt::format("device{}", d)).string();
+    std::vector<std::string> args = {"run", run.config_path, "--device", std::to_string(d), "--out", out};
+    args.insert(args.end(), run.worker_args.begin(), run.worker_args.end());
+    workers.push_back(start_worker(exe, args));
+  }
+  int worst = 0;
+  for (std::size_t i = 0; i < workers.size(); ++i) {
+    int code = wait_worker(workers[i]);
+    if (code != 0) log << fmt::format("occbench run: the worker on device {} exited with {}\n", run.devices[i], code);
+    worst = std::max(worst, code);
+  }
+  log << fmt::format("occbench run --each-device: the sweep ran on devices {}; one results file each in {}/device<N>/ "
+                     "(occbench report/compare and plots/occplot.py --overlay take them together)\n",
+                     fmt::join(run.devices, ","), run.out_dir);
+  return worst;
+}
+
+// One sweep over several devices: where its files go, and what its .jsonl header says to resume it.
+struct SharedSweep {
+  std::string stem, started, config_path, jsonl_path;
+  std::vector<int> devices;
+  std::vector<std::string> worker_args;
   ordered_json multi;
-  std::vector<int> devices = run.devices;
-  std::vector<std::string> worker_args = run.worker_args;
-  std::string config_path = run.config_path;
+  fs::path parts_dir, claims;
+};
+
+SharedSweep shared_sweep(const MultiDeviceRun& run) {
+  SharedSweep s{"", utc_now_iso(), run.config_path, "", run.devices, run.worker_args, {}, {}, {}};
   if (!run.resume_path.empty()) {
-    multi = run.resume_header["multi_device"];
-    stem = run.resume_path.substr(0, run.resume_path.size() - std::string(".jsonl").size());
-    devices = multi["devices"].get<std::vector<int>>();
-    worker_args = multi["worker_args"].get<std::vector<std::string>>();
-    config_path = run.resume_header.value("config_source", "");
-    started = run.resume_header.value("started_utc", started);
+    s.multi = run.resume_header["multi_device"];
+    s.stem = run.resume_path.substr(0, run.resume_path.size() - std::string(".jsonl").size());
+    s.devices = s.multi["devices"].get<std::vector<int>>();
+    s.worker_args = s.multi["worker_args"].get<std::vector<std::string>>();
+    s.config_path = run.resume_header.value("config_source", "");
+    s.started = run.resume_header.value("started_utc", s.started);
   } else {
     std::set<std::string> names;
-    for (int d : devices) names.insert(device_name(d));
+    for (int d : s.devices) names.insert(device_name(d));
     std::string label = names.size() == 1 ? *names.begin() : "mixed";
-    stem = output_stem(run.out_dir, run.sweep_name, fmt::format("{}x{}", devices.size(), label), utc_now_compact());
-    multi = {{"devices", devices}, {"parts_dir", fs::path(stem + ".parts").filename().string()}, {"worker_args", worker_args}};
+    s.stem = output_stem(run.out_dir, run.sweep_name, fmt::format("{}x{}", s.devices.size(), label), utc_now_compact());
+    s.multi = {{"devices", s.devices}, {"parts_dir", fs::path(s.stem + ".parts").filename().string()}, {"worker_args", s.worker_args}};
   }
-  fs::path parts_dir = fs::path(stem).parent_path() / multi["parts_dir"].get<std::string>();
-  fs::path claims = parts_dir / "claims";
-  std::string jsonl_path = stem + ".jsonl";
-  ordered_json header = {{"occbench_jsonl", 1},
-                         {"tool", tool_block()},
-                         {"config", run.resume_path.empty() ? read_json_file(config_path) : run.resume_header["config"]},
-                         {"config_source", config_path},
-                         {"started_utc", started},
-                         {"multi_device", multi}};
-  if (run.resume_path.empty()) {
-    fs::create_directories(claims);
-    // Until the workers finish, the .jsonl is only this header: what run --resume needs to restart them.
-    write_text_file(jsonl_path, header.dump() + "\n");
-  } else {
-    // Claims of unfinished points are dropped (a worker died holding them); finished ones are kept.
-    fs::remove_all(claims);
-    fs::create_directories(claims);
-    for (int d : devices) {
-      std::string part = part_file(parts_dir / fmt::format("device{}", d), ".jsonl");
-      if (part.empty()) continue;
-      std::vector<std::string> finished;
-      for (const auto& r : read_jsonl(part).results) finished.push_back(record_point_id(r));
-      mark_claimed(claims.string(), finished);
-    }
-  }
-  log << fmt::format("occbench run: {} worker(s) on devices {}; their parts in {}\n", devices.size(), fmt::join(devices, ","),
-                     parts_dir.string());
+  s.parts_dir = fs::path(s.stem).parent_path() / s.multi["parts_dir"].get<std::string>();
+  s.claims = s.parts_dir / "claims";
+  s.jsonl_path = s.stem + ".jsonl";
+  return s;
+}
 
+// A new run: the .jsonl is only its header until the workers finish (what run --resume needs to
+// restart them). A resumed one: claims of unfinished points are dropped (a worker died holding
+// them), finished ones kept.
+void prepare_claims(const MultiDeviceRun& run, const SharedSweep& s) {
+  if (run.resume_path.empty()) {
+    ordered_json header = {{"occbench_jsonl", 1},          {"tool", tool_block()},
+                           {"config", read_json_file(s.config_path)}, {"config_source", s.config_path},
+                           {"started_utc", s.started},     {"multi_device", s.multi}};
+    fs::create_directories(s.claims);
+    write_text_file(s.jsonl_path, header.dump() + "\n");
+    return;
+  }
+  fs::remove_all(s.claims);
+  fs::create_directories(s.claims);
+  for (int d : s.devices) {
+    std::string part = part_file(s.parts_dir / fmt::format("device{}", d), ".jsonl");
+    if (part.empty()) continue;
+    std::vector<std::string> finished;
+    for (const auto& r : read_jsonl(part).results) finished.push_back(record_point_id(r));
+    mark_claimed(s.claims.string(), finished);
+  }
+}
+
+// One worker per device, each writing its part; the worst exit code of them.
+int run_workers(const SharedSweep& s, const std::string& exe, std::ostream& log) {
+  log << fmt::format("occbench run: {} worker(s) on devices {}; their parts in {}\n", s.devices.size(), fmt::join(s.devices, ","),
+                     s.parts_dir.string());
   std::vector<pid_t> workers;
-  for (int d : devices) {
-    fs::path dir = parts_dir / fmt::format("device{}", d);
+  for (int d : s.devices) {
+    fs::path dir = s.parts_dir / fmt::format("device{}", d);
     std::string part = part_file(dir, ".jsonl");
-    std::vector<std::string> args = part.empty() ? std::vector<std::string>{"run", config_path, "--out", dir.string()}
+    std::vector<std::string> args = part.empty() ? std::vector<std::string>{"run", s.config_path, "--out", dir.string()}
                                                  : std::vector<std::string>{"run", "--resume", part};
-    for (const std::string& a : {std::string("--device"), std::to_string(d), std::string("--claim-dir"), claims.string()})
+    for (const std::string& a : {std::string("--device"), std::to_string(d), std::string("--claim-dir"), s.claims.string()})
       args.push_back(a);
-    args.insert(args.end(), worker_args.begin(), worker_args.end());
+    args.insert(args.end(), s.worker_args.begin(), s.worker_args.end());
     workers.push_back(start_worker(exe, args));
   }
   int worst = 0;
   for (std::size_t i = 0; i < workers.size(); ++i) {
     int code = wait_worker(workers[i]);
     if (code != 0 && code != 1)
-      log << fmt::format("occbench run: the worker on device {} exited with {}; run --resume {} continues\n", devices[i], code,
-                         jsonl_path);
+      log << fmt::format("occbench run: the worker on device {} exited with {}; run --resume {} continues\n", s.devices[i], code,
+                         s.jsonl_path);
     // Bad input and no GPU keep their codes; a crash or a lost context is a failed run (1).
     worst = std::max(worst, code == kExitBadInput || code == kExitNoGpu || code <= kExitFailed ? code : int(kExitFailed));
   }
+  return worst;
+}
 
+// The parts merged into STEM.json/.csv/.jsonl; the exit code (1 where a point failed or a claimed
+// point was never recorded).
+int merge_parts(const SharedSweep& s, const MultiDeviceRun& run, const Registry& registry, double wall_s, int worst,
+                std::ostream& log) {
   std::vector<ShardOutput> parts;
-  for (int d : devices) {
-    fs::path dir = parts_dir / fmt::format("device{}", d);
+  for (int d : s.devices) {
+    fs::path dir = s.parts_dir / fmt::format("device{}", d);
     std::string part = part_file(dir, ".json");
     if (part.empty()) part = part_file(dir, ".jsonl");
     if (part.empty()) {
@@ -220,39 +236,45 @@ int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ost
     parts.push_back(read_shard_output(part));
   }
   MergedResults merged = merge_shard_outputs(parts, registry);
-  for (std::size_t i = 0; i < merged.devices.size(); ++i) merged.devices[i]["ordinal"] = devices[i];
-  double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), timed_s = 0;
+  for (std::size_t i = 0; i < merged.devices.size(); ++i) merged.devices[i]["ordinal"] = s.devices[i];
+  double timed_s = 0;
   for (const auto& part_run : merged.runs) timed_s += part_run.value("timed_s", 0.0);
-  ordered_json run_block = {{"kind", "run"},
-                            {"devices", devices},
-                            {"started_utc", started},
-                            {"finished_utc", utc_now_iso()},
-                            {"command", run.command_line},
-                            {"config_source", config_path},
-                            {"wall_s", wall_s},
-                            {"timed_s", timed_s},
-                            {"parts", merged.runs}};
+  ordered_json run_block = {{"kind", "run"},          {"devices", s.devices},          {"started_utc", s.started},
+                            {"finished_utc", utc_now_iso()}, {"command", run.command_line}, {"config_source", s.config_path},
+                            {"wall_s", wall_s},       {"timed_s", timed_s},            {"parts", merged.runs}};
   if (!merged.runs.empty()) run_block["measurement"] = merged.runs.front().value("measurement", ordered_json(nullptr));
   std::size_t ok = 0, failed = 0, skipped = 0;
   for (const auto& r : merged.results) {
     std::string status = r.value("status", "");
     ok += status == "ok", failed += status == "failed", skipped += status == "skipped";
   }
-  write_text_file(stem + ".json", merged_document(merged, run_block).dump(2) + "\n");
-  write_text_file(stem + ".csv", to_csv(merged.results));
-  write_text_file(jsonl_path, merged_jsonl(merged, {{"started_utc", started}, {"multi_device", multi}}));
+  write_text_file(s.stem + ".json", merged_document(merged, run_block).dump(2) + "\n");
+  write_text_file(s.stem + ".csv", to_csv(merged.results));
+  write_text_file(s.jsonl_path, merged_jsonl(merged, {{"started_utc", s.started}, {"multi_device", s.multi}}));
   log << fmt::format("\nall devices: {} ok, {} failed, {} skipped in {:.1f} s on {} GPU(s)\nwrote {}.json\n      {}.csv\n      {}\n",
-                     ok, failed, skipped, wall_s, devices.size(), stem, stem, jsonl_path);
+                     ok, failed, skipped, wall_s, s.devices.size(), s.stem, s.stem, s.jsonl_path);
   if (failed > 0) worst = std::max(worst, 1);
   // A point claimed by a worker that stopped before recording it has no record anywhere: say so.
-  std::vector<std::string> held = claimed_without_record(claims.string(), merged.results);
+  std::vector<std::string> held = claimed_without_record(s.claims.string(), merged.results);
   if (!held.empty()) {
     log << fmt::format("occbench run: {} point(s) were claimed by a worker that stopped before recording them and were "
                        "not measured: {}; run --resume {} measures them\n",
-                       held.size(), fmt::join(held, ", "), jsonl_path);
+                       held.size(), fmt::join(held, ", "), s.jsonl_path);
     worst = std::max(worst, 1);
   }
   return worst;
+}
+
+}  // namespace
+
+int run_on_devices(const MultiDeviceRun& run, const Registry& registry, std::ostream& log) {
+  std::string exe = self_executable();
+  auto t0 = std::chrono::steady_clock::now();
+  if (run.each_device) return run_on_each_device(run, exe, log);
+  SharedSweep sweep = shared_sweep(run);
+  prepare_claims(run, sweep);
+  int worst = run_workers(sweep, exe, log);
+  return merge_parts(sweep, run, registry, seconds_since(t0), worst, log);
 }
 
 }  // namespace occbench

@@ -175,49 +175,41 @@ bool overridden(const SweepSpec& spec, const std::string& variant, const std::st
 
 }  // namespace
 
-SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {
-  Checker check(source);
-  check.object(doc, "$");
-  std::vector<std::string> keys{"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes", "measurement"};
-  // A config that names CUDA source ("source") defines its own family (harness/sweep/source_family).
-  bool from_source = doc.contains("source");
-  if (from_source) keys.insert(keys.end(), source_config_keys().begin(), source_config_keys().end());
-  check.only_keys(doc, "$", keys);
+namespace {
 
-  SweepSpec spec;
-  spec.source = source;
-  spec.raw = doc;
-
-  const Family* family = nullptr;
-  if (from_source) {
+// The sweep's family: built from the CUDA source the config names ("source"), or a built-in one.
+const Family* parse_family(const json& doc, const Checker& check, const Registry& registry, SweepSpec& spec) {
+  if (doc.contains("source")) {
     // Files it names are relative to the config's folder (also for a config stored in a .jsonl).
-    spec.source_family = build_source_family(doc, source.substr(0, source.find(" (as stored in ")));
-    family = spec.source_family.get();
-    spec.family = family->name;
-  } else {
-    if (!doc.contains("family"))
-      check.fail("$.family", fmt::format("missing; expected one of: {} (or \"source\": a .cu file of your own)",
-                                         fmt::join(registry.family_names(), ", ")));
-    spec.family = check.string(doc["family"], "$.family");
-    family = registry.find(spec.family);
-    if (!family)
-      check.fail("$.family", fmt::format("unknown family '{}'; known families: {}", spec.family,
-                                         fmt::join(registry.family_names(), ", ")));
+    spec.source_family = build_source_family(doc, spec.source.substr(0, spec.source.find(" (as stored in ")));
+    spec.family = spec.source_family->name;
+    return spec.source_family.get();
   }
+  if (!doc.contains("family"))
+    check.fail("$.family", fmt::format("missing; expected one of: {} (or \"source\": a .cu file of your own)",
+                                       fmt::join(registry.family_names(), ", ")));
+  spec.family = check.string(doc["family"], "$.family");
+  const Family* family = registry.find(spec.family);
+  if (!family)
+    check.fail("$.family", fmt::format("unknown family '{}'; known families: {}", spec.family, fmt::join(registry.family_names(), ", ")));
+  return family;
+}
 
+void parse_name(const json& doc, const Checker& check, const Family& family, SweepSpec& spec) {
+  spec.name = family.name;
   if (doc.contains("name")) {
     spec.name = check.string(doc["name"], "$.name");
     bool safe = !spec.name.empty() && std::all_of(spec.name.begin(), spec.name.end(), [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
     });
     if (!safe) check.fail("$.name", "expected a non-empty name of letters, digits, '_', '-' and '.' (it names the result files)");
-  } else {
-    spec.name = family->name;
   }
   if (doc.contains("description")) spec.description = check.string(doc["description"], "$.description");
+}
 
-  // Variants: a list of names, or omitted for all of the family's variants.
-  auto all_variants = family->variant_names();
+// Variants: a list of names, or omitted for all of the family's variants; the baseline one of them.
+void parse_variants(const json& doc, const Checker& check, const Family& family, SweepSpec& spec) {
+  auto all_variants = family.variant_names();
   if (doc.contains("variants")) {
     const auto& list = doc["variants"];
     if (!list.is_array() || list.empty())
@@ -225,8 +217,8 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
     for (std::size_t i = 0; i < list.size(); ++i) {
       std::string path = fmt::format("$.variants[{}]", i);
       auto name = check.string(list[i], path);
-      if (!family->find_variant(name))
-        check.fail(path, fmt::format("unknown variant '{}' of family '{}'; valid variants: {}", name, family->name,
+      if (!family.find_variant(name))
+        check.fail(path, fmt::format("unknown variant '{}' of family '{}'; valid variants: {}", name, family.name,
                                      fmt::join(all_variants, ", ")));
       if (std::find(spec.variants.begin(), spec.variants.end(), name) != spec.variants.end())
         check.fail(path, fmt::format("variant '{}' is listed twice", name));
@@ -235,99 +227,119 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
   } else {
     spec.variants = all_variants;
   }
+  spec.baseline = spec.variants.front();
+  if (!doc.contains("baseline")) return;
+  spec.baseline = check.string(doc["baseline"], "$.baseline");
+  if (std::find(spec.variants.begin(), spec.variants.end(), spec.baseline) == spec.variants.end())
+    check.fail("$.baseline", fmt::format("expected one of the sweep's variants ({}), got '{}'", fmt::join(spec.variants, ", "),
+                                         spec.baseline));
+}
 
-  if (doc.contains("baseline")) {
-    spec.baseline = check.string(doc["baseline"], "$.baseline");
-    if (std::find(spec.variants.begin(), spec.variants.end(), spec.baseline) == spec.variants.end())
-      check.fail("$.baseline", fmt::format("expected one of the sweep's variants ({}), got '{}'",
-                                           fmt::join(spec.variants, ", "), spec.baseline));
-  } else {
-    spec.baseline = spec.variants.front();
-  }
-
-  // Sizes: every size axis of the family needs values (or has a default).
-  auto size_names = axis_names(family->size_axes);
-  if (!doc.contains("sizes") && !family->size_axes.empty()) {
-    bool all_defaulted = std::all_of(family->size_axes.begin(), family->size_axes.end(),
+// Sizes: every size axis of the family needs values (or has a default), in the family's order.
+void parse_sizes(const json& doc, const Checker& check, const Family& family, SweepSpec& spec) {
+  auto size_names = axis_names(family.size_axes);
+  if (!doc.contains("sizes") && !family.size_axes.empty()) {
+    bool all_defaulted = std::all_of(family.size_axes.begin(), family.size_axes.end(),
                                      [](const Axis& a) { return a.default_value.has_value(); });
     if (!all_defaulted)
       check.fail("$.sizes", fmt::format("missing; expected an object with lists of values for: {}", fmt::join(size_names, ", ")));
   }
   if (doc.contains("sizes"))
-    spec.sizes = parse_axes(doc["sizes"], "$.sizes", check,
-                            [&](const std::string& n) { return family->find_size_axis(n); }, size_names);
-  for (const auto& axis : family->size_axes) {
+    spec.sizes = parse_axes(doc["sizes"], "$.sizes", check, [&](const std::string& n) { return family.find_size_axis(n); },
+                            size_names);
+  for (const auto& axis : family.size_axes) {
     bool given = std::any_of(spec.sizes.begin(), spec.sizes.end(), [&](const auto& a) { return a.first == axis.name; });
-    if (!given) {
-      if (!axis.default_value)
-        check.fail("$.sizes." + axis.name, fmt::format("missing; expected a list of values ({}): {}", axis.describe_legal(),
-                                                       axis.description));
-      spec.sizes.emplace_back(axis.name, std::vector<std::int64_t>{*axis.default_value});
-    }
+    if (given) continue;
+    if (!axis.default_value)
+      check.fail("$.sizes." + axis.name, fmt::format("missing; expected a list of values ({}): {}", axis.describe_legal(),
+                                                     axis.description));
+    spec.sizes.emplace_back(axis.name, std::vector<std::int64_t>{*axis.default_value});
   }
   // Keep the family's order so point ids are stable whatever order the file used.
   std::stable_sort(spec.sizes.begin(), spec.sizes.end(), [&](const auto& a, const auto& b) {
     auto pos = [&](const std::string& n) { return std::find(size_names.begin(), size_names.end(), n) - size_names.begin(); };
     return pos(a.first) < pos(b.first);
   });
+}
 
-  // Shared axes: each must be accepted by at least one selected variant.
+// Shared axes (each accepted by at least one selected variant) and each variant's own.
+void parse_launch_axes(const json& doc, const Checker& check, const Family& family, SweepSpec& spec) {
   std::vector<std::string> launch_axis_names;
   for (const auto& v : spec.variants)
-    for (const auto& axis : launch_axes_with_harness(*family->find_variant(v)))
+    for (const auto& axis : launch_axes_with_harness(*family.find_variant(v)))
       if (std::find(launch_axis_names.begin(), launch_axis_names.end(), axis.name) == launch_axis_names.end())
         launch_axis_names.push_back(axis.name);
-  if (doc.contains("axes")) {
+  if (doc.contains("axes"))
     spec.axes = parse_axes(
         doc["axes"], "$.axes", check,
         [&](const std::string& n) -> const Axis* {
           for (const auto& v : spec.variants)
-            if (const Axis* a = family->find_variant(v)->find_axis(n)) return a;
+            if (const Axis* a = family.find_variant(v)->find_axis(n)) return a;
           return nullptr;
         },
         launch_axis_names);
+  if (!doc.contains("variant_axes")) return;
+  const auto& per_variant = check.object(doc["variant_axes"], "$.variant_axes");
+  for (const auto& item : per_variant.items()) {
+    std::string path = "$.variant_axes." + item.key();
+    if (std::find(spec.variants.begin(), spec.variants.end(), item.key()) == spec.variants.end())
+      check.fail(path, fmt::format("'{}' is not one of the sweep's variants ({})", item.key(), fmt::join(spec.variants, ", ")));
+    const Variant* variant = family.find_variant(item.key());
+    spec.variant_axes.emplace_back(item.key(), parse_axes(item.value(), path, check,
+                                                          [&](const std::string& n) { return variant->find_axis(n); },
+                                                          axis_names(launch_axes_with_harness(*variant))));
   }
+}
 
-  if (doc.contains("variant_axes")) {
-    const auto& per_variant = check.object(doc["variant_axes"], "$.variant_axes");
-    for (const auto& item : per_variant.items()) {
-      std::string path = "$.variant_axes." + item.key();
-      if (std::find(spec.variants.begin(), spec.variants.end(), item.key()) == spec.variants.end())
-        check.fail(path, fmt::format("'{}' is not one of the sweep's variants ({})", item.key(), fmt::join(spec.variants, ", ")));
-      const Variant* variant = family->find_variant(item.key());
-      spec.variant_axes.emplace_back(
-          item.key(), parse_axes(item.value(), path, check,
-                                 [&](const std::string& n) { return variant->find_axis(n); },
-                                 axis_names(launch_axes_with_harness(*variant))));
-    }
-  }
-
-  // A shared value must be legal for every selected variant that takes it from the shared list.
+// A shared value must be legal for every selected variant that takes it from the shared list.
+void check_shared_values(const Checker& check, const Family& family, const SweepSpec& spec) {
   for (const auto& [axis_name, values] : spec.axes)
     for (const auto& v : spec.variants) {
-      const Axis* a = family->find_variant(v)->find_axis(axis_name);
+      const Axis* a = family.find_variant(v)->find_axis(axis_name);
       if (!a || overridden(spec, v, axis_name)) continue;
       for (std::size_t i = 0; i < values.size(); ++i)
         if (auto problem = a->check(values[i]); !problem.empty())
           check.fail(fmt::format("$.axes.{}[{}]", axis_name, i),
                      fmt::format("{} (for variant '{}'); give it per variant in variant_axes instead", problem, v));
     }
+}
 
-  if (doc.contains("measurement")) spec.measurement = parse_measurement(doc["measurement"], "$.measurement", check);
-
-  // Every variant needs a value for each of its axes, and each point must be legal as a whole.
+// Every variant needs a value for each of its axes, and each point must be legal as a whole.
+void check_points(const Checker& check, const Family& family, const SweepSpec& spec, const Registry& registry) {
   for (const auto& point : expand_sweep(spec, registry, /*check_points=*/false)) {
     for (const auto& axis : point.variant->axes)
       if (!point.params.has(axis.name))
         check.fail("$.axes." + axis.name,
                    fmt::format("variant '{}' needs values for axis '{}' ({}) in axes or variant_axes.{}", point.variant->name,
                                axis.name, axis.describe_legal(), point.variant->name));
-    if (family->check_sizes)
-      if (auto problem = family->check_sizes(point.params); !problem.empty()) check.fail("$.sizes", problem);
+    if (family.check_sizes)
+      if (auto problem = family.check_sizes(point.params); !problem.empty()) check.fail("$.sizes", problem);
     if (point.variant->check)
       if (auto problem = point.variant->check(point.params); !problem.empty())
         check.fail("$", fmt::format("point {}: {}", point.id, problem));
   }
+}
+
+}  // namespace
+
+SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {
+  Checker check(source);
+  check.object(doc, "$");
+  std::vector<std::string> keys{"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes", "measurement"};
+  // A config that names CUDA source ("source") defines its own family (harness/sweep/source_family).
+  if (doc.contains("source")) keys.insert(keys.end(), source_config_keys().begin(), source_config_keys().end());
+  check.only_keys(doc, "$", keys);
+  SweepSpec spec;
+  spec.source = source;
+  spec.raw = doc;
+  const Family& family = *parse_family(doc, check, registry, spec);
+  parse_name(doc, check, family, spec);
+  parse_variants(doc, check, family, spec);
+  parse_sizes(doc, check, family, spec);
+  parse_launch_axes(doc, check, family, spec);
+  check_shared_values(check, family, spec);
+  if (doc.contains("measurement")) spec.measurement = parse_measurement(doc["measurement"], "$.measurement", check);
+  check_points(check, family, spec, registry);
   return spec;
 }
 
