@@ -1,6 +1,6 @@
 // Little's law, the occupancy knee and the latency probe's random cycle: pure CPU parts.
 #include "harness/measure/latency_probe.hpp"
-#include "harness/model/occupancy_knee.hpp"
+#include "harness/records/occupancy_knee.hpp"
 #include "harness/model/occupancy_model.hpp"
 #include "harness/records/report.hpp"
 

@@ -1,6 +1,6 @@
 #include "harness/records/report.hpp"
 
-#include "harness/model/occupancy_knee.hpp"
+#include "harness/records/occupancy_knee.hpp"
 
 #include <fmt/format.h>
 
@@ -316,7 +316,7 @@ std::string not_timed_list(const std::vector<ResultsFile>& files, const std::vec
   return text.empty() ? "" : "\nNot timed:\n\n" + text;
 }
 
-// Curves over occupancy_limit (harness/model/occupancy_knee), one table per file that has any.
+// Curves over occupancy_limit (harness/records/occupancy_knee), one table per file that has any.
 std::string knee_section(const std::vector<ResultsFile>& files) {
   std::string text;
   auto occupancy_text = [](const std::optional<double>& v) { return v ? fmt::format("{:.3f}", *v) : std::string("–"); };

@@ -1,4 +1,4 @@
-#include "harness/model/occupancy_knee.hpp"
+#include "harness/records/occupancy_knee.hpp"
 
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/core/optional_number.hpp"
