@@ -26,6 +26,7 @@
 #include "harness/measure/stats.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/measure/timer.hpp"
+#include "harness/core/json.hpp"
 #include "kernels/families.hpp"
 
 #include <benchmark/benchmark.h>
@@ -162,10 +163,8 @@ Session& session() {
   return s;
 }
 
-double number_at(const ordered_json& r, const char* object, const char* key) {
-  if (!r.contains(object) || !r[object].is_object() || !r[object].contains(key) || !r[object][key].is_number()) return -1;
-  return r[object][key].get<double>();
-}
+// -1 where the record has no such number.
+double number_at(const ordered_json& r, const char* object, const char* key) { return occbench::number_at(r, object, key, -1); }
 
 void set_counters(benchmark::State& state, const BenchPoint& b, const PreparedPoint& prepared,
                   const std::vector<double>& samples_ms) {

@@ -104,16 +104,16 @@ TEST(Report, TableAndProgressShowTheHeadlineFigures) {
   r["metrics"]["achieved_bandwidth_gbps"] = 2124.0;
   r["occupancy"] = {{"theoretical", 1.0}, {"limiter", "warps"}};
   auto line = format_progress(r, 3, 34);
-  EXPECT_NE(line.find("[3/34] adjacent_difference/global n=3: 63.20 us"), std::string::npos) << line;
+  EXPECT_NE(line.find("[3/34] adjacent_difference/global n=3: 63.20 µs"), std::string::npos) << line;
   EXPECT_NE(line.find("2124 GB/s"), std::string::npos) << line;
   EXPECT_NE(line.find("(warps)"), std::string::npos) << line;
   auto table = format_table({r});
-  EXPECT_NE(table.find("63.20 us"), std::string::npos) << table;
+  EXPECT_NE(table.find("63.20 µs"), std::string::npos) << table;
   EXPECT_NE(table.find("warps"), std::string::npos) << table;
   EXPECT_EQ(table.find("!floor"), std::string::npos) << table;
   // Timing flags mark the median.
   r["timing"]["near_timing_floor"] = true;
   r["timing"]["conditions"] = {{"flags", {"throttled (sw_power_cap)"}}};
   table = format_table({r});
-  EXPECT_NE(table.find("63.20 us !floor !clocks"), std::string::npos) << table;
+  EXPECT_NE(table.find("63.20 µs !floor !clocks"), std::string::npos) << table;
 }

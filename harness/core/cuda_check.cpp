@@ -4,6 +4,10 @@
 
 namespace occbench {
 
+void throw_library_error(const char* library, const char* status, const char* expression, const char* file, int line) {
+  throw std::runtime_error(fmt::format("{} error {}: {} at {}:{}", library, status, expression, file, line));
+}
+
 void throw_cuda_error(cudaError_t code, const char* expression, const char* file, int line) {
   throw CudaError(code, fmt::format("CUDA error {} ({}): {} at {}:{}", cudaGetErrorName(code),
                                     cudaGetErrorString(code), expression, file, line));

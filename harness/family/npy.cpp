@@ -1,4 +1,5 @@
 #include "harness/family/npy.hpp"
+#include "harness/core/files.hpp"
 
 #include <fmt/format.h>
 
@@ -33,9 +34,9 @@ std::string header_field(const std::string& header, const std::string& key) {
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw NpyError(fmt::format("{}: cannot open the .npy file", path));
-  std::vector<unsigned char> data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::optional<std::string> bytes = read_file(path);
+  if (!bytes) throw NpyError(fmt::format("{}: cannot open the .npy file", path));
+  std::vector<unsigned char> data(bytes->begin(), bytes->end());
   auto fail = [&](const std::string& what) { throw NpyError(fmt::format("{}: not a usable .npy file: {}", path, what)); };
   if (data.size() < 10 || std::string(data.begin(), data.begin() + 6) != "\x93NUMPY") fail("missing the \\x93NUMPY magic");
   int major = data[6];

@@ -122,6 +122,8 @@ using State = CounterSession::State;
 
 // One collection: what it replays and what it gathered.
 struct CounterSession::Collection {
+  Collection(const std::vector<std::function<void()>>& l, const std::function<void()>& f)
+      : launches(l), flush(f), readings(l.size()) {}
   const std::vector<std::function<void()>>& launches;
   const std::function<void()>& flush;
   bool batched = false;     // a flush before each launch, inside the passes (measure_batch)
@@ -397,7 +399,7 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
                                                     const std::function<void()>& flush, double flush_read_bytes,
                                                     bool durations, const std::vector<std::string>& skip_instrumentation) {
   if (!available()) throw std::runtime_error(unavailable_reason_);
-  Collection c{launches, flush};
+  Collection c(launches, flush);
   c.batched = flush_read_bytes > 0;
   if (c.batched && !flush) throw std::logic_error("a batch of launches needs the flush that delimits them");
   State& s = *state_;
@@ -406,7 +408,6 @@ std::vector<CounterReading> CounterSession::collect(const std::vector<std::funct
   // A batch's flushes run inside the passes, each kernel one range: up to kMaxBatchRanges.
   // Flushed before each kernel: a flush range before each kernel range.
   c.max_ranges = c.batched ? kMaxBatchRanges : c.per_kernel ? 2 * kMaxKernelsPerLaunch : kMaxKernelsPerLaunch;
-  c.readings.resize(launches.size());
   auto t0 = std::chrono::steady_clock::now();
   bool enabled_here = false;
   CUpti_RangeProfiler_Object* profiler = enable_for_collection(enabled_here);

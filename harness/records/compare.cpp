@@ -1,4 +1,5 @@
 #include "harness/records/compare.hpp"
+#include "harness/core/json.hpp"
 
 #include <fmt/format.h>
 
@@ -24,13 +25,8 @@ const char* to_string(Verdict verdict) {
 
 namespace {
 
-double timing_number(const ordered_json& r, const char* key) {
-  if (!r.contains("timing") || !r["timing"].is_object()) return NAN;
-  const auto& t = r["timing"];
-  return t.contains(key) && t[key].is_number() ? t[key].get<double>() : NAN;
-}
 
-bool comparable(const ordered_json& r) { return r.value("status", "") == "ok" && timing_number(r, "median_ms") > 0; }
+bool comparable(const ordered_json& r) { return r.value("status", "") == "ok" && number_at(r, "timing", "median_ms") > 0; }
 
 std::string device_name(const ResultsFile& f) {
   if (f.document.contains("device") && f.document["device"].is_object())
@@ -50,11 +46,11 @@ PointComparison compare_point(const std::string& point_id, const ordered_json& b
                               const CompareOptions& options) {
   PointComparison c;
   c.point_id = point_id;
-  c.base_ms = timing_number(base, "median_ms");
-  c.new_ms = timing_number(next, "median_ms");
-  c.base_noise = timing_number(base, "noise");
-  c.new_noise = timing_number(next, "noise");
-  double base_samples = timing_number(base, "samples"), new_samples = timing_number(next, "samples");
+  c.base_ms = number_at(base, "timing", "median_ms");
+  c.new_ms = number_at(next, "timing", "median_ms");
+  c.base_noise = number_at(base, "timing", "noise");
+  c.new_noise = number_at(next, "timing", "noise");
+  double base_samples = number_at(base, "timing", "samples"), new_samples = number_at(next, "timing", "samples");
   c.base_samples = std::isnan(base_samples) ? 0 : int(base_samples);
   c.new_samples = std::isnan(new_samples) ? 0 : int(new_samples);
   if (!(c.base_ms > 0) || !(c.new_ms > 0)) return c;  // unknown

@@ -2,8 +2,10 @@
 
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/core/optional_number.hpp"
+#include "harness/core/json.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace occbench {
@@ -11,12 +13,6 @@ namespace occbench {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-const json* member(const json& r, const char* section, const char* key) {
-  if (!r.contains(section) || !r[section].is_object() || !r[section].contains(key)) return nullptr;
-  const json& v = r[section][key];
-  return v.is_number() ? &v : nullptr;
-}
 
 std::string curve_of(const json& r) {
   std::string id = r.value("family", "") + "/" + r.value("variant", "");
@@ -33,7 +29,9 @@ std::vector<OccupancyKnee> occupancy_knees(const json& results) {
   std::map<std::string, std::vector<const json*>> curves;
   std::map<std::string, const json*> unforced;
   for (const auto& r : results) {
-    if (r.value("status", "") != "ok" || !member(r, "timing", "median_ms") || !member(r, "occupancy", "theoretical")) continue;
+    if (r.value("status", "") != "ok" || std::isnan(number_at(r, "timing", "median_ms")) ||
+        std::isnan(number_at(r, "occupancy", "theoretical")))
+      continue;
     if (!r["params"].contains(kOccupancyLimitAxis)) continue;
     std::string curve = curve_of(r);
     if (r["params"][kOccupancyLimitAxis] == kUnforced) {
@@ -63,12 +61,14 @@ std::vector<OccupancyKnee> occupancy_knees(const json& results) {
     k.best_median_ms = median(best);
     k.best_occupancy = occupancy(best);
     k.occupancy_knee = occupancy(knee);
-    if (const json* blocks = member(*knee, "occupancy", "active_blocks_per_sm")) k.knee_blocks_per_sm = blocks->get<int>();
-    if (const json* achieved = member(*knee, "counters", "achieved_occupancy")) k.achieved_occupancy_knee = achieved->get<double>();
+    if (double blocks = number_at(*knee, "occupancy", "active_blocks_per_sm"); !std::isnan(blocks)) k.knee_blocks_per_sm = int(blocks);
+    if (double achieved = number_at(*knee, "counters", "achieved_occupancy"); !std::isnan(achieved))
+      k.achieved_occupancy_knee = achieved;
     k.lowest_occupancy = occupancy(points.front());
     k.slowdown_at_lowest = median(points.front()) / median(best);
     for (const json* r : points)
-      if (const json* predicted = member(*r, "littles_law", "predicted_knee_occupancy")) k.predicted_knee_occupancy = predicted->get<double>();
+      if (double predicted = number_at(*r, "littles_law", "predicted_knee_occupancy"); !std::isnan(predicted))
+        k.predicted_knee_occupancy = predicted;
     if (auto it = unforced.find(curve); it != unforced.end()) {
       k.unforced_median_ms = median(it->second);
       for (const json* r : points)

@@ -1,6 +1,9 @@
 #include "harness/records/record_writer.hpp"
 
 #include "harness/measure/counters.hpp"
+#include "harness/core/files.hpp"
+#include "harness/core/format.hpp"
+#include "harness/core/json.hpp"
 
 #include <fmt/format.h>
 
@@ -206,22 +209,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return rows;
 }
 
-void write_text_file(const std::string& path, const std::string& text) {
-  auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty()) std::filesystem::create_directories(parent);
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing", path));
-  out << text;
-  if (!out.flush()) throw std::runtime_error(fmt::format("{}: write failed", path));
-}
 
 ordered_json read_json_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
-  std::stringstream text;
-  text << in.rdbuf();
+  std::optional<std::string> text = read_file(path);
+  if (!text) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
   try {
-    return ordered_json::parse(text.str());
+    return ordered_json::parse(*text);
   } catch (const ordered_json::parse_error& e) {
     throw std::runtime_error(fmt::format("{}: not valid JSON: {}", path, e.what()));
   }
@@ -270,34 +263,12 @@ JsonlContents read_jsonl(const std::string& path) {
   return contents;
 }
 
-namespace {
-
-double number_at(const ordered_json& r, const char* object, const char* key, double fallback = NAN) {
-  if (!r.contains(object) || !r[object].is_object()) return fallback;
-  const auto& o = r[object];
-  if (!o.contains(key) || !o[key].is_number()) return fallback;
-  return o[key].get<double>();
-}
-
 std::string params_text(const ordered_json& r) {
   std::string text;
-  if (!r.contains("params")) return text;
-  for (const auto& item : r["params"].items()) text += fmt::format("{}{}={}", text.empty() ? "" : " ", item.key(), item.value().dump());
+  if (r.contains("params") && r["params"].is_object())
+    for (const auto& item : r["params"].items()) text += fmt::format("{}{}={}", text.empty() ? "" : " ", item.key(), item.value().dump());
   return text;
 }
-
-std::string format_time(double ms) {
-  if (std::isnan(ms)) return "-";
-  if (ms < 1) return fmt::format("{:.2f} us", ms * 1e3);
-  if (ms < 1000) return fmt::format("{:.3f} ms", ms);
-  return fmt::format("{:.3f} s", ms / 1e3);
-}
-
-std::string or_dash(double v, const char* spec) {
-  return std::isnan(v) ? std::string("-") : fmt::format(fmt::runtime(spec), v);
-}
-
-}  // namespace
 
 std::string format_progress(const ordered_json& r, std::size_t done, std::size_t total) {
   std::string head = fmt::format("[{}/{}] {}/{} {}", done, total, r.value("family", ""), r.value("variant", ""), params_text(r));
@@ -307,9 +278,9 @@ std::string format_progress(const ordered_json& r, std::size_t done, std::size_t
                               ? fmt::format(", occupancy {:.2f} ({})", number_at(r, "occupancy", "theoretical"),
                                             r["occupancy"].value("limiter", ""))
                               : "";
-  return fmt::format("{}: {} ±{:.1f}% ({} samples), {} GB/s{}, verified", head, format_time(number_at(r, "timing", "median_ms")),
+  return fmt::format("{}: {} ±{:.1f}% ({} samples), {} GB/s{}, verified", head, format_duration_ms(number_at(r, "timing", "median_ms")),
                      100 * number_at(r, "timing", "noise", 0), int(number_at(r, "timing", "samples", 0)),
-                     or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}"), occupancy);
+                     format_number(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}"), occupancy);
 }
 
 namespace {
@@ -338,14 +309,14 @@ std::string format_table(const std::vector<ordered_json>& results) {
     row.cells[0] = r.value("variant", "");
     row.cells[1] = params_text(r);
     row.cells[2] = r.value("status", "");
-    row.cells[3] = format_time(number_at(r, "timing", "median_ms")) + timing_marks(r);
-    row.cells[4] = or_dash(100 * number_at(r, "timing", "noise"), "{:.1f}%");
-    row.cells[5] = or_dash(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}");
-    row.cells[6] = or_dash(number_at(r, "metrics", "pct_of_measured_bandwidth"), "{:.1f}");
-    row.cells[7] = or_dash(number_at(r, "metrics", "gflops"), "{:.1f}");
-    row.cells[8] = or_dash(number_at(r, "occupancy", "theoretical"), "{:.3f}");
+    row.cells[3] = format_duration_ms(number_at(r, "timing", "median_ms")) + timing_marks(r);
+    row.cells[4] = format_number(100 * number_at(r, "timing", "noise"), "{:.1f}%");
+    row.cells[5] = format_number(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}");
+    row.cells[6] = format_number(number_at(r, "metrics", "pct_of_measured_bandwidth"), "{:.1f}");
+    row.cells[7] = format_number(number_at(r, "metrics", "gflops"), "{:.1f}");
+    row.cells[8] = format_number(number_at(r, "occupancy", "theoretical"), "{:.3f}");
     row.cells[9] = r.contains("occupancy") && r["occupancy"].is_object() ? r["occupancy"].value("limiter", "") : "-";
-    row.cells[10] = or_dash(number_at(r, "metrics", "speedup_vs_baseline"), "{:.3g}x");
+    row.cells[10] = format_number(number_at(r, "metrics", "speedup_vs_baseline"), "{:.3g}x");
     rows.push_back(row);
   }
   std::size_t width[11] = {};

@@ -1,5 +1,7 @@
 #pragma once
 // Result files and tables. Knows the result record's shape, nothing of CUDA.
+#include "harness/core/files.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -30,7 +32,6 @@ std::string to_csv(const std::vector<ordered_json>& results);
 // Parses what to_csv writes (RFC 4180 quoting) back into header + rows of strings.
 std::vector<std::vector<std::string>> parse_csv(const std::string& text);
 
-void write_text_file(const std::string& path, const std::string& text);  // throws naming the path
 ordered_json read_json_file(const std::string& path);                    // throws naming path, line, column
 
 // Appends one JSON object a line and flushes, so a killed run keeps every finished point.
@@ -50,6 +51,9 @@ struct JsonlContents {
   std::vector<ordered_json> results;  // one per finished point
 };
 JsonlContents read_jsonl(const std::string& path);  // a torn last line (killed mid-write) is ignored
+
+// A record's params as "n=1024 block_size=256".
+std::string params_text(const ordered_json& record);
 
 // Console table of the results (fmt), one row per point.
 std::string format_table(const std::vector<ordered_json>& results);

@@ -1,6 +1,9 @@
 #include "harness/records/report.hpp"
 
 #include "harness/records/occupancy_knee.hpp"
+#include "harness/core/files.hpp"
+#include "harness/core/format.hpp"
+#include "harness/core/json.hpp"
 
 #include <fmt/format.h>
 
@@ -69,13 +72,11 @@ ResultsFile load_results_file(const std::string& path) {
   if (!std::filesystem::exists(path, error)) throw ResultsFileError(fmt::format("{}: no such file; expected {}", path, kExpected));
   if (std::filesystem::is_directory(path, error))
     throw ResultsFileError(fmt::format("{}: is a folder; expected {}", path, kExpected));
-  std::ifstream in(path);
-  if (!in) throw ResultsFileError(fmt::format("{}: cannot open for reading; expected {}", path, kExpected));
-  std::stringstream text;
-  text << in.rdbuf();
+  std::optional<std::string> text = read_file(path);
+  if (!text) throw ResultsFileError(fmt::format("{}: cannot open for reading; expected {}", path, kExpected));
   ordered_json doc;
   try {
-    doc = ordered_json::parse(text.str());
+    doc = ordered_json::parse(*text);
   } catch (const ordered_json::parse_error& e) {
     bool jsonl = path.size() > 6 && path.substr(path.size() - 6) == ".jsonl";
     throw ResultsFileError(fmt::format("{}: not valid JSON ({}); expected {}{}", path, e.what(), kExpected,
@@ -112,18 +113,7 @@ void assign_labels(std::vector<ResultsFile>& files) {
 
 namespace {
 
-double number_at(const ordered_json& r, const char* object, const char* key) {
-  if (!r.contains(object) || !r[object].is_object()) return NAN;
-  const auto& o = r[object];
-  if (!o.contains(key) || !o[key].is_number()) return NAN;
-  return o[key].get<double>();
-}
 
-std::string text_at(const ordered_json& r, const char* object, const char* key) {
-  if (!r.contains(object) || !r[object].is_object()) return "";
-  const auto& o = r[object];
-  return o.contains(key) && o[key].is_string() ? o[key].get<std::string>() : "";
-}
 
 bool timed(const ordered_json& r) { return r.value("status", "") == "ok" && number_at(r, "timing", "median_ms") > 0; }
 
@@ -145,13 +135,6 @@ std::string md_escape(const std::string& s) {
     else out += c;
   }
   return out;
-}
-
-std::string params_text(const ordered_json& r) {
-  std::string text;
-  if (r.contains("params") && r["params"].is_object())
-    for (const auto& item : r["params"].items()) text += fmt::format("{}{}={}", text.empty() ? "" : " ", item.key(), item.value().dump());
-  return text;
 }
 
 std::string median_cell(const ordered_json& r) {
@@ -345,18 +328,6 @@ std::string knee_section(const std::vector<ResultsFile>& files) {
 
 }  // namespace
 
-std::string format_duration_ms(double ms) {
-  if (std::isnan(ms)) return "–";
-  double a = std::fabs(ms);
-  auto three = [](double v, const char* unit) {
-    double x = std::fabs(v);
-    return fmt::format(fmt::runtime(x >= 100 ? "{:.1f} {}" : x >= 10 ? "{:.2f} {}" : "{:.3f} {}"), v, unit);
-  };
-  if (a < 1e-3) return three(ms * 1e6, "ns");
-  if (a < 1) return three(ms * 1e3, "µs");
-  if (a < 1000) return three(ms, "ms");
-  return three(ms / 1e3, "s");
-}
 
 std::string report_markdown(const std::vector<ResultsFile>& files) {
   std::vector<MergedRow> rows = merge_rows(files);

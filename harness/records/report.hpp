@@ -3,6 +3,7 @@
 // table for a README or a pull request, or conversion to CSV/JSON; several files merge into one
 // table keyed by point_id, one column group per file). Pure CPU code; knows the result record.
 #include "harness/records/record_writer.hpp"
+#include "harness/core/format.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -52,6 +53,5 @@ ordered_json report_json(const std::vector<ResultsFile>& files);
 std::string render_report(const std::vector<ResultsFile>& files, ReportFormat format);
 
 // Shared number formatting: "66.78 us", "1.234 ms", "2.500 s".
-std::string format_duration_ms(double ms);
 
 }  // namespace occbench

@@ -8,6 +8,8 @@
 #include "harness/measure/point.hpp"
 #include "harness/sweep/point_source.hpp"
 #include "harness/sweep/config.hpp"
+#include "harness/core/format.hpp"
+#include "harness/core/json.hpp"
 
 #include <fmt/format.h>
 
@@ -247,15 +249,9 @@ std::string format_plan_table(const std::vector<ordered_json>& results) {
   std::vector<Row> rows;
   rows.push_back({"variant", "params", "status", "grid", "block", "dyn smem", "regs", "smem", "blk/SM", "warps/SM",
                   "occupancy", "limiter", "thr util", "CGMA"});
-  auto number = [](const ordered_json& r, const char* object, const char* key) -> double {
-    if (!r.contains(object) || !r[object].is_object() || !r[object].contains(key) || !r[object][key].is_number()) return NAN;
-    return r[object][key].get<double>();
-  };
-  auto text = [](double v, const char* spec) { return std::isnan(v) ? std::string("-") : fmt::format(fmt::runtime(spec), v); };
   std::vector<std::string> reasons;
   for (const auto& r : results) {
-    std::string params;
-    for (const auto& item : r["params"].items()) params += fmt::format("{}{}={}", params.empty() ? "" : " ", item.key(), item.value().dump());
+    std::string params = params_text(r);
     std::string status = r.value("status", "");
     std::string reason = r.value("reason", "");
     if (status != "planned" && !reason.empty()) {
@@ -274,15 +270,15 @@ std::string format_plan_table(const std::vector<ordered_json>& results) {
       grid = dims(l["grid"]);
       block = dims(l["block"]);
     }
-    rows.push_back({r.value("variant", ""), params, status, grid, block, text(number(r, "launch", "dynamic_smem_bytes"), "{:.0f}"),
-                    text(number(r, "resources", "registers_per_thread"), "{:.0f}"),
-                    text(number(r, "resources", "static_smem_bytes"), "{:.0f}"),
-                    text(number(r, "occupancy", "active_blocks_per_sm"), "{:.0f}"),
-                    text(number(r, "occupancy", "active_warps_per_sm"), "{:.0f}"),
-                    text(number(r, "occupancy", "theoretical"), "{:.3f}"),
+    rows.push_back({r.value("variant", ""), params, status, grid, block, format_number(number_at(r, "launch", "dynamic_smem_bytes"), "{:.0f}"),
+                    format_number(number_at(r, "resources", "registers_per_thread"), "{:.0f}"),
+                    format_number(number_at(r, "resources", "static_smem_bytes"), "{:.0f}"),
+                    format_number(number_at(r, "occupancy", "active_blocks_per_sm"), "{:.0f}"),
+                    format_number(number_at(r, "occupancy", "active_warps_per_sm"), "{:.0f}"),
+                    format_number(number_at(r, "occupancy", "theoretical"), "{:.3f}"),
                     r["occupancy"].is_object() ? r["occupancy"].value("limiter", "") : "-",
-                    text(number(r, "occupancy", "thread_utilization"), "{:.3f}"),
-                    text(number(r, "work", "cgma_flop_per_byte"), "{:.3g}")});
+                    format_number(number_at(r, "occupancy", "thread_utilization"), "{:.3f}"),
+                    format_number(number_at(r, "work", "cgma_flop_per_byte"), "{:.3g}")});
   }
   std::size_t width[kColumns] = {};
   for (const auto& row : rows)

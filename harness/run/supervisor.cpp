@@ -1,4 +1,5 @@
 #include "harness/run/supervisor.hpp"
+#include "harness/core/files.hpp"
 
 #include <fmt/format.h>
 
@@ -47,11 +48,7 @@ namespace {
 
 // Drops a line the killed child left half-written, then appends `record` as one line.
 void append_record(const std::string& jsonl_path, const ordered_json& record) {
-  std::string text;
-  {
-    std::ifstream in(jsonl_path, std::ios::binary);
-    text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  }
+  std::string text = read_file(jsonl_path).value_or("");
   auto last_newline = text.rfind('\n');
   std::size_t keep = last_newline == std::string::npos ? 0 : last_newline + 1;
   if (keep != text.size()) std::filesystem::resize_file(jsonl_path, keep);

@@ -1,6 +1,7 @@
 #include "harness/sweep/claims.hpp"
 
 #include "harness/sweep/shard.hpp"
+#include "harness/core/files.hpp"
 
 #include <fmt/format.h>
 
@@ -82,9 +83,7 @@ bool claim_group(const std::string& claim_dir, const std::string& group_key, con
   if (errno != EEXIST)
     throw std::runtime_error(fmt::format("{}: cannot create the claim of group {}: {}", path, group_key, std::strerror(errno)));
   // The owner's own claim: a worker its supervisor restarted after a fault goes on with its group.
-  std::ifstream in(path);
-  std::string holder((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return holder == owner;
+  return read_file(path).value_or("") == owner;
 }
 
 std::vector<std::string> claimed_point_ids(const std::string& claim_dir) {

@@ -3,6 +3,7 @@
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/sweep/source_family.hpp"
 #include "harness/sweep/sweep.hpp"
+#include "harness/core/files.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -358,11 +359,9 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& source, c
 }
 
 SweepSpec parse_sweep_file(const std::string& path, const Registry& registry) {
-  std::ifstream in(path);
-  if (!in) throw ConfigError(path, "$", "cannot open the file for reading");
-  std::stringstream text;
-  text << in.rdbuf();
-  return parse_sweep_text(text.str(), path, registry);
+  std::optional<std::string> text = read_file(path);
+  if (!text) throw ConfigError(path, "$", "cannot open the file for reading");
+  return parse_sweep_text(*text, path, registry);
 }
 
 }  // namespace occbench

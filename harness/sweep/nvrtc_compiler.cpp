@@ -1,4 +1,6 @@
 #include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/core/files.hpp"
+#include "harness/core/cuda_check.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -30,12 +32,7 @@ std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 14695981039346
   return hash;
 }
 
-std::string read_file_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+std::string read_file_text(const fs::path& path) { return read_file(path.string()).value_or(""); }
 
 // The text of every local header the source includes with quotes (found beside the source or in
 // an -I folder), recursively: an edited header must miss the cache.
@@ -66,9 +63,6 @@ void append_local_headers(const std::string& text, const fs::path& dir, const st
   }
 }
 
-void check_nvrtc(nvrtcResult code, const char* what) {
-  if (code != NVRTC_SUCCESS) throw std::runtime_error(fmt::format("NVRTC: {} failed: {}", what, nvrtcGetErrorString(code)));
-}
 
 }  // namespace
 
@@ -98,7 +92,7 @@ std::vector<std::string> toolkit_include_dirs() {
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
-  check_nvrtc(nvrtcVersion(&major, &minor), "nvrtcVersion");
+  OCCBENCH_NVRTC_CHECK(nvrtcVersion(&major, &minor));
   return fmt::format("{}.{}", major, minor);
 }
 
@@ -151,17 +145,16 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   ::setenv("CUDA_CACHE_DISABLE", "1", 0);
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program;
-  check_nvrtc(nvrtcCreateProgram(&program, request.source_text.c_str(), request.source_path.c_str(), 0, nullptr, nullptr),
-              "nvrtcCreateProgram");
+  OCCBENCH_NVRTC_CHECK(nvrtcCreateProgram(&program, request.source_text.c_str(), request.source_path.c_str(), 0, nullptr, nullptr));
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owner(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
-  for (const auto& name : request.name_expressions) check_nvrtc(nvrtcAddNameExpression(program, name.c_str()), "nvrtcAddNameExpression");
+  for (const auto& name : request.name_expressions) OCCBENCH_NVRTC_CHECK(nvrtcAddNameExpression(program, name.c_str()));
   std::vector<const char*> options;
   for (const auto& o : result.options) options.push_back(o.c_str());
   nvrtcResult compiled = nvrtcCompileProgram(program, int(options.size()), options.data());
   std::size_t log_size = 0;
-  check_nvrtc(nvrtcGetProgramLogSize(program, &log_size), "nvrtcGetProgramLogSize");
+  OCCBENCH_NVRTC_CHECK(nvrtcGetProgramLogSize(program, &log_size));
   result.log.assign(log_size, '\0');
-  if (log_size) check_nvrtc(nvrtcGetProgramLog(program, result.log.data()), "nvrtcGetProgramLog");
+  if (log_size) OCCBENCH_NVRTC_CHECK(nvrtcGetProgramLog(program, result.log.data()));
   while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
   if (compiled != NVRTC_SUCCESS)
     throw NvrtcCompileError(fmt::format("NVRTC could not compile {} for sm_{} ({}):\n{}", request.source_path, request.arch,
@@ -173,9 +166,9 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
     result.lowered[name] = lowered;
   }
   std::size_t cubin_size = 0;
-  check_nvrtc(nvrtcGetCUBINSize(program, &cubin_size), "nvrtcGetCUBINSize");
+  OCCBENCH_NVRTC_CHECK(nvrtcGetCUBINSize(program, &cubin_size));
   result.cubin.assign(cubin_size, '\0');
-  check_nvrtc(nvrtcGetCUBIN(program, result.cubin.data()), "nvrtcGetCUBIN");
+  OCCBENCH_NVRTC_CHECK(nvrtcGetCUBIN(program, result.cubin.data()));
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
   // Written under temporary names and renamed, so a concurrent reader never sees half a file.

@@ -2,6 +2,7 @@
 
 #include "harness/sweep/source_config.hpp"
 #include "harness/sweep/source_kernels.hpp"
+#include "harness/core/files.hpp"
 
 #include <fstream>
 #include <sstream>
@@ -118,12 +119,7 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   auto state = std::make_shared<SourceState>();
   state->config_file = config_file;
   state->source_path = r.file_path(doc["source"], "$.source", base);
-  {
-    std::ifstream in(state->source_path);
-    std::stringstream text;
-    text << in.rdbuf();
-    state->source_text = text.str();
-  }
+  state->source_text = read_file(state->source_path).value_or("");  // r.file_path found it
   Family family = named_family(r, doc, *state);
   SourceAxes axes = source_axes(r, doc);
   for (const auto& n : axes.size_names) family.size_axes.push_back(free_axis(r, n, "$.sizes." + n, "a size given by the config"));

@@ -14,11 +14,6 @@
 
 namespace occbench::covariance {
 
-void throw_cublas_error(cublasStatus_t status, const char* expression, const char* file, int line) {
-  throw std::runtime_error(fmt::format("{}:{}: {} failed: {} ({})", file, line, expression, cublasGetStatusString(status),
-                                       int(status)));
-}
-
 CovarianceProblem::CovarianceProblem(std::uint32_t m, std::uint32_t n, std::uint64_t seed)
     : m_(m),
       n_(n),

@@ -15,12 +15,6 @@
 
 namespace occbench::covariance {
 
-[[noreturn]] void throw_cublas_error(cublasStatus_t status, const char* expression, const char* file, int line);
-inline void check_cublas(cublasStatus_t status, const char* expression, const char* file, int line) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw_cublas_error(status, expression, file, line);
-}
-#define OCCBENCH_CUBLAS_CHECK(expr) ::occbench::covariance::check_cublas((expr), #expr, __FILE__, __LINE__)
-
 // cuBLAS's recommended workspace on Hopper; set on the handle at every run (cublasSetStream
 // resets it), so the library never allocates inside a timed run.
 inline constexpr std::size_t kCublasWorkspaceBytes = std::size_t(32) << 20;

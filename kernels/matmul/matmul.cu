@@ -64,12 +64,6 @@ __global__ void __launch_bounds__(Tile * Tile, MinBlocks)
   tiled_body<Tile>(a, b, c, m, n, k);
 }
 
-void check_cublas(cublasStatus_t status, const char* expression, const char* file, int line) {
-  if (status != CUBLAS_STATUS_SUCCESS)
-    throw std::runtime_error(fmt::format("{}:{}: {} failed: {} ({})", file, line, expression,
-                                         cublasGetStatusName(status), cublasGetStatusString(status)));
-}
-
 MatmulProblem::MatmulProblem(std::size_t m, std::size_t n, std::size_t k, std::uint64_t seed)
     : m_(m),
       n_(n),

@@ -1,6 +1,7 @@
 #pragma once
 // The matmul problem at one size: random A and B, C poisoned, the cuBLAS handle, the reference.
 // In a header so that GPU tests can reach the buffers and the handle.
+#include "harness/core/cuda_check.hpp"
 #include "harness/family/device_buffer.hpp"
 #include "harness/family/registry.hpp"
 
@@ -11,10 +12,6 @@
 #include <vector>
 
 namespace occbench::matmul {
-
-// Throws std::runtime_error naming the call when a cuBLAS call fails.
-void check_cublas(cublasStatus_t status, const char* expression, const char* file, int line);
-#define OCCBENCH_CUBLAS_CHECK(expr) ::occbench::matmul::check_cublas((expr), #expr, __FILE__, __LINE__)
 
 // The math mode every cublas_sgemm point runs in: plain FP32 (no TF32 tensor-core math).
 inline constexpr cublasMath_t kCublasMathMode = CUBLAS_DEFAULT_MATH;
