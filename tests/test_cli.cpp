@@ -5,6 +5,7 @@
 #include "harness/sweep/sweep.hpp"
 #include "harness/sweep/config.hpp"
 #include "kernels/families.hpp"
+#include "results_test_support.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -24,27 +25,8 @@ namespace {
 const std::string kConfig = std::string(OCCBENCH_SOURCE_DIR) + "/configs/adjacent_difference.json";
 const std::string kCovariance = std::string(OCCBENCH_SOURCE_DIR) + "/configs/covariance_chunk_sweep.json";
 
-struct Outcome {
-  int code = 0;
-  std::string out, err;
-};
-
-// cli_main with stdout and stderr captured.
-Outcome run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "occbench");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  std::ostringstream out, err;
-  auto* old_out = std::cout.rdbuf(out.rdbuf());
-  auto* old_err = std::cerr.rdbuf(err.rdbuf());
-  Outcome o;
-  o.code = cli_main(int(argv.size()), argv.data(), builtin_registry());
-  std::cout.rdbuf(old_out);
-  std::cerr.rdbuf(old_err);
-  o.out = out.str();
-  o.err = err.str();
-  return o;
-}
+using Outcome = testing_support::CliResult;
+using testing_support::run_cli;
 
 std::vector<std::string> lines_after_first(const std::string& text) {
   std::vector<std::string> lines;

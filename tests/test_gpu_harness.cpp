@@ -29,6 +29,22 @@
 
 using namespace occbench;
 
+namespace {
+
+// Cuts a run's .jsonl to its first `keep` lines, as if the run had been killed; returns how many it had.
+std::size_t keep_first_lines(const std::string& jsonl_path, std::size_t keep) {
+  std::vector<std::string> lines;
+  {
+    std::ifstream in(jsonl_path);
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+  }
+  std::ofstream out(jsonl_path, std::ios::trunc);
+  for (std::size_t i = 0; i < keep && i < lines.size(); ++i) out << lines[i] << "\n";
+  return lines.size();
+}
+
+}  // namespace
+
 TEST(GpuHarness, CalculatorAgreesWithTheOccupancyApiForEveryKernel) {
   OCCBENCH_REQUIRE_GPU();
   DeviceInfo device = query_device(0);
@@ -254,16 +270,7 @@ TEST(GpuHarness, RunWritesEveryFileAndResumeKeepsFinishedPoints) {
   EXPECT_DOUBLE_EQ(doc["results"][0]["metrics"]["speedup_vs_baseline"].get<double>(), 1.0);
 
   // Keep the header and the first 5 points, as if the run had been killed, then resume.
-  std::vector<std::string> lines;
-  {
-    std::ifstream in(first.jsonl_path);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
-  ASSERT_EQ(lines.size(), 13u);
-  {
-    std::ofstream out(first.jsonl_path, std::ios::trunc);
-    for (int i = 0; i < 6; ++i) out << lines[i] << "\n";
-  }
+  ASSERT_EQ(keep_first_lines(first.jsonl_path, 6), 13u);
   JsonlContents contents = read_jsonl(first.jsonl_path);
   RunOptions resume = options;
   resume.resume = &contents;
@@ -306,16 +313,7 @@ TEST(GpuHarness, RandomStrategyMeasuresItsSampleAndResumesIt) {
   EXPECT_EQ(read_jsonl(first.jsonl_path).header["strategy"]["seed"], 11);
 
   // Killed after two points: the resumed run measures the rest of the same sample.
-  std::vector<std::string> lines;
-  {
-    std::ifstream in(first.jsonl_path);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
-  ASSERT_EQ(lines.size(), 6u);
-  {
-    std::ofstream out(first.jsonl_path, std::ios::trunc);
-    for (int i = 0; i < 3; ++i) out << lines[i] << "\n";
-  }
+  ASSERT_EQ(keep_first_lines(first.jsonl_path, 3), 6u);
   JsonlContents contents = read_jsonl(first.jsonl_path);
   RunOptions resume = options;
   resume.resume = &contents;

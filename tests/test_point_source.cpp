@@ -8,12 +8,11 @@
 #include "harness/sweep/shard.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
+#include "results_test_support.hpp"
 
 #include <gtest/gtest.h>
 
-#include <iostream>
 #include <set>
-#include <sstream>
 
 using namespace occbench;
 
@@ -36,16 +35,9 @@ std::vector<std::string> drawn(PointSource& source) {
 }
 
 std::string run_cli_out(std::vector<std::string> args, int& code) {
-  args.insert(args.begin(), "occbench");
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  std::ostringstream out, err;
-  auto* old_out = std::cout.rdbuf(out.rdbuf());
-  auto* old_err = std::cerr.rdbuf(err.rdbuf());
-  code = cli_main(int(argv.size()), argv.data(), builtin_registry());
-  std::cout.rdbuf(old_out);
-  std::cerr.rdbuf(old_err);
-  return out.str() + err.str();
+  testing_support::CliResult r = testing_support::run_cli(std::move(args));
+  code = r.code;
+  return r.out + r.err;
 }
 
 }  // namespace
