@@ -10,9 +10,10 @@ with each device's measured copy bandwidth as its roof. Points are matched by po
 from collections import defaultdict
 from pathlib import Path
 
-import occplot
+from matplotlib import colormaps
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
+from study import Study, best_by_time, make_room_above, number, pick_swept_axis, short_number, sizes_text, spans_decades, use_param_axis
 
 LINESTYLES = ("-", "--", ":", "-.")
 
@@ -72,7 +73,7 @@ def studies_by_family(sources):
             groups[family].append(row)
         for family, rows in groups.items():
             doc = dict(source.doc, device=source.device)
-            per_family[family].append((source, occplot.Study(doc, family, rows)))
+            per_family[family].append((source, Study(doc, family, rows)))
     return per_family
 
 
@@ -81,11 +82,11 @@ def overlay_sweep(family, pairs):
     device's time over the first device's at the same point."""
     first = pairs[0][1]
     timed = [r for _, study in pairs for r in study.timed]
-    axis = occplot.pick_swept_axis(first, timed, numeric=True)
+    axis = pick_swept_axis(first, timed, numeric=True)
     if axis is None:
         return [], "no numeric parameter besides the sizes varies: no overlaid sweep"
     variants = list(dict.fromkeys(v for _, study in pairs for v in study.variants))
-    palette = occplot.matplotlib.colormaps["tab10"].colors
+    palette = colormaps["tab10"].colors
     color = {v: palette[i % 10] for i, v in enumerate(variants)}
     size_groups = sorted({first.sizes_of(r) for _, s in pairs for r in s.timed}, key=str)
     figures = []
@@ -101,11 +102,11 @@ def overlay_sweep(family, pairs):
                     if row["variant"] != variant or study.sizes_of(row) != sizes or axis not in row["params"]:
                         continue
                     x = row["params"][axis]
-                    best[x] = occplot.best_by_time([row] + ([best[x]] if x in best else []))
+                    best[x] = best_by_time([row] + ([best[x]] if x in best else []))
                 if not best:
                     continue
                 xs = sorted(best)
-                medians = [occplot.number(best[x], "timing.median_ms") for x in xs]
+                medians = [number(best[x], "timing.median_ms") for x in xs]
                 times += medians
                 xs_all += xs
                 drawn += [variant] if variant not in drawn else []
@@ -119,8 +120,8 @@ def overlay_sweep(family, pairs):
                         ax_ratio.plot(*zip(*ratio), **style)
         if not times:
             continue
-        occplot.use_param_axis(ax_ratio, xs_all)
-        if occplot.spans_decades(times):
+        use_param_axis(ax_ratio, xs_all)
+        if spans_decades(times):
             ax_time.set_yscale("log")
         ax_time.set_ylabel("median time (ms)")
         ax_time.grid(True, alpha=0.3)
@@ -135,8 +136,8 @@ def overlay_sweep(family, pairs):
                        bbox_to_anchor=(1.01, 1.0), fontsize=9)
         devices = " vs ".join(source.label for source, _ in pairs)
         fig.suptitle(f"{family}: median time vs {axis}, by device\n{devices}  ·  "
-                     f"{occplot.sizes_text(sizes) or 'all sizes'}", fontsize=11)
-        slug = "sweep" + ("_" + "_".join(f"{k}{occplot.short_number(v)}" for k, v in sizes)
+                     f"{sizes_text(sizes) or 'all sizes'}", fontsize=11)
+        slug = "sweep" + ("_" + "_".join(f"{k}{short_number(v)}" for k, v in sizes)
                           if len(size_groups) > 1 else "")
         figures.append((slug, fig))
     return figures, ""
@@ -154,7 +155,7 @@ def overlay_compare(family, pairs):
             if key not in keys:
                 keys.append(key)
             previous = best.get((index, key))
-            best[(index, key)] = occplot.best_by_time([row] + ([previous] if previous else []))
+            best[(index, key)] = best_by_time([row] + ([previous] if previous else []))
     keys = [k for k in keys if all((i, k) in best for i in range(len(pairs)))]  # measured on every device
     if not keys:
         return None, "no variant and size was timed on every device: no overlaid comparison"
@@ -163,20 +164,20 @@ def overlay_compare(family, pairs):
     fig = Figure(figsize=(min(24, 5 + 0.9 * len(keys) * len(pairs)), 6.5), layout="constrained")
     ax_time, ax_bw = fig.subplots(1, 2)
     width = 0.8 / len(pairs)
-    palette = occplot.matplotlib.colormaps["Set2"].colors
+    palette = colormaps["Set2"].colors
     times, rates = [], []
     for index, (source, _) in enumerate(pairs):
         xs = [k + (index - (len(pairs) - 1) / 2) * width for k in range(len(keys))]
         rows = [best[(index, key)] for key in keys]
-        medians = [occplot.number(r, "timing.median_ms") for r in rows]
+        medians = [number(r, "timing.median_ms") for r in rows]
         times += medians
         color = palette[index % len(palette)]
         bars = ax_time.bar(xs, medians, width, color=color, label=source.label)
         if index > 0:
-            base = [occplot.number(best[(0, key)], "timing.median_ms") for key in keys]
+            base = [number(best[(0, key)], "timing.median_ms") for key in keys]
             ax_time.bar_label(bars, labels=[f"{b / m:.2f}×" for b, m in zip(base, medians)],
                               rotation=90, padding=3, fontsize=8)
-        bandwidth = [(x, occplot.number(r, "metrics.achieved_bandwidth_gbps")) for x, r in zip(xs, rows)]
+        bandwidth = [(x, number(r, "metrics.achieved_bandwidth_gbps")) for x, r in zip(xs, rows)]
         bandwidth = [(x, b) for x, b in bandwidth if b]
         if bandwidth:
             ax_bw.bar(*zip(*bandwidth), width, color=color, label=source.label)
@@ -186,18 +187,18 @@ def overlay_compare(family, pairs):
             ax_bw.axhline(copy, color=color, linestyle="--", linewidth=1.3,
                           label=f"{source.label} copy {copy:.0f} GB/s")
             rates.append(copy)
-    labels = [f"{variant}\n{occplot.sizes_text(sizes, compact=True)}" for sizes, variant in keys]
+    labels = [f"{variant}\n{sizes_text(sizes, compact=True)}" for sizes, variant in keys]
     for ax in (ax_time, ax_bw):
         ax.set_xticks(range(len(keys)))
         ax.set_xticklabels(labels, rotation=60, ha="right", fontsize=8)
         ax.grid(True, axis="y", alpha=0.3)
-    occplot.make_room_above(ax_time, times, log=occplot.spans_decades(times))
+    make_room_above(ax_time, times, log=spans_decades(times))
     ax_time.set_ylabel("best median time (ms), lower is better")
     ax_time.set_title(f"time; label: {pairs[0][0].label}'s time / this device's", fontsize=10)
     ax_bw.set_ylabel("achieved bandwidth (GB/s, minimal DRAM bytes / median)")
     ax_bw.set_title("bandwidth; dashed: each device's measured copy bandwidth", fontsize=10)
     if rates:
-        occplot.make_room_above(ax_bw, rates, log=occplot.spans_decades(rates), share=0.88)
+        make_room_above(ax_bw, rates, log=spans_decades(rates), share=0.88)
     ax_bw.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=9)
     fig.suptitle(f"{family}: each variant's best time and bandwidth, by device\n"
                  + " vs ".join(source.label for source, _ in pairs), fontsize=11)
