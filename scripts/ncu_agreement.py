@@ -32,6 +32,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from occbench_config import relocated  # noqa: E402
+
 NCU_SAMPLES = 5
 
 
@@ -119,7 +122,7 @@ def main():
                     if r["timing"].get("event_median_ms"):
                         event_medians[r["point_id"]] = r["timing"]["event_median_ms"] * 1e3
 
-        few = dict(spec)
+        few = relocated(spec, config)  # written beside the results: files it names stay found
         few["measurement"] = dict(spec.get("measurement", {}), min_samples=NCU_SAMPLES, max_samples=NCU_SAMPLES,
                                   min_time_s=0, timeout_s=60, warmup_runs=1)
         few_path = out / f"{name}-ncu-config.json"

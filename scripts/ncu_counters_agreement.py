@@ -42,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from ncu_agreement import newest_json, run  # noqa: E402  (the same runs, the same result files)
+from occbench_config import relocated  # noqa: E402
 
 TOLERANCE = 0.02
 
@@ -271,7 +272,9 @@ def main():
     for config in args.configs:
         name = Path(config).stem
         small_path = out / f"{name}-small.json"
-        small_path.write_text(json.dumps(smallest(json.loads(Path(config).read_text()), args.all_sizes, args.l2_flush), indent=2))
+        # Written beside the results: the files a user-kernel config names are made absolute.
+        spec = relocated(json.loads(Path(config).read_text()), config)
+        small_path.write_text(json.dumps(smallest(spec, args.all_sizes, args.l2_flush), indent=2))
         docs, ncus = [], []
         for k in range(args.runs):
             tag = f"-{k + 1}" if args.runs > 1 else ""
