@@ -1,4 +1,4 @@
-// The built-in families. A new family adds its register function here (see README).
+// The built-in families. A new family adds its register function here (docs/adding-a-family.md).
 #include "kernels/families.hpp"
 
 #include "kernels/adjacent_difference/adjacent_difference.hpp"

@@ -114,7 +114,7 @@ nlohmann::ordered_json unavailable_counters_json(const std::string& reason);
 // The record's units of the counters section ("counters.dram_read_bytes": "bytes", ...).
 nlohmann::ordered_json counters_units();
 
-// The counters' environment switches (README, Hardware counters): OCCBENCH_COUNTERS_CONFIG=point|run
+// The counters' environment switches (docs/counters.md): OCCBENCH_COUNTERS_CONFIG=point|run
 // and OCCBENCH_COUNTERS_ENABLE=run|point. Each throws std::invalid_argument naming the variable
 // on a value it does not know.
 bool counters_configure_once_from_env();

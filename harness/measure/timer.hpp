@@ -84,7 +84,7 @@ int profiled_sample_count(const MeasurementSettings& settings);
 // median, then times launches_per_sample back-to-back launches per event pair (enough for about
 // kBatchSampleMs of kernel time) and reports the time per launch.
 constexpr double kBatchSampleMs = 2.0;
-// Where the cold samples' times come from (timing.source, README "Timing"): CUPTI's kernel
+// Where the cold samples' times come from (timing.source, docs/timing.md): CUPTI's kernel
 // activity where the hardware takes its timestamps (Blackwell on); else the event pair, followed
 // by profiled_sample_count() samples through `profiled` where that is above 0, `profiled` is given
 // and the profiler can be used. OCCBENCH_TIMING_SOURCE overrides the choice.

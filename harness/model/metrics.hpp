@@ -1,6 +1,6 @@
 #pragma once
 // Derived figures of one point, from its work model, its median time and the device's ceilings.
-// Pure arithmetic; the definitions are the README's.
+// Pure arithmetic; the definitions are docs/record.md's.
 #include "harness/family/registry.hpp"
 
 #include <nlohmann/json.hpp>
