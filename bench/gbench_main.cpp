@@ -111,8 +111,7 @@ struct Session {
   DeviceInfo device;
   cudaStream_t stream = nullptr;
   std::unique_ptr<L2Flusher> flusher;
-  std::unique_ptr<Problem> problem;
-  std::string problem_key, problem_skip;
+  ProblemCache problems;  // one problem alive at a time, rebuilt when the sizes or seed change
   std::map<std::string, PreparedPoint> prepared;  // by point id: prepared and verified once
   std::set<std::string> failed;                    // point ids that failed verification
   std::string context_lost;                        // why nothing more can run on the GPU
@@ -134,24 +133,17 @@ struct Session {
     return no_gpu;
   }
 
-  // The point's problem (one alive at a time, rebuilt when the sizes change), or nullptr with
-  // problem_skip set when the device lacks the memory.
+  // The point's problem, or nullptr with problems.skip_reason() where the device lacks the memory.
+  // Without a GPU only host variants run, and the device's free memory is not asked.
   Problem* problem_for(const BenchPoint& b) {
-    std::string key = fmt::format("{}/{}/seed={}", b.point.family->name, b.point.sizes.to_string(), b.settings.seed);
-    if (key != problem_key) {
-      problem.reset();
-      problem_key.clear();  // stays clear if making it throws, so the next benchmark tries again
-      problem_skip.clear();
-      if (no_gpu) problem = b.point.family->make_problem(b.point.sizes, b.settings.seed);  // host variants only
-      else problem = make_point_problem(b.point, b.settings.seed, flusher ? flusher->bytes() : 0, problem_skip);
-      problem_key = key;
-    }
-    return problem.get();
+    std::optional<std::size_t> reserved;
+    if (!no_gpu) reserved = flusher ? flusher->bytes() : 0;
+    return problems.get(b.point, b.settings.seed, reserved);
   }
 
   void close() {
     prepared.clear();
-    problem.reset();
+    problems.release();
     flusher.reset();
     if (stream) cudaStreamDestroy(stream);
     stream = nullptr;
@@ -203,7 +195,7 @@ void run_benchmark(benchmark::State& state, const BenchPoint& b) {
       s.flusher = std::make_unique<L2Flusher>(s.device.l2_bytes, s.device.sm_count);
 
     Problem* problem = s.problem_for(b);
-    if (!problem) return state.SkipWithError(("skipped: " + s.problem_skip).c_str());
+    if (!problem) return state.SkipWithError(("skipped: " + s.problems.skip_reason()).c_str());
     auto it = s.prepared.find(point.id);
     if (it == s.prepared.end()) {
       PointContext context{&s.device, &b.settings, s.stream, s.flusher.get()};
@@ -272,10 +264,15 @@ void print_help() {
   benchmark::PrintDefaultHelp();
 }
 
-int gbench_main(int argc, char** argv) {
-  benchmark::Initialize(&argc, argv, print_help);
+// The command line: occbench's own flags taken out, Google Benchmark's left for it.
+struct Flags {
   std::vector<std::string> config_paths;
   PointSelection selection;  // --variants, --filter, --set, --axis: as for occbench run
+};
+
+// Exits 2 on a bad flag, naming it.
+Flags parse_flags(int argc, char** argv) {
+  Flags flags;
   std::vector<char*> rest = {argv[0]};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -292,59 +289,52 @@ int gbench_main(int argc, char** argv) {
       return std::nullopt;
     };
     try {
-      if (auto v = value("--config")) config_paths.push_back(*v);
+      if (auto v = value("--config")) flags.config_paths.push_back(*v);
       else if (auto d = value("--device")) session().device_ordinal = std::atoi(d->c_str());
-      else if (auto names = value("--variants")) add_variant_names(selection, *names);
-      else if (auto regex = value("--filter")) selection.filter = *regex;
-      else if (auto set = value("--set")) add_axis_override(selection, "--set", *set);
-      else if (auto axis = value("--axis")) add_axis_override(selection, "--axis", *axis);
+      else if (auto names = value("--variants")) add_variant_names(flags.selection, *names);
+      else if (auto regex = value("--filter")) flags.selection.filter = *regex;
+      else if (auto set = value("--set")) add_axis_override(flags.selection, "--set", *set);
+      else if (auto axis = value("--axis")) add_axis_override(flags.selection, "--axis", *axis);
       else rest.push_back(argv[i]);
     } catch (const ConfigError& e) {
       std::cerr << "error: " << e.what() << "\n";
-      return 2;
+      std::exit(2);
     }
   }
-  if (benchmark::ReportUnrecognizedArguments(int(rest.size()), rest.data())) return 2;
+  if (benchmark::ReportUnrecognizedArguments(int(rest.size()), rest.data())) std::exit(2);
+  return flags;
+}
 
+// Every point of the configs (each shipped config at its smallest sizes where none was given),
+// once each. Throws ConfigError.
+std::vector<BenchPoint> benchmark_points(const std::vector<std::string>& config_paths, const PointSelection& selection,
+                                         bool smallest) {
   const Registry& registry = builtin_registry();
-  bool smallest = config_paths.empty();
-  if (smallest) {
-    auto folder = configs_folder(argv[0]);
-    if (folder.empty()) {
-      std::cerr << "occbench_gbench: no configs/ folder found (looked in ./configs, beside the binary and in "
-                << OCCBENCH_SOURCE_DIR << "/configs); pass --config FILE\n";
-      return 2;
-    }
-    config_paths = shipped_configs(folder);
-  }
-
   std::vector<BenchPoint> points;
   std::set<std::string> names;
   // A config of the user's own kernels (--config examples/...) owns its family: kept alive with
   // the points that refer to it.
   static std::vector<std::shared_ptr<const Family>> source_families;
   for (const auto& path : config_paths) {
+    SweepSpec spec = parse_sweep_file(path, registry);
+    if (smallest) spec = smallest_sizes(spec, selection);
     try {
-      SweepSpec spec = parse_sweep_file(path, registry);
-      if (smallest) spec = smallest_sizes(spec, selection);
-      try {
-        spec = apply_selection(spec, selection, registry);
-      } catch (const ConfigError& e) {
-        if (!smallest) throw;
-        continue;  // a shipped config the selection does not fit (another family's variants or axes)
-      }
-      if (spec.source_family) source_families.push_back(spec.source_family);
-      for (auto& point : expand_sweep(spec, registry)) {
-        std::string name = benchmark_name(point);
-        if (!names.insert(name).second) continue;  // the same point from another config
-        points.push_back({std::move(point), spec.measurement, name});
-      }
+      spec = apply_selection(spec, selection, registry);
     } catch (const ConfigError& e) {
-      std::cerr << "error: " << e.what() << "\n";
-      return 2;
+      if (!smallest) throw;
+      continue;  // a shipped config the selection does not fit (another family's variants or axes)
+    }
+    if (spec.source_family) source_families.push_back(spec.source_family);
+    for (auto& point : expand_sweep(spec, registry)) {
+      std::string name = benchmark_name(point);
+      if (!names.insert(name).second) continue;  // the same point from another config
+      points.push_back({std::move(point), spec.measurement, name});
     }
   }
+  return points;
+}
 
+void register_benchmarks(std::vector<BenchPoint> points) {
   // The points live as long as the benchmarks that refer to them.
   static std::vector<BenchPoint> registered;
   registered = std::move(points);
@@ -356,7 +346,27 @@ int gbench_main(int argc, char** argv) {
     if (b.point.variant->executor == Executor::device) bench->UseManualTime();
     else bench->UseRealTime();
   }
+}
 
+int gbench_main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv, print_help);
+  Flags flags = parse_flags(argc, argv);
+  bool smallest = flags.config_paths.empty();
+  if (smallest) {
+    auto folder = configs_folder(argv[0]);
+    if (folder.empty()) {
+      std::cerr << "occbench_gbench: no configs/ folder found (looked in ./configs, beside the binary and in "
+                << OCCBENCH_SOURCE_DIR << "/configs); pass --config FILE\n";
+      return 2;
+    }
+    flags.config_paths = shipped_configs(folder);
+  }
+  try {
+    register_benchmarks(benchmark_points(flags.config_paths, flags.selection, smallest));
+  } catch (const ConfigError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  }
   // Which build and which GPU, in Google Benchmark's context block (console and JSON).
   benchmark::AddCustomContext("occbench_commit", tool_block().value("git_commit", std::string("unknown")));
   if (const auto& no_gpu = session().gpu()) benchmark::AddCustomContext("occbench_device", *no_gpu);
@@ -367,13 +377,11 @@ int gbench_main(int argc, char** argv) {
   Session& s = session();
   std::size_t failed = s.failed.size();
   s.close();
-  if (failed) {
-    std::cerr << fmt::format("occbench_gbench: {} point(s) failed verification (wrong results):", failed);
-    for (const auto& id : s.failed) std::cerr << " " << id;
-    std::cerr << "\n";
-    return 1;
-  }
-  return 0;
+  if (!failed) return 0;
+  std::cerr << fmt::format("occbench_gbench: {} point(s) failed verification (wrong results):", failed);
+  for (const auto& id : s.failed) std::cerr << " " << id;
+  std::cerr << "\n";
+  return 1;
 }
 
 }  // namespace
