@@ -322,7 +322,8 @@ TEST(GpuHarness, RandomStrategyMeasuresItsSampleAndResumesIt) {
   EXPECT_EQ(second.reused, 2u);
   EXPECT_EQ(second.ok, 5u) << log.str();
   measured.clear();
-  for (const auto& r : read_json_file(second.json_path)["results"]) measured.push_back(r["point_id"]);
+  ordered_json resumed = read_json_file(second.json_path);
+  for (const auto& r : resumed["results"]) measured.push_back(r["point_id"]);
   EXPECT_EQ(measured, expected);
   std::filesystem::remove_all(dir);
 }
