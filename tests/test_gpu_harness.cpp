@@ -43,6 +43,15 @@ std::size_t keep_first_lines(const std::string& jsonl_path, std::size_t keep) {
   return lines.size();
 }
 
+// run_sweep --resume of the run whose .jsonl is `jsonl_path`, with the same options otherwise.
+RunSummary resume_run(const SweepSpec& spec, const RunOptions& options, const std::string& jsonl_path, std::ostream& log) {
+  JsonlContents contents = read_jsonl(jsonl_path);
+  RunOptions resume = options;
+  resume.resume = &contents;
+  resume.resume_path = jsonl_path;
+  return run_sweep(spec, builtin_registry(), resume, log);
+}
+
 }  // namespace
 
 TEST(GpuHarness, CalculatorAgreesWithTheOccupancyApiForEveryKernel) {
@@ -271,11 +280,7 @@ TEST(GpuHarness, RunWritesEveryFileAndResumeKeepsFinishedPoints) {
 
   // Keep the header and the first 5 points, as if the run had been killed, then resume.
   ASSERT_EQ(keep_first_lines(first.jsonl_path, 6), 13u);
-  JsonlContents contents = read_jsonl(first.jsonl_path);
-  RunOptions resume = options;
-  resume.resume = &contents;
-  resume.resume_path = first.jsonl_path;
-  RunSummary second = run_sweep(spec, builtin_registry(), resume, log);
+  RunSummary second = resume_run(spec, options, first.jsonl_path, log);
   EXPECT_EQ(second.reused, 5u);
   EXPECT_EQ(second.ok, 12u) << log.str();
   EXPECT_EQ(second.json_path, first.json_path);
@@ -314,11 +319,7 @@ TEST(GpuHarness, RandomStrategyMeasuresItsSampleAndResumesIt) {
 
   // Killed after two points: the resumed run measures the rest of the same sample.
   ASSERT_EQ(keep_first_lines(first.jsonl_path, 3), 6u);
-  JsonlContents contents = read_jsonl(first.jsonl_path);
-  RunOptions resume = options;
-  resume.resume = &contents;
-  resume.resume_path = first.jsonl_path;
-  RunSummary second = run_sweep(spec, builtin_registry(), resume, log);
+  RunSummary second = resume_run(spec, options, first.jsonl_path, log);
   EXPECT_EQ(second.reused, 2u);
   EXPECT_EQ(second.ok, 5u) << log.str();
   measured.clear();
