@@ -2,13 +2,13 @@
 
 #include "harness/measure/latency_probe.hpp"
 #include "harness/measure/memory_probes.hpp"
+#include "harness/measure/nvml.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/optional_number.hpp"
 #include "harness/model/gpu_table.hpp"
 #include "harness/measure/stats.hpp"
 
 #include <cuda_runtime_api.h>
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,31 +51,6 @@ int fp32_lanes_per_sm(int major, int minor) {
   }
   return major >= 8 && !(major == 8 && minor == 0) ? 128 : 64;
 }
-
-// The few NVML entry points we need, resolved at run time so the binary needs no NVML to link
-// or to start (CI and GPU-less machines have none).
-struct Nvml {
-  using Init = int (*)();
-  using ByPci = int (*)(const char*, void**);
-  using Clock = int (*)(void*, int, unsigned*);
-  using Reasons = int (*)(void*, unsigned long long*);
-  void* library = nullptr;
-  ByPci by_pci = nullptr;
-  Clock clock = nullptr;
-  Reasons reasons = nullptr;
-  bool ok = false;
-
-  Nvml() {
-    library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!library) return;
-    auto init = reinterpret_cast<Init>(dlsym(library, "nvmlInit_v2"));
-    by_pci = reinterpret_cast<ByPci>(dlsym(library, "nvmlDeviceGetHandleByPciBusId_v2"));
-    clock = reinterpret_cast<Clock>(dlsym(library, "nvmlDeviceGetClockInfo"));
-    reasons = reinterpret_cast<Reasons>(dlsym(library, "nvmlDeviceGetCurrentClocksEventReasons"));
-    if (!reasons) reasons = reinterpret_cast<Reasons>(dlsym(library, "nvmlDeviceGetCurrentClocksThrottleReasons"));
-    ok = init && by_pci && clock && init() == 0;
-  }
-};
 
 }  // namespace
 
@@ -148,23 +123,9 @@ double measure_copy_bandwidth_gbps(std::size_t bytes, int repetitions) {
 }
 
 ClockReading read_clocks(const DeviceInfo& device) {
-  static Nvml nvml;
-  ClockReading reading;
-  if (!nvml.ok || device.pci_bus_id.empty()) return reading;
-  // One handle per run's device: the lookup by PCI id is slower than the readings themselves.
-  static std::string handle_bus_id;
-  static void* handle = nullptr;
-  if (handle_bus_id != device.pci_bus_id) {
-    if (nvml.by_pci(device.pci_bus_id.c_str(), &handle) != 0) return reading;
-    handle_bus_id = device.pci_bus_id;
-  }
-  constexpr int kClockSm = 1, kClockMem = 2;  // nvmlClockType_t
-  unsigned mhz = 0;
-  if (nvml.clock(handle, kClockSm, &mhz) == 0) reading.sm_mhz = mhz;
-  if (nvml.clock(handle, kClockMem, &mhz) == 0) reading.memory_mhz = mhz;
-  unsigned long long bits = 0;
-  if (nvml.reasons && nvml.reasons(handle, &bits) == 0) reading.throttle_reasons = bits;
-  return reading;
+  if (device.pci_bus_id.empty()) return {};
+  Nvml& nvml = Nvml::get();
+  return nvml.clocks(nvml.device(device.pci_bus_id));
 }
 
 namespace {

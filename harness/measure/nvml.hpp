@@ -1,0 +1,34 @@
+#pragma once
+// NVML, the driver's management library, loaded at run time (the binary needs no NVML to link or
+// to start: CI and GPU-less machines have none): the GPU's clocks and throttle reasons, its energy
+// counter, the driver's version. One process-wide instance.
+#include <optional>
+#include <string>
+
+namespace occbench {
+
+struct ClockReading;
+
+class Nvml {
+ public:
+  static Nvml& get();  // loaded and initialized on first use
+  bool available() const { return reason_.empty(); }
+  const std::string& unavailable_reason() const { return reason_; }
+
+  // The device of a PCI bus id ("0000:00:06.0", cudaDeviceProp's), or nullptr with `why`.
+  void* device(const std::string& pci_bus_id, std::string* why = nullptr);
+  ClockReading clocks(void* device);
+  // The energy the GPU used since the driver loaded, in joules; nullopt with `why` (not supported
+  // on this GPU, no permission, ...).
+  std::optional<double> total_energy_j(void* device, std::string& why);
+  std::string driver_version();
+  std::string error_text(int code) const;
+
+ private:
+  Nvml();
+  struct Api;
+  Api* api_;
+  std::string reason_;
+};
+
+}  // namespace occbench
