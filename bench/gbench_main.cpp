@@ -28,6 +28,7 @@
 #include "harness/measure/timer.hpp"
 #include "harness/core/json.hpp"
 #include "kernels/families.hpp"
+#include "harness/core/files.hpp"
 
 #include <benchmark/benchmark.h>
 #include <fmt/format.h>
@@ -45,9 +46,6 @@
 #include <string>
 #include <vector>
 
-#ifndef OCCBENCH_SOURCE_DIR
-#define OCCBENCH_SOURCE_DIR "."
-#endif
 
 namespace occbench {
 namespace {
@@ -78,20 +76,6 @@ SweepSpec smallest_sizes(SweepSpec spec, const PointSelection& selection) {
     if (spec.raw.contains("sizes")) spec.raw["sizes"][axis] = values;
   }
   return spec;
-}
-
-// The shipped configs: ./configs, else beside the build folder (build/bench/../../configs), else
-// the source tree this binary was built from.
-std::filesystem::path configs_folder(const char* argv0) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  fs::path exe = fs::canonical("/proc/self/exe", error);
-  if (error) exe = fs::absolute(argv0, error);
-  std::vector<fs::path> candidates = {fs::current_path(error) / "configs", exe.parent_path() / ".." / "configs",
-                                      exe.parent_path() / ".." / ".." / "configs", fs::path(OCCBENCH_SOURCE_DIR) / "configs"};
-  for (const auto& c : candidates)
-    if (fs::is_directory(c, error)) return fs::weakly_canonical(c, error);
-  return {};
 }
 
 std::vector<std::string> shipped_configs(const std::filesystem::path& folder) {
@@ -353,13 +337,13 @@ int gbench_main(int argc, char** argv) {
   Flags flags = parse_flags(argc, argv);
   bool smallest = flags.config_paths.empty();
   if (smallest) {
-    auto folder = configs_folder(argv[0]);
-    if (folder.empty()) {
-      std::cerr << "occbench_gbench: no configs/ folder found (looked in ./configs, beside the binary and in "
-                << OCCBENCH_SOURCE_DIR << "/configs); pass --config FILE\n";
+    std::string data = data_dir();  // installed: <prefix>/share/occbench; built: the source tree
+    if (data.empty()) {
+      std::cerr << "occbench_gbench: no shipped configs found (OCCBENCH_DATA_DIR, <prefix>/share/occbench beside an "
+                   "installed binary, or the source tree around a built one); pass --config FILE\n";
       return 2;
     }
-    flags.config_paths = shipped_configs(folder);
+    flags.config_paths = shipped_configs(std::filesystem::path(data) / "configs");
   }
   try {
     register_benchmarks(benchmark_points(flags.config_paths, flags.selection, smallest));

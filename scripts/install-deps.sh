@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Installs what occbench builds and tests with, from Debian/Ubuntu packages. The CUDA toolkit
-# (nvcc) must already be installed; it is not in the distribution's default repositories.
+# Installs what occbench builds, runs and plots with, from Debian/Ubuntu packages; with --test, what
+# the tests need too (GoogleTest, Google Benchmark, pytest, and a single-node Slurm for its test).
+# The CUDA toolkit (nvcc) must already be installed; it is not in the distribution's default
+# repositories.
+#   bash scripts/install-deps.sh          # quickstart.sh: build, run, plot
+#   bash scripts/install-deps.sh --test   # test.sh and CI
 set -euo pipefail
 
 packages=(cmake ninja-build g++ git ccache
-          nlohmann-json3-dev libfmt-dev libcli11-dev libgtest-dev libbenchmark-dev libmuparser-dev
-          python3 python3-matplotlib python3-numpy python3-pytest
-          slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
+          nlohmann-json3-dev libfmt-dev libcli11-dev libmuparser-dev
+          python3 python3-matplotlib python3-numpy)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(libgtest-dev libbenchmark-dev python3-pytest
+             slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
+fi
 
 sudo_if_needed() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
 

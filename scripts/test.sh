@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
 
+bash scripts/install-deps.sh --test  # what the tests need besides the build (instant when present)
 bash scripts/build.sh
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600
 # A real single-node Slurm (slurm-wlm, munge) running shards and the merge step; skips saying why.

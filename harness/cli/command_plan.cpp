@@ -3,6 +3,7 @@
 #include "harness/cli/cli.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/run/plan.hpp"
+#include "harness/core/files.hpp"
 
 #include <iostream>
 #include <memory>
@@ -22,13 +23,14 @@ Command add_plan_command(CLI::App& app, const Registry& registry) {
   auto flags = std::make_shared<PlanFlags>();
   PlanOptions& options = flags->options;
   auto* plan = app.add_subcommand("plan", "Occupancy, resources and work of a sweep for a GPU of the built-in table, without running it");
-  plan->add_option("config", options.config, "Sweep config (JSON)");
+  plan->add_option("config", options.config, "Sweep config (JSON), or a shipped one's name (adjacent_difference)");
   plan->add_option("--gpu", options.gpu, "GPU key from --list-gpus (default: this machine's GPU, else h100)");
   plan->add_option("--out", options.out_dir, "Folder for the result files")->capture_default_str();
   plan->add_flag("--list-gpus", options.list_gpus, "Show the built-in GPU table and exit");
   add_selection_options(*plan, flags->selection);
   return {plan, [&registry, flags](const std::vector<std::string>& argv) {
             flags->options.command_line = join_command(argv);
+            if (!flags->options.config.empty()) flags->options.config = shipped_config_path(flags->options.config);
             flags->options.selection = selection_from_flags(flags->selection);
             return plan_main(flags->options, registry, std::cout, std::cerr);
           }};

@@ -13,6 +13,7 @@
 #include "harness/measure/timer.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/measure/point.hpp"
+#include "harness/core/files.hpp"
 
 #include <fmt/format.h>
 
@@ -92,7 +93,8 @@ void check_environment_switches() {
 bool is_jsonl_path(const std::string& path) { return path.size() >= 6 && path.substr(path.size() - 6) == ".jsonl"; }
 
 int no_gpu(const std::string& reason) {
-  std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate, list, plan and run --dry-run work without one)\n",
+  std::cerr << fmt::format("occbench run: {}; timings need a GPU (validate, list, plan and run --dry-run work without one; "
+                           "occbench doctor says what this machine can do)\n",
                            reason);
   return kExitNoGpu;
 }
@@ -191,6 +193,7 @@ int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strat
 
 int run_command(RunFlags flags, const std::vector<std::string>& argv, const Registry& registry) {
   check_environment_switches();
+  if (!flags.config.empty()) flags.config = shipped_config_path(flags.config);
   if (flags.config.empty() && flags.resume_path.empty()) {
     std::cerr << "error: run needs a config file, or --resume FILE.jsonl\n";
     return kExitBadInput;
@@ -227,7 +230,7 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
 Command add_run_command(CLI::App& app, const Registry& registry) {
   auto flags = std::make_shared<RunFlags>();
   auto* run = app.add_subcommand("run", "Run a sweep on the GPU: verify, time, write JSON, CSV and JSONL");
-  run->add_option("config", flags->config, "Sweep config (JSON); optional with --resume");
+  run->add_option("config", flags->config, "Sweep config (JSON), or a shipped one's name (adjacent_difference); optional with --resume");
   run->add_option("--out", flags->out_dir, "Folder for the result files")->capture_default_str();
   run->add_option("--resume", flags->resume_path, "Finish an interrupted run from its .jsonl, keeping its finished points");
   run->add_option("--device", flags->device_ordinal, "CUDA device ordinal")->capture_default_str();

@@ -3,6 +3,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/sweep/config.hpp"
+#include "harness/core/files.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +18,7 @@ int validate_configs(const Registry& registry, const std::vector<std::string>& p
   int code = kExitOk;
   for (const auto& path : paths) {
     try {
-      SweepSpec spec = parse_sweep_file(path, registry);
+      SweepSpec spec = parse_sweep_file(shipped_config_path(path), registry);
       auto points = expand_sweep(spec, registry);
       std::cout << fmt::format("{}: ok: sweep '{}', family {}, {} variants, {} points\n", path, spec.name, spec.family,
                                spec.variants.size(), points.size());
@@ -34,7 +35,7 @@ int validate_configs(const Registry& registry, const std::vector<std::string>& p
 Command add_validate_command(CLI::App& app, const Registry& registry) {
   auto paths = std::make_shared<std::vector<std::string>>();
   auto* validate = app.add_subcommand("validate", "Check sweep configs without running them");
-  validate->add_option("config", *paths, "Sweep config files (JSON)")->required();
+  validate->add_option("config", *paths, "Sweep config files (JSON), or shipped ones' names")->required();
   return {validate, [&registry, paths](const std::vector<std::string>&) { return validate_configs(registry, *paths); }};
 }
 

@@ -52,8 +52,9 @@ int resource_arch_for(const std::string& what, int major, int minor, const std::
   int wanted = major * 10 + minor;
   if (!arch)
     throw PlanError(fmt::format("{} is sm_{}, and this build has no machine code that runs on it (built: {}); rebuild "
-                                "with it in CMAKE_CUDA_ARCHITECTURES, e.g. -DCMAKE_CUDA_ARCHITECTURES=\"{}\"",
-                                what, wanted, arch_list_text(built), wanted));
+                                "with it: CUDA_ARCHS=\"{}\" bash scripts/build.sh (the default build has every GPU of "
+                                "the table), or -DCMAKE_CUDA_ARCHITECTURES=\"{}\"",
+                                what, wanted, arch_list_text(built), wanted, wanted));
   if (*arch != wanted)
     note = fmt::format("this build has no sm_{} code; {} runs its sm_{} code, whose registers and shared memory are used",
                        wanted, what, *arch);

@@ -64,7 +64,8 @@ void log_profiler(const RunSession& s, bool profile_timing, std::ostream& log) {
   if (CounterSession* counters = s.context.counters)
     log << (counters->available() ? fmt::format("counters: CUPTI range profiler on {}, {} replays per launch, the L2 flushed before each {}\n",
                                                 counters->chip(), counters->passes(), counters->flushes_per_kernel() ? "kernel" : "replay")
-                                  : fmt::format("counters unavailable: {}; timings go on\n", counters->unavailable_reason()));
+                                  : fmt::format("counters unavailable: {}; timings go on (occbench doctor checks this machine)\n",
+                                              counters->unavailable_reason()));
   if (profile_timing)
     log << (s.profiler->durations_unavailable_reason().empty()
                 ? std::string("timing: cold samples by CUPTI's range profiler (gpu__time_duration, as Nsight Compute)\n")

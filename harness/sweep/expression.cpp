@@ -92,4 +92,6 @@ std::int64_t Expression::evaluate_integer(const Params& params, std::int64_t min
   return std::int64_t(std::llround(value));
 }
 
+std::string expression_library_version() { return mu::ParserVersion; }
+
 }  // namespace occbench

@@ -34,4 +34,7 @@ class Expression {
   std::shared_ptr<Impl> impl_;
 };
 
+// muparser's version ("2.3.3 (Release)"), for occbench doctor.
+std::string expression_library_version();
+
 }  // namespace occbench
