@@ -7,11 +7,11 @@
 #   bash scripts/install-deps.sh --test   # test.sh and CI
 set -euo pipefail
 
-packages=(cmake ninja-build g++ git ccache
+packages=(cmake ninja-build g++ git
           nlohmann-json3-dev libfmt-dev libcli11-dev libmuparser-dev
           python3 python3-matplotlib python3-numpy)
 if [ "${1:-}" = "--test" ]; then
-  packages+=(libgtest-dev libbenchmark-dev python3-pytest
+  packages+=(ccache libgtest-dev libbenchmark-dev python3-pytest
              slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
 fi
 

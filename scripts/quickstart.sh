@@ -20,7 +20,8 @@ step packages
 # The architecture of the GPU here (nvidia-smi's compute capability, 9.0 -> 90), else the H100's.
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .' || true)
 [[ "$arch" =~ ^[0-9]+$ ]] || arch=90
-CUDA_ARCHS=$arch OCCBENCH_TESTS=OFF OCCBENCH_GBENCH=OFF bash scripts/build.sh occbench
+# No ccache for this first build: its misses would cost a third more (later builds use it).
+CUDA_ARCHS=$arch OCCBENCH_TESTS=OFF OCCBENCH_GBENCH=OFF OCCBENCH_CCACHE=OFF bash scripts/build.sh occbench
 step "build (sm_$arch)"
 
 set +e
