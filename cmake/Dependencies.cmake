@@ -10,7 +10,7 @@ function(occbench_missing what debian_package)
   message(FATAL_ERROR
     "occbench needs ${what}, which CMake did not find.\n"
     "  Install it:  sudo apt-get install ${debian_package}\n"
-    "  (or every dependency at once: bash scripts/install-deps.sh; on other systems, the package that\n"
+    "  (or every dependency at once: bash scripts/install-deps.sh --test; on other systems, the package that\n"
     "  provides it, or -DOCCBENCH_FETCH_MISSING=ON to download it). `occbench doctor` checks a machine.")
 endfunction()
 

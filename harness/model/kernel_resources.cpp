@@ -131,7 +131,8 @@ KernelResourceTable KernelResourceTable::parse(const std::vector<std::pair<std::
   for (const auto& [source, text] : logs) {
     std::istringstream lines(text);
     std::string line;
-    std::optional<CompiledKernel> current;  // the entry function being compiled
+    // The entry function being compiled (a pointer, not std::optional: GCC 12 warns of its move).
+    std::unique_ptr<CompiledKernel> current;
     bool properties_of_current = false;     // the last "Function properties for" named it
     auto finish = [&] {
       if (current && seen.insert({current->mangled_name, current->arch_name}).second)
@@ -150,7 +151,7 @@ KernelResourceTable KernelResourceTable::parse(const std::vector<std::pair<std::
         k.arch = arch_number(k.arch_name);
         k.name = demangle_kernel_name(k.mangled_name);
         k.source = source;
-        if (!k.mangled_name.empty() && k.arch > 0) current = std::move(k);
+        if (!k.mangled_name.empty() && k.arch > 0) current = std::make_unique<CompiledKernel>(std::move(k));
       } else if (auto props = l.find("Function properties for "); props != std::string_view::npos) {
         std::string_view name = trim(l.substr(props + 24));
         properties_of_current = current && name == current->mangled_name;
