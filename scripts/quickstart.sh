@@ -14,7 +14,9 @@ times=()
 t0=$(date +%s)
 step() { local now; now=$(date +%s); times+=("$1 $((now - t0)) s"); t0=$now; }
 
-bash scripts/install-deps.sh
+# OCCBENCH_NO_INSTALL=1: the packages come otherwise (a cluster's modules, an offline machine; CMake
+# finds them through CMAKE_PREFIX_PATH) and none is installed here.
+[ -n "${OCCBENCH_NO_INSTALL:-}" ] || bash scripts/install-deps.sh
 step packages
 
 # The architecture of the GPU here (nvidia-smi's compute capability, 9.0 -> 90), else the H100's.
