@@ -1,6 +1,7 @@
 #pragma once
 // The GPU a run measures: its properties, its theoretical and measured ceilings, and its clocks.
 #include "harness/core/cuda_check.hpp"
+#include "harness/measure/nvml.hpp"
 #include "harness/model/occupancy.hpp"
 
 #include <nlohmann/json.hpp>
@@ -10,13 +11,6 @@
 
 namespace occbench {
 
-struct ClockReading {
-  std::optional<double> sm_mhz;       // current clocks, from NVML when the driver has it
-  std::optional<double> memory_mhz;
-  // nvmlDeviceGetCurrentClocksEventReasons bits (0x1 idle, 0x4 software power cap, 0x8 hardware
-  // slowdown, ...): why the clocks are below their maximum right now.
-  std::optional<unsigned long long> throttle_reasons;
-};
 
 struct DeviceInfo {
   int ordinal = 0;

@@ -1,7 +1,5 @@
 #include "harness/measure/nvml.hpp"
 
-#include "harness/measure/device.hpp"
-
 #include <dlfcn.h>
 #include <fmt/format.h>
 

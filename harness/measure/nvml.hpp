@@ -7,7 +7,13 @@
 
 namespace occbench {
 
-struct ClockReading;
+struct ClockReading {
+  std::optional<double> sm_mhz;       // current clocks, from NVML when the driver has it
+  std::optional<double> memory_mhz;
+  // nvmlDeviceGetCurrentClocksEventReasons bits (0x1 idle, 0x4 software power cap, 0x8 hardware
+  // slowdown, ...): why the clocks are below their maximum right now.
+  std::optional<unsigned long long> throttle_reasons;
+};
 
 class Nvml {
  public:
