@@ -110,16 +110,19 @@ int resume_on_devices(const JsonlContents& resumed, const std::string& resume_pa
   return run_on_devices(multi, registry, std::cerr);
 }
 
-// A resumed run measures the points it was choosing: the same shard, the same sample.
-void restore_choice(RunFlags& flags, const ordered_json& header, const std::string& resume_path) {
+// A resumed run measures the points it was choosing: the same shard (restored into the flags, the
+// selection reads them) and the same sample (run_strategy).
+void restore_shard(RunFlags& flags, const ordered_json& header) {
   if (flags.selection.shard.empty() && header.contains("selection") && header["selection"].contains("shard"))
     flags.selection.shard = header["selection"]["shard"].get<std::string>();
-  if (strategy_from_flags(flags).is_default() && header.contains("strategy")) {
-    Strategy stored = strategy_from_json(header["strategy"], resume_path);
-    flags.strategy = stored.name;
-    flags.max_points = stored.max_points.value_or(0);
-    flags.seed = stored.seed;
-  }
+}
+
+// The strategy of the flags; a resumed run's own where the flags give none.
+Strategy run_strategy(const RunFlags& flags, const JsonlContents& resumed) {
+  Strategy strategy = strategy_from_flags(flags);
+  if (strategy.is_default() && resumed.header.contains("strategy"))
+    strategy = strategy_from_json(resumed.header["strategy"], flags.resume_path);
+  return strategy;
 }
 
 // The sweep: the config file, or the one stored in the resumed .jsonl; the selection and --counters applied.
@@ -206,10 +209,10 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
     }
     resumed = read_jsonl(flags.resume_path);
     if (resumed.header.contains("multi_device")) return resume_on_devices(resumed, flags.resume_path, argv, registry);
-    restore_choice(flags, resumed.header, flags.resume_path);
+    restore_shard(flags, resumed.header);
   }
   SweepSpec spec = load_spec(flags, resumed, registry);
-  Strategy strategy = strategy_from_flags(flags);
+  Strategy strategy = run_strategy(flags, resumed);
   check_strategy(strategy);
   if (flags.dry_run) return list_points(spec, registry, strategy);
   if (auto reason = no_gpu_reason()) return no_gpu(*reason);

@@ -27,7 +27,9 @@ void resolve(void* library, F& f, const char* name) {
 }
 }  // namespace
 
-Nvml::Nvml() : api_(new Api) {
+Nvml::~Nvml() = default;  // NVML stays loaded: the process ends with it
+
+Nvml::Nvml() : api_(std::make_unique<Api>()) {
   void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!library) {
     reason_ = fmt::format("libnvidia-ml.so.1 (the driver's NVML) cannot be loaded: {}", dlerror());

@@ -2,6 +2,7 @@
 // NVML, the driver's management library, loaded at run time (the binary needs no NVML to link or
 // to start: CI and GPU-less machines have none): the GPU's clocks and throttle reasons, its energy
 // counter, the driver's version. One process-wide instance.
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -32,8 +33,9 @@ class Nvml {
 
  private:
   Nvml();
+  ~Nvml();
   struct Api;
-  Api* api_;
+  std::unique_ptr<Api> api_;
   std::string reason_;
 };
 

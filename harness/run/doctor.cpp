@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <unistd.h>
 
@@ -144,7 +143,12 @@ Capability cache_check() {
   std::error_code error;
   fs::create_directories(dir, error);
   fs::path probe = dir / fmt::format(".doctor-{}", getpid());
-  bool writable = std::ofstream(probe).good() && fs::exists(probe, error);
+  bool writable = true;
+  try {
+    write_text_file(probe.string(), "");
+  } catch (const std::exception&) {
+    writable = false;
+  }
   fs::remove(probe, error);
   if (!writable)
     return {"NVRTC cache", false, fmt::format("{} cannot be written", dir.string()),
