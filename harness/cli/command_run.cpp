@@ -3,6 +3,7 @@
 #include "harness/cli/cli.hpp"
 #include "harness/cli/commands.hpp"
 #include "harness/measure/counters.hpp"
+#include "harness/run/clock_axis.hpp"
 #include "harness/measure/device.hpp"
 #include "harness/measure/kernel_activity.hpp"
 #include "harness/run/multi_device.hpp"
@@ -34,6 +35,7 @@ struct RunFlags {
   double watchdog_s = 120;
   bool no_supervisor = false;
   bool counters = false;
+  bool energy = false;
   SelectionFlags selection;
   std::string strategy = "exhaustive";
   std::size_t max_points = 0;  // 0: not given
@@ -62,6 +64,7 @@ int list_points(const SweepSpec& spec, const Registry& registry, const Strategy&
   std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run\n", spec.source, spec.name, spec.family,
                            points.size());
   for (const auto& point : points) std::cout << point.id << "\n";
+  if (uses_sm_clock_axis(spec)) std::cout << check_sm_clocks(spec, first_gpu_sm_clocks(), "this machine's GPU");
   return kExitOk;
 }
 
@@ -72,6 +75,7 @@ std::vector<std::string> worker_arguments(const RunFlags& flags, const Strategy&
   args.insert(args.end(), {"--watchdog", fmt::format("{}", flags.watchdog_s)});
   if (flags.no_supervisor) args.push_back("--no-supervisor");
   if (flags.counters) args.push_back("--counters");  // the workers read the config file, not the flag
+  if (flags.energy) args.push_back("--energy");
   return args;
 }
 
@@ -136,6 +140,7 @@ SweepSpec load_spec(const RunFlags& flags, const JsonlContents& resumed, const R
   }
   spec = apply_selection(spec, selection_from_flags(flags.selection), registry);
   if (flags.counters) spec.measurement.counters = true;
+  if (flags.energy) spec.measurement.energy = true;
   return spec;
 }
 
@@ -163,6 +168,7 @@ int supervise(const RunFlags& flags, const SweepSpec& spec, const Strategy& stra
   for (auto& arg : selection_arguments(flags.selection)) supervised.resume_args.push_back(std::move(arg));
   for (auto& arg : strategy_arguments(strategy)) supervised.resume_args.push_back(std::move(arg));
   if (flags.counters) supervised.resume_args.push_back("--counters");
+  if (flags.energy) supervised.resume_args.push_back("--energy");
   supervised.watchdog_s = flags.watchdog_s;
   auto points = expand_sweep(spec, registry);
   supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
@@ -252,6 +258,9 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
   run->add_flag("--counters", flags->counters,
                 "Hardware counters for every device point after its timing (CUPTI): achieved occupancy, bytes per "
                 "memory level, bank conflicts (as measurement.counters: true)");
+  run->add_flag("--energy", flags->energy,
+                "Energy for every device point after its timing (NVML's energy counter over a window of back-to-back "
+                "launches): joules per launch, watts, GFLOP/J, GB/J (as measurement.energy: true)");
   run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
   add_selection_options(*run, flags->selection);
   run->add_option("--strategy", flags->strategy,

@@ -12,6 +12,7 @@ namespace occbench {
 
 class L2Flusher;
 class CounterSession;
+class EnergyMeter;
 
 // Whether the device can still run anything: once a kernel faults, the CUDA context is lost and
 // every later point is recorded with the reason instead of being run.
@@ -28,6 +29,7 @@ struct PointContext {
   CounterSession* counters = nullptr;         // run --counters: counted after the timing (CounterObserver)
   CounterSession* timing_profiler = nullptr;  // times cold samples by gpu__time_duration (time_device)
   DeviceHealth* health = nullptr;             // where an observer says the context was lost
+  EnergyMeter* energy = nullptr;              // run --energy: a window after the timing (EnergyObserver)
 };
 
 }  // namespace occbench

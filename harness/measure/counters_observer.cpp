@@ -70,9 +70,10 @@ CounterObserver::CounterObserver(const PointContext& context, bool batch, std::o
            !session.flushes_per_kernel();
 }
 
-void CounterObserver::before_point(const Point& point) {
+std::string CounterObserver::before_point(const Point& point) {
   // A forced point sets its kernel's carveout, which the waiting points' replays would inherit.
   if (waiting_.size() >= kCounterBatchPoints || forces_occupancy(point.params)) settle();
+  return "";
 }
 
 void CounterObserver::after_samples(const SampledPoint& point, const SharedRecord& record) {

@@ -48,7 +48,7 @@ std::vector<nlohmann::ordered_json> collect_counters_batch(CounterSession& sessi
 class CounterObserver : public PointObserver {
  public:
   CounterObserver(const PointContext& context, bool batch, std::ostream* log = nullptr);
-  void before_point(const Point& point) override;
+  std::string before_point(const Point& point) override;
   void after_samples(const SampledPoint& point, const SharedRecord& record) override;
   void settle() override;
   void device_lost(const std::string& reason) override;

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 namespace occbench {
@@ -17,6 +18,11 @@ struct Nvml::Api {
   int (*reasons)(void*, unsigned long long*) = nullptr;
   int (*energy)(void*, unsigned long long*) = nullptr;  // millijoules
   int (*driver_version)(char*, unsigned) = nullptr;
+  int (*samples)(void*, int, unsigned long long, int*, unsigned*, void*) = nullptr;  // nvmlDeviceGetSamples
+  int (*memory_clocks)(void*, unsigned*, unsigned*) = nullptr;
+  int (*sm_clocks)(void*, unsigned, unsigned*, unsigned*) = nullptr;
+  int (*lock_clocks)(void*, unsigned, unsigned) = nullptr;
+  int (*reset_clocks)(void*) = nullptr;
   std::map<std::string, void*> handles;  // by PCI bus id: the lookup is slower than a reading
 };
 
@@ -44,6 +50,11 @@ Nvml::Nvml() : api_(std::make_unique<Api>()) {
   if (!a.reasons) resolve(library, a.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   resolve(library, a.energy, "nvmlDeviceGetTotalEnergyConsumption");
   resolve(library, a.driver_version, "nvmlSystemGetDriverVersion");
+  resolve(library, a.samples, "nvmlDeviceGetSamples");
+  resolve(library, a.memory_clocks, "nvmlDeviceGetSupportedMemoryClocks");
+  resolve(library, a.sm_clocks, "nvmlDeviceGetSupportedGraphicsClocks");
+  resolve(library, a.lock_clocks, "nvmlDeviceSetGpuLockedClocks");
+  resolve(library, a.reset_clocks, "nvmlDeviceResetGpuLockedClocks");
   if (!a.init || !a.by_pci || !a.clock) {
     reason_ = "libnvidia-ml.so.1 lacks nvmlInit_v2, nvmlDeviceGetHandleByPciBusId_v2 or nvmlDeviceGetClockInfo";
     return;
@@ -99,6 +110,93 @@ std::optional<double> Nvml::total_energy_j(void* device, std::string& why) {
     return std::nullopt;
   }
   return double(mj) * 1e-3;
+}
+
+namespace {
+// nvmlSample_t as the ABI lays it out: a timestamp and an 8-byte value union.
+struct Sample {
+  unsigned long long timestamp_us;
+  union {
+    double d;
+    unsigned u;
+    unsigned long ul;
+    unsigned long long ull;
+    long long sll;
+  } value;
+};
+static_assert(sizeof(Sample) == 16, "nvmlSample_t is 16 bytes");
+constexpr int kTotalPowerSamples = 0;  // NVML_TOTAL_POWER_SAMPLES, milliwatts
+
+double sample_number(const Sample& s, int value_type) {
+  switch (value_type) {  // nvmlValueType_t
+    case 0: return s.value.d;
+    case 1: return double(s.value.u);
+    case 2: return double(s.value.ul);
+    case 3: return double(s.value.ull);
+    default: return double(s.value.sll);
+  }
+}
+}  // namespace
+
+std::vector<std::pair<double, double>> Nvml::power_samples(void* device, unsigned long long since_us, std::string& why) {
+  std::vector<std::pair<double, double>> out;
+  if (!device) return out;
+  if (!api_->samples) {
+    why = "libnvidia-ml.so.1 lacks nvmlDeviceGetSamples";
+    return out;
+  }
+  int value_type = 0;
+  unsigned count = 0;
+  if (int code = api_->samples(device, kTotalPowerSamples, since_us, &value_type, &count, nullptr); code != 0) {
+    why = fmt::format("nvmlDeviceGetSamples(power): {}", error_text(code));
+    return out;
+  }
+  std::vector<Sample> samples(count);
+  if (int code = api_->samples(device, kTotalPowerSamples, since_us, &value_type, &count, samples.data()); code != 0) {
+    why = fmt::format("nvmlDeviceGetSamples(power): {}", error_text(code));
+    return out;
+  }
+  for (unsigned i = 0; i < count && i < samples.size(); ++i)
+    out.emplace_back(samples[i].timestamp_us * 1e-6, sample_number(samples[i], value_type) * 1e-3);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::vector<int> Nvml::supported_sm_clocks_mhz(void* device, std::string& why) {
+  if (!device) return {};
+  if (!api_->memory_clocks || !api_->sm_clocks) {
+    why = "libnvidia-ml.so.1 lacks nvmlDeviceGetSupportedMemoryClocks or nvmlDeviceGetSupportedGraphicsClocks";
+    return {};
+  }
+  unsigned memory[64] = {}, memory_count = 64;
+  if (int code = api_->memory_clocks(device, &memory_count, memory); code != 0 || memory_count == 0) {
+    why = fmt::format("nvmlDeviceGetSupportedMemoryClocks: {}", code ? error_text(code) : "none listed");
+    return {};
+  }
+  unsigned top_memory = *std::max_element(memory, memory + memory_count);
+  std::vector<unsigned> sm(1024);
+  unsigned sm_count = unsigned(sm.size());
+  if (int code = api_->sm_clocks(device, top_memory, &sm_count, sm.data()); code != 0) {
+    why = fmt::format("nvmlDeviceGetSupportedGraphicsClocks: {}", error_text(code));
+    return {};
+  }
+  std::vector<int> mhz(sm.begin(), sm.begin() + sm_count);
+  std::sort(mhz.rbegin(), mhz.rend());
+  return mhz;
+}
+
+std::string Nvml::lock_sm_clock(void* device, int mhz) {
+  if (!device) return reason_.empty() ? "no NVML device" : reason_;
+  if (!api_->lock_clocks) return "libnvidia-ml.so.1 lacks nvmlDeviceSetGpuLockedClocks";
+  int code = api_->lock_clocks(device, unsigned(mhz), unsigned(mhz));
+  return code == 0 ? "" : fmt::format("nvmlDeviceSetGpuLockedClocks({0}, {0}): {1}", mhz, error_text(code));
+}
+
+std::string Nvml::reset_sm_clock(void* device) {
+  if (!device) return reason_.empty() ? "no NVML device" : reason_;
+  if (!api_->reset_clocks) return "libnvidia-ml.so.1 lacks nvmlDeviceResetGpuLockedClocks";
+  int code = api_->reset_clocks(device);
+  return code == 0 ? "" : fmt::format("nvmlDeviceResetGpuLockedClocks: {}", error_text(code));
 }
 
 std::string Nvml::driver_version() {

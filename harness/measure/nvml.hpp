@@ -5,6 +5,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace occbench {
 
@@ -28,6 +30,16 @@ class Nvml {
   // The energy the GPU used since the driver loaded, in joules; nullopt with `why` (not supported
   // on this GPU, no permission, ...).
   std::optional<double> total_energy_j(void* device, std::string& why);
+  // The driver's own power samples since `since_us` (microseconds of the system clock since the
+  // epoch, as their timestamps): (timestamp in seconds, watts), oldest first
+  // (nvmlDeviceGetSamples, NVML_TOTAL_POWER_SAMPLES); empty with `why`.
+  std::vector<std::pair<double, double>> power_samples(void* device, unsigned long long since_us, std::string& why);
+  // The SM clocks the GPU can be locked to at its highest memory clock, highest first; empty with `why`.
+  std::vector<int> supported_sm_clocks_mhz(void* device, std::string& why);
+  // Locks the SM clock to `mhz` (nvmlDeviceSetGpuLockedClocks, min = max) / back to the driver's
+  // default (nvmlDeviceResetGpuLockedClocks); "" on success, else NVML's reason.
+  std::string lock_sm_clock(void* device, int mhz);
+  std::string reset_sm_clock(void* device);
   std::string driver_version();
   std::string error_text(int code) const;
 

@@ -2,8 +2,13 @@
 
 namespace occbench {
 
-void Observers::before_point(const Point& point) {
-  for (auto& o : observers_) o->before_point(point);
+std::string Observers::before_point(const Point& point) {
+  std::string refusal;
+  for (auto& o : observers_) {
+    std::string reason = o->before_point(point);
+    if (refusal.empty()) refusal = reason;
+  }
+  return refusal;
 }
 
 void Observers::before_samples(const Point& point) {

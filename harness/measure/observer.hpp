@@ -8,6 +8,7 @@
 #include "harness/family/registry.hpp"
 #include "harness/measure/stats.hpp"
 
+#include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
 #include <functional>
@@ -35,14 +36,21 @@ struct SampledPoint {
   nlohmann::ordered_json occupancy;  // the record's occupancy section (null for host variants)
   // Launches the point once more and waits for it (a copy, valid until the point's problem goes).
   std::function<void()> launch_once;
+  // Queues one more launch on `stream` without waiting (valid during after_samples only).
+  std::function<void()> enqueue_launch;
+  cudaStream_t stream = nullptr;
 };
 
 class PointObserver {
  public:
   virtual ~PointObserver() = default;
   // Before the point is prepared, outside its time: finish work kept back that this point would
-  // disturb (a forced occupancy sets its kernel's carveout).
-  virtual void before_point(const Point& point) { (void)point; }
+  // disturb (a forced occupancy sets its kernel's carveout), set up what the point asks for (a
+  // locked SM clock). Returns why the point cannot be measured (it is then skipped), or "".
+  virtual std::string before_point(const Point& point) {
+    (void)point;
+    return "";
+  }
   virtual void before_samples(const Point& point) { (void)point; }
   virtual void between_samples() {}
   // Adds the observer's section to record->json now, or keeps `record` (sections_owed + 1) and
@@ -58,7 +66,7 @@ class PointObserver {
 class Observers {
  public:
   void add(std::unique_ptr<PointObserver> observer) { observers_.push_back(std::move(observer)); }
-  void before_point(const Point& point);
+  std::string before_point(const Point& point);  // the first observer's refusal, or ""
   void before_samples(const Point& point);
   void between_samples();
   void after_samples(const SampledPoint& point, const SharedRecord& record);

@@ -4,6 +4,8 @@
 #include "harness/core/cuda_check.hpp"
 #include "harness/measure/conditions.hpp"
 #include "harness/measure/counters_observer.hpp"
+#include "harness/measure/energy_observer.hpp"
+#include "harness/measure/sm_clock.hpp"
 #include "harness/measure/kernel_attributes.hpp"
 #include "harness/measure/timer.hpp"
 #include "harness/model/metrics.hpp"
@@ -204,8 +206,15 @@ ordered_json occupancy_json(const OccupancyResult& o, int api_active_blocks_per_
 
 Observers point_observers(const PointContext& context, bool batch_counters, std::ostream* log) {
   Observers observers;
+  // In this order: the clocks' readings are there for the sm_clock section, and kept counters are
+  // settled before a point locks another clock.
   observers.add(std::make_unique<ClockObserver>(*context.device));
   if (context.counters) observers.add(std::make_unique<CounterObserver>(context, batch_counters, log));
+  std::string pci_bus_id = context.device->pci_bus_id;
+  observers.add(std::make_unique<SmClockObserver>(
+      [pci_bus_id](std::string& why) { return nvml_sm_clock_control(pci_bus_id, why); }, pci_bus_id,
+      context.device->clocks_start.sm_mhz));
+  if (context.energy) observers.add(std::make_unique<EnergyObserver>(*context.energy, *context.device));
   return observers;
 }
 
@@ -250,11 +259,15 @@ SharedRecord measure_point(const Point& point, Problem& problem, const PointCont
   // A copy: an observer that keeps it (counters of a batch) outlives this call, not the problem.
   Problem* problem_ptr = &problem;
   cudaStream_t stream = context.stream;
-  std::function<void()> launch_once = [point, problem_ptr, launch = prepared.launch, stream] {
+  std::function<void()> enqueue_launch = [point, problem_ptr, launch = prepared.launch, stream] {
     run_point_once(point, *problem_ptr, launch, stream);
+  };
+  std::function<void()> launch_once = [enqueue_launch, stream] {
+    enqueue_launch();
     OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   };
-  observers.after_samples({point, on_device, timing, work, record->json["occupancy"], std::move(launch_once)}, record);
+  observers.after_samples(
+      {point, on_device, timing, work, record->json["occupancy"], std::move(launch_once), std::move(enqueue_launch), stream}, record);
   return record;
 }
 

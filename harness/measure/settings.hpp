@@ -34,6 +34,11 @@ struct MeasurementSettings {
   // kernel, left in the L2, as when the launch runs), or "per_kernel" before each of its kernels
   // too, as Nsight Compute flushes before every kernel it profiles (--cache-control all).
   std::string counters_l2_flush = "per_launch";
+  // Energy per device point (run --energy, harness/measure/energy.hpp): NVML's energy counter over
+  // a window of back-to-back launches after the timing, of about energy_window_s (whole updates
+  // of the counter).
+  bool energy = false;
+  double energy_window_s = 0.2;
 };
 
 nlohmann::ordered_json to_json(const MeasurementSettings& settings);

@@ -41,7 +41,33 @@ __global__ void spin_kernel(unsigned long long ns) {
   } while (now - start < ns);
 }
 
+// The SM clock as one SM runs it: cycles (clock64) over `ns` of the global timer, in MHz.
+__global__ void sm_clock_kernel(unsigned long long ns, double* mhz) {
+  unsigned long long start, now;
+  long long cycles0 = clock64();
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+  long long cycles = clock64() - cycles0;
+  *mhz = double(cycles) * 1e3 / double(now - start);
+}
+
 }  // namespace
+
+double measure_sm_clock_mhz(cudaStream_t stream, double microseconds) {
+  double* mhz = nullptr;
+  OCCBENCH_CUDA_CHECK(cudaMalloc(&mhz, sizeof(double)));
+  sm_clock_kernel<<<1, 1, 0, stream>>>((unsigned long long)(microseconds * 1e3), mhz);
+  cudaError_t launched = cudaGetLastError();
+  double value = 0;
+  cudaError_t copied = launched == cudaSuccess ? cudaMemcpyAsync(&value, mhz, sizeof value, cudaMemcpyDeviceToHost, stream) : launched;
+  if (copied == cudaSuccess) copied = cudaStreamSynchronize(stream);
+  cudaFree(mhz);
+  OCCBENCH_CUDA_CHECK(launched);
+  OCCBENCH_CUDA_CHECK(copied);
+  return value;
+}
 
 void launch_read_sweep(const void* data, std::size_t bytes, float* sink, int sm_count, cudaStream_t stream) {
   std::size_t count = bytes / sizeof(float4);

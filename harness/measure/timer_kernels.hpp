@@ -19,6 +19,10 @@ void launch_l2_discard(void* data, std::size_t bytes, cudaStream_t stream);
 // One thread that spins for `microseconds` of GPU time (the global timer).
 void launch_spin_kernel(double microseconds, cudaStream_t stream);
 
+// The SM clock in MHz as the GPU runs it: one thread counts its SM's cycles over `microseconds`
+// of the global timer (NVML's reading of the clock can lag a lock or reset by a second).
+double measure_sm_clock_mhz(cudaStream_t stream, double microseconds = 1000);
+
 // A kernel that does nothing: its event-pair time is the timing floor.
 void launch_empty_kernel(cudaStream_t stream);
 

@@ -135,6 +135,9 @@ const std::vector<GpuSpec>& gpu_table() {
     std::vector<GpuSpec> t;
     t.reserve(rows.size());
     for (const auto& r : rows) t.push_back(make_gpu(r));
+    // Read with nvmlDeviceGetSupportedGraphicsClocks on the lent H100 (driver 580.159).
+    for (auto& g : t)
+      if (g.key == "h100") g.locked_sm_clocks = GpuSpec::ClockRange{345, 1980, 15};
     return t;
   }();
   return table;

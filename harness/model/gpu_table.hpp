@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -41,6 +42,12 @@ struct GpuSpec {
   double memory_bandwidth_gbps = 0;   // datasheet, GB/s = 1e9 B/s
   std::size_t memory_bytes = 0;       // datasheet capacity, for plan's "does it fit" check
   int fp32_lanes_per_sm = 0;          // FP32 FMA units per SM
+  // The SM clocks NVML can lock it to (sm_clock_mhz), where read on one: every `step` MHz from
+  // lowest to highest; empty where not known.
+  struct ClockRange {
+    int lowest_mhz = 0, highest_mhz = 0, step_mhz = 0;
+  };
+  std::optional<ClockRange> locked_sm_clocks;
 
   int max_warps_per_sm() const { return limits.max_threads_per_sm / limits.warp_size; }
   double peak_fp32_gflops() const;    // sm_count * lanes * 2 (an FMA is 2 FLOPs) * clock

@@ -76,7 +76,24 @@ ordered_json units_block() {
           {"run.wall_s", "s"},
           {"run.timed_s", "s, the sum of every point's timed samples"},
           {"run.timed_fraction", "timed_s / wall_s"},
-          {"run.time_use_s", "s, the points' time_use summed, and the wall time outside the points"}};
+          {"run.time_use_s", "s, the points' time_use summed, and the wall time outside the points"},
+          {"energy.joules_per_launch", "J: average_w x launch_ms, the board's energy per back-to-back launch"},
+          {"energy.joules_per_launch_above_idle", "J: (average_w - idle_w) x launch_ms"},
+          {"energy.average_w", "W: the energy counter's steps over the window / window_s"},
+          {"energy.idle_w", "W: the device idle at the start of the run (the counter over its first updates)"},
+          {"energy.gflop_per_j", "1e9 FLOP per joule (work.flops / joules_per_launch)"},
+          {"energy.gb_per_j", "1e9 bytes of dram_bytes per joule"},
+          {"energy.launch_ms", "ms per launch, back to back (event pair around the window's launches / launches)"},
+          {"energy.window_s", "s: counter_periods x the counter's update period"},
+          {"energy.energy_j", "J: the counter's steps over the window"},
+          {"energy.power_samples_mean_w", "W: mean of the driver's power samples (nvmlDeviceGetSamples) taken within the window"},
+          {"energy.wall_s", "s of wall time the window took"},
+          {"energy.throttle_reasons", "NVML's reasons the clocks were held down during the window (sw_power_cap: at the power limit)"},
+          {"sm_clock.asked_mhz", "MHz the sm_clock_mhz axis locked the SM clock to (0: the driver's default)"},
+          {"sm_clock.observed_sm_mhz", "MHz measured on the GPU right after the timed samples: clock64 cycles over 1 ms of the global timer"},
+          {"sm_clock.nvml_sm_mhz_min", "MHz, lowest SM clock NVML read while the point was timed (lags a lock or reset by up to ~1 s)"},
+          {"run.energy.counter_period_ms", "ms between updates of NVML's energy counter, measured at the start of the run"},
+          {"run.energy.idle_w", "W of the idle device at the start of the run"}};
   ordered_json counter_units = counters_units();
   for (const auto& [key, unit] : counter_units.items()) units[key] = unit;
   return units;
@@ -270,6 +287,15 @@ std::string params_text(const ordered_json& r) {
   return text;
 }
 
+namespace {
+// ", 23.1 mJ/launch at 466 W" for a point with energy, else "".
+std::string energy_progress(const ordered_json& r) {
+  if (!r.contains("energy")) return "";
+  if (text_at(r, "energy", "status") != "ok") return ", energy unavailable";
+  return fmt::format(", {:.4g} mJ/launch at {:.0f} W", 1e3 * number_at(r, "energy", "joules_per_launch"), number_at(r, "energy", "average_w"));
+}
+}  // namespace
+
 std::string format_progress(const ordered_json& r, std::size_t done, std::size_t total) {
   std::string head = fmt::format("[{}/{}] {}/{} {}", done, total, r.value("family", ""), r.value("variant", ""), params_text(r));
   std::string status = r.value("status", "");
@@ -278,9 +304,9 @@ std::string format_progress(const ordered_json& r, std::size_t done, std::size_t
                               ? fmt::format(", occupancy {:.2f} ({})", number_at(r, "occupancy", "theoretical"),
                                             r["occupancy"].value("limiter", ""))
                               : "";
-  return fmt::format("{}: {} ±{:.1f}% ({} samples), {} GB/s{}, verified", head, format_duration_ms(number_at(r, "timing", "median_ms")),
+  return fmt::format("{}: {} ±{:.1f}% ({} samples), {} GB/s{}, verified{}", head, format_duration_ms(number_at(r, "timing", "median_ms")),
                      100 * number_at(r, "timing", "noise", 0), int(number_at(r, "timing", "samples", 0)),
-                     format_number(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}"), occupancy);
+                     format_number(number_at(r, "metrics", "achieved_bandwidth_gbps"), "{:.0f}"), occupancy, energy_progress(r));
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include "harness/model/metrics.hpp"
 #include "harness/model/occupancy.hpp"
 #include "harness/model/occupancy_limit.hpp"
+#include "harness/run/clock_axis.hpp"
 #include "harness/core/optional_number.hpp"
 #include "harness/measure/point.hpp"
 #include "harness/sweep/point_source.hpp"
@@ -301,6 +302,15 @@ std::string format_plan_table(const std::vector<ordered_json>& results) {
   return out;
 }
 
+namespace {
+// The SM clocks of the GPU planned for: NVML on this machine's, the table's for another.
+SmClockList plan_sm_clocks(const PlanOptions& options, const PlanTarget& target) {
+  if (options.gpu.empty() && !no_gpu_reason()) return local_sm_clocks(target.device.value("pci_bus_id", ""));
+  if (const GpuSpec* gpu = find_gpu(target.key)) return table_sm_clocks(*gpu);
+  return {};
+}
+}  // namespace
+
 int plan_main(const PlanOptions& options, const Registry& registry, std::ostream& out, std::ostream& err) {
   try {
     if (options.list_gpus) {
@@ -325,6 +335,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
     } else {
       target = plan_target(query_device(0), built);
     }
+    if (uses_sm_clock_axis(spec)) out << check_sm_clocks(spec, plan_sm_clocks(options, target), target.name);
     PlanSummary summary = plan_sweep(spec, registry, target, built_kernel_resources(), options, out);
     if (summary.failed > 0) {
       err << fmt::format("occbench plan: {} point(s) could not be planned; see the reasons under the table\n", summary.failed);

@@ -3,7 +3,9 @@
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/model/metrics.hpp"
+#include "harness/measure/sm_clock.hpp"
 #include "harness/records/time_use.hpp"
+#include "harness/run/clock_axis.hpp"
 #include "harness/run/supervisor.hpp"
 #include "harness/sweep/selection.hpp"
 
@@ -15,9 +17,28 @@ namespace occbench {
 
 namespace {
 
-void open_device(RunSession& s, int ordinal, std::ostream& log) {
+// The energy meter learns the counter's period and the idle power with the GPU idle, before
+// anything runs on it (harness/measure/energy.hpp).
+void open_energy_meter(RunSession& s, const MeasurementSettings& m, std::ostream& log) {
+  if (!m.energy) return;
+  EnergySettings settings;
+  settings.window_s = m.energy_window_s;
+  std::string why;
+  std::unique_ptr<EnergyReadings> readings = nvml_energy_readings(s.device.pci_bus_id, why);
+  s.energy = std::make_unique<EnergyMeter>(std::move(readings), settings, why);
+  const EnergyMeter& e = *s.energy;
+  log << (e.available() ? fmt::format("energy: NVML's counter updates every {:.1f} ms; idle {:.1f} W; windows of {} update(s)\n",
+                                      e.calibration().period_s * 1e3, e.calibration().idle_w,
+                                      counter_periods(settings.window_s, e.calibration().period_s))
+                        : fmt::format("energy unavailable: {}; timings go on\n", e.unavailable_reason()));
+}
+
+void open_device(RunSession& s, int ordinal, const MeasurementSettings& m, std::ostream& log) {
   auto t0 = std::chrono::steady_clock::now();
   s.device = query_device(ordinal);
+  // A run killed while it held the SM clock locked left a marker: the GPU gets its default back first.
+  if (std::string restored = restore_left_sm_clock(s.device.pci_bus_id); !restored.empty()) log << restored << "\n";
+  open_energy_meter(s, m, log);  // idle: before the ceilings' probes warm the GPU
   s.device.clocks_start = read_clocks(s.device);
   measure_ceilings(s.device);
   s.run_t0 = std::chrono::steady_clock::now();
@@ -95,7 +116,7 @@ void open_measurement(RunSession& s, const SweepSpec& spec, const RunOptions& op
     counters->flush_before_each_kernel(read_sweep ? flush_and_wait(s.flusher.get(), s.stream) : std::function<void()>(),
                                        s.flusher ? double(s.flusher->bytes()) : 0);
   s.context = PointContext{&s.device, &spec.measurement, s.stream, s.flusher.get(), counters,
-                           profile_timing ? s.profiler.get() : nullptr, &s.health};
+                           profile_timing ? s.profiler.get() : nullptr, &s.health, s.energy.get()};
   log_profiler(s, profile_timing, log);
 }
 
@@ -115,7 +136,8 @@ void RunSession::close_measurement() {
 
 std::unique_ptr<RunSession> open_run_session(const SweepSpec& spec, const RunOptions& options, std::ostream& log) {
   auto session = std::make_unique<RunSession>();
-  open_device(*session, options.device, log);
+  open_device(*session, options.device, spec.measurement, log);
+  if (uses_sm_clock_axis(spec)) log << check_sm_clocks(spec, local_sm_clocks(session->device.pci_bus_id), session->device.name);
   open_outputs(*session, spec, options);
   open_measurement(*session, spec, options, log);
   return session;
@@ -152,6 +174,7 @@ RunSummary finish_run(RunSession& s, const SweepSpec& spec, const RunOptions& op
                       {"time_use_s", to_json(time_use)}};
   if (!spec.selection.empty()) run["selection"] = to_json(spec.selection);  // --variants, --filter, --set
   if (!options.strategy.is_default()) run["strategy"] = to_json(options.strategy);
+  if (s.energy) run["energy"] = s.energy->to_json();  // the counter's period, the idle power
   ordered_json document = make_document(run, to_json(s.device), spec.raw, results);
   write_text_file(summary.json_path, document.dump(2) + "\n");
   write_text_file(summary.csv_path, to_csv(results));

@@ -5,6 +5,7 @@
 // documents, the table and the summary.
 #include "harness/measure/counters.hpp"
 #include "harness/measure/device.hpp"
+#include "harness/measure/energy.hpp"
 #include "harness/measure/point.hpp"
 #include "harness/measure/timer.hpp"
 #include "harness/records/record_writer.hpp"
@@ -61,6 +62,7 @@ struct RunSession {
   std::unique_ptr<L2Flusher> flusher;
   std::string flush_method = "none";
   std::unique_ptr<CounterSession> profiler;
+  std::unique_ptr<EnergyMeter> energy;  // run --energy
   DeviceHealth health;
   PointContext context;
 

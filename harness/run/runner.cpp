@@ -107,10 +107,10 @@ class PointLoop {
   std::size_t reserved_bytes() const { return session_.flusher ? session_.flusher->bytes() : 0; }
 
   SharedRecord measure(const Point& point) {
-    if (!session_.health.lost()) observers_.before_point(point);
+    std::string refusal = session_.health.lost() ? "" : observers_.before_point(point);
     auto t0 = std::chrono::steady_clock::now();
     double built_before_s = problems_.pending_build_s();  // a helper builds the problem before it claims the point
-    SharedRecord record = measure_or_fail(point);
+    SharedRecord record = refusal.empty() ? measure_or_fail(point) : unrun(point, "skipped", refusal);
     record->json["time_use"]["problem_s"] = problems_.take_build_s();
     record->json["time_use"]["point_s"] = seconds_since(t0) + built_before_s;
     return record;

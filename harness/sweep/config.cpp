@@ -115,7 +115,7 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   check.object(value, path);
   check.only_keys(value, path,
                   {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters",
-                   "profiled_samples", "instrumented_max_kernel_ms", "counters_l2_flush"});
+                   "profiled_samples", "instrumented_max_kernel_ms", "counters_l2_flush", "energy", "energy_window_s"});
   if (value.contains("mode")) {
     m.mode = check.string(value["mode"], path + ".mode");
     if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
@@ -130,11 +130,15 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   if (value.contains("min_time_s")) m.min_time_s = check.number(value["min_time_s"], path + ".min_time_s", 0, 3600, false);
   if (value.contains("timeout_s")) m.timeout_s = check.number(value["timeout_s"], path + ".timeout_s", 0, 3600, true);
   if (value.contains("seed")) m.seed = std::uint64_t(check.integer(value["seed"], path + ".seed", 0));
-  if (value.contains("counters")) {
-    if (!value["counters"].is_boolean())
-      check.fail(path + ".counters", fmt::format("expected true or false, got {}", type_name(value["counters"])));
-    m.counters = value["counters"].get<bool>();
-  }
+  auto flag = [&](const char* key, bool& slot) {
+    if (!value.contains(key)) return;
+    if (!value[key].is_boolean()) check.fail(path + "." + key, fmt::format("expected true or false, got {}", type_name(value[key])));
+    slot = value[key].get<bool>();
+  };
+  flag("counters", m.counters);
+  flag("energy", m.energy);
+  // At least one update period of the counter (100 ms on an H100); longer windows average more steps.
+  if (value.contains("energy_window_s")) m.energy_window_s = check.number(value["energy_window_s"], path + ".energy_window_s", 0.05, 60, false);
   // A profiled collection holds the samples' flush and kernel ranges: at most 512 (harness/measure/counters).
   if (value.contains("profiled_samples"))
     m.profiled_samples = int(check.integer(value["profiled_samples"], path + ".profiled_samples", 0, 100));

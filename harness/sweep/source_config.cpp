@@ -213,8 +213,9 @@ SourceAxes source_axes(const Reader& r, const json& doc) {
   SourceAxes axes;
   axes.size_names = object_keys(doc, "sizes");
   axes.shared_axes = object_keys(doc, "axes");
-  // occupancy_limit is the harness's axis (harness/family/harness_axes), not one of the kernel's.
-  axes.shared_axes.erase(std::remove(axes.shared_axes.begin(), axes.shared_axes.end(), kOccupancyLimitAxis),
+  // occupancy_limit and sm_clock_mhz are the harness's axes (harness/family/harness_axes), not the kernel's.
+  axes.shared_axes.erase(std::remove_if(axes.shared_axes.begin(), axes.shared_axes.end(),
+                                        [](const std::string& name) { return is_harness_axis_name(name); }),
                          axes.shared_axes.end());
   axes.all_names = axes.size_names;
   for (const auto& a : axes.shared_axes) axes.all_names.push_back(a);
@@ -289,7 +290,7 @@ std::vector<std::string> kernel_axes(const Reader& r, const json& doc, const jso
   names = axes.shared_axes;
   if (doc.contains("variant_axes") && doc["variant_axes"].is_object() && doc["variant_axes"].contains(variant))
     for (const auto& axis : object_keys(doc["variant_axes"], variant.c_str()))
-      if (axis != kOccupancyLimitAxis && std::find(names.begin(), names.end(), axis) == names.end()) names.push_back(axis);
+      if (!is_harness_axis_name(axis) && std::find(names.begin(), names.end(), axis) == names.end()) names.push_back(axis);
   return names;
 }
 

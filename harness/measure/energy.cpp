@@ -1,0 +1,198 @@
+#include "harness/measure/energy.hpp"
+
+#include "harness/core/clock.hpp"
+#include "harness/measure/nvml.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+#include <tuple>
+
+namespace occbench {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+class NvmlEnergyReadings : public EnergyReadings {
+ public:
+  explicit NvmlEnergyReadings(void* device) : device_(device) {}
+  std::optional<double> counter_j(std::string& why) override { return Nvml::get().total_energy_j(device_, why); }
+  std::vector<std::pair<double, double>> power_samples(double since_s, std::string& why) override {
+    return Nvml::get().power_samples(device_, (unsigned long long)(since_s * 1e6), why);
+  }
+
+ private:
+  void* device_;
+};
+
+void pause(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
+
+// Enough changes to learn the period from; the calibration stops once it has seen them.
+constexpr int kCalibrationUpdates = 6;
+
+double epoch_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
+
+// The mean of the samples taken within [from_s, to_s]; (count, mean).
+std::pair<int, double> mean_within(const std::vector<std::pair<double, double>>& samples, double from_s, double to_s) {
+  int count = 0;
+  double sum = 0;
+  for (const auto& [t, watts] : samples)
+    if (t >= from_s && t <= to_s) {
+      sum += watts;
+      ++count;
+    }
+  return {count, count ? sum / count : 0.0};
+}
+
+}  // namespace
+
+std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_id, std::string& why) {
+  void* device = Nvml::get().device(pci_bus_id, &why);
+  if (!device) return nullptr;
+  return std::make_unique<NvmlEnergyReadings>(device);
+}
+
+CounterCalibration calibrate_counter(const std::vector<std::pair<double, double>>& readings) {
+  CounterCalibration c;
+  std::vector<std::pair<double, double>> changes;
+  for (std::size_t i = 1; i < readings.size(); ++i)
+    if (readings[i].second != readings[i - 1].second) changes.push_back(readings[i]);
+  c.updates = int(changes.size());
+  if (changes.size() < 3) {
+    double span = readings.empty() ? 0 : readings.back().first - readings.front().first;
+    c.reason = fmt::format("the energy counter changed {} time(s) in {:.2f} s of readings: too few to learn its update period",
+                           changes.size(), span);
+    return c;
+  }
+  c.span_s = changes.back().first - changes.front().first;
+  c.period_s = c.span_s / double(changes.size() - 1);
+  c.idle_w = (changes.back().second - changes.front().second) / c.span_s;
+  return c;
+}
+
+int counter_periods(double window_s, double period_s) {
+  if (period_s <= 0) return 1;
+  return std::max(1, int(std::lround(window_s / period_s)));
+}
+
+EnergyMeter::EnergyMeter(std::unique_ptr<EnergyReadings> readings, const EnergySettings& settings,
+                         std::string unavailable_reason)
+    : readings_(std::move(readings)), settings_(settings), reason_(std::move(unavailable_reason)) {
+  if (reason_.empty() && !readings_) reason_ = "no energy readings";
+  if (reason_.empty()) calibrate();
+}
+
+void EnergyMeter::calibrate() {
+  std::vector<std::pair<double, double>> readings;
+  auto t0 = std::chrono::steady_clock::now();
+  int changes = 0;
+  while (seconds_since(t0) < settings_.calibration_s && changes < kCalibrationUpdates) {
+    std::string why;
+    std::optional<double> joules = readings_->counter_j(why);
+    if (!joules) {
+      reason_ = why;
+      return;
+    }
+    if (!readings.empty() && *joules != readings.back().second) ++changes;
+    readings.emplace_back(seconds_since(t0), *joules);
+    pause(settings_.poll_s);
+  }
+  calibration_ = calibrate_counter(readings);
+  reason_ = calibration_.reason;
+}
+
+EnergyWindow EnergyMeter::measure(BusyWork& work) {
+  EnergyWindow w;
+  auto t0 = std::chrono::steady_clock::now();
+  auto unavailable = [&](const std::string& why) {
+    w.status = "unavailable";
+    w.reason = why;
+    w.wall_s = seconds_since(t0);
+    return w;
+  };
+  if (!available()) return unavailable(reason_);
+  std::string why;
+  std::optional<double> before = readings_->counter_j(why);
+  if (!before) return unavailable(why);
+  w.counter_periods = counter_periods(settings_.window_s, calibration_.period_s);
+  double timeout_s = (w.counter_periods + 4) * calibration_.period_s + 1.0;
+  double last = *before, opened_j = 0, opened_s = 0, closed_s = 0;
+  int steps = -1;  // the first step opens the window
+  work.keep_busy();
+  while (steps < w.counter_periods) {
+    if (seconds_since(t0) > timeout_s) {
+      work.finish();
+      return unavailable(fmt::format("the energy counter did not step {} times in {:.1f} s of launches", w.counter_periods + 1, timeout_s));
+    }
+    pause(settings_.poll_s);
+    work.keep_busy();
+    std::optional<double> joules = readings_->counter_j(why);
+    if (!joules) {
+      work.finish();
+      return unavailable(why);
+    }
+    if (*joules != last && ++steps == 0) {
+      opened_j = *joules;
+      opened_s = epoch_s();
+    }
+    last = *joules;
+  }
+  closed_s = epoch_s();
+  BusyStretch stretch = work.finish();
+  w.window_s = w.counter_periods * calibration_.period_s;
+  w.energy_j = last - opened_j;
+  w.average_w = w.energy_j / w.window_s;
+  w.launches = stretch.launches;
+  w.busy_s = stretch.busy_s;
+  w.launch_ms = stretch.launches > 0 ? stretch.busy_s * 1e3 / double(stretch.launches) : 0;
+  std::string no_samples;
+  std::tie(w.power_samples, w.power_mean_w) = mean_within(readings_->power_samples(opened_s - 1.0, no_samples), opened_s, closed_s);
+  w.wall_s = seconds_since(t0);
+  return w;
+}
+
+ordered_json EnergyMeter::to_json() const {
+  ordered_json j = {{"status", available() ? "ok" : "unavailable"}, {"reason", reason_},
+                    {"counter", "nvmlDeviceGetTotalEnergyConsumption"}, {"window_s_asked", settings_.window_s}};
+  if (!available()) return j;
+  j["counter_period_ms"] = calibration_.period_s * 1e3;
+  j["counter_periods_per_window"] = counter_periods(settings_.window_s, calibration_.period_s);
+  j["idle_w"] = calibration_.idle_w;
+  j["idle_span_s"] = calibration_.span_s;
+  j["idle_updates"] = calibration_.updates;
+  return j;
+}
+
+ordered_json energy_unavailable_json(const std::string& reason) { return {{"status", "unavailable"}, {"reason", reason}}; }
+
+ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, double dram_bytes) {
+  if (w.status != "ok") return energy_unavailable_json(w.reason);
+  double per_launch_s = w.launch_ms * 1e-3;
+  double joules = w.average_w * per_launch_s;
+  auto per_joule = [&](double amount) { return joules > 0 && amount > 0 ? ordered_json(amount / 1e9 / joules) : ordered_json(nullptr); };
+  ordered_json j = {{"status", "ok"},
+                    {"reason", ""},
+                    {"window", "hot"},
+                    {"joules_per_launch", joules},
+                    {"joules_per_launch_above_idle", std::max(0.0, w.average_w - idle_w) * per_launch_s},
+                    {"average_w", w.average_w},
+                    {"idle_w", idle_w},
+                    {"gflop_per_j", per_joule(flops)},
+                    {"gb_per_j", per_joule(dram_bytes)},
+                    {"launch_ms", w.launch_ms},
+                    {"window_s", w.window_s},
+                    {"counter_periods", w.counter_periods},
+                    {"launches_in_window", per_launch_s > 0 ? std::llround(w.window_s / per_launch_s) : 0},
+                    {"launches", w.launches},
+                    {"energy_j", w.energy_j},
+                    {"power_samples", w.power_samples},
+                    {"power_samples_mean_w", w.power_samples ? ordered_json(w.power_mean_w) : ordered_json(nullptr)},
+                    {"wall_s", w.wall_s}};
+  return j;
+}
+
+}  // namespace occbench

@@ -1,0 +1,105 @@
+#pragma once
+// Energy per point from the GPU's cumulative energy counter (NVML's
+// nvmlDeviceGetTotalEnergyConsumption). The counter moves in steps, once per update period (100 ms
+// on an H100), so a point's energy is read over a window of whole periods while its launches run
+// back to back: the window opens at the first step after the launches began (the step before
+// may hold idle time) and closes after `counter_periods` more steps. Average power is the energy
+// of those steps over their time; joules per launch are that power times the launches' own time
+// per launch (cudaEvents around the stretch). The meter learns the period and the idle power at
+// the start of the run, with the GPU idle. The driver's power samples (nvmlDeviceGetSamples)
+// within the same window are averaged beside it, as a cross-check of the counter.
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace occbench {
+
+// What the meter reads: NVML on a GPU, a stand-in in the CPU tests.
+class EnergyReadings {
+ public:
+  virtual ~EnergyReadings() = default;
+  virtual std::optional<double> counter_j(std::string& why) = 0;  // energy since the driver loaded
+  // The driver's power samples taken since `since_s` (seconds of the system clock since the
+  // epoch): (timestamp in the same seconds, watts), oldest first; empty with `why`.
+  virtual std::vector<std::pair<double, double>> power_samples(double since_s, std::string& why) = 0;
+};
+// NVML's readings of the GPU at a PCI bus id, or nullptr with `why` (no NVML, no such device).
+std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_id, std::string& why);
+
+// What keeps the GPU busy through a window: the point's launches, back to back (a stand-in in tests).
+struct BusyStretch {
+  long long launches = 0;
+  double busy_s = 0;  // GPU time from the first launch to the end of the last
+};
+class BusyWork {
+ public:
+  virtual ~BusyWork() = default;
+  virtual void keep_busy() = 0;      // queues launches ahead of the GPU; returns at once
+  virtual BusyStretch finish() = 0;  // queues no more, waits for the GPU, says what ran
+};
+
+// The counter's update period and the idle power, from readings (seconds, joules) taken with the
+// GPU idle: the times its value changed, and the energy between the first and last change.
+struct CounterCalibration {
+  double period_s = 0;
+  double idle_w = 0;
+  int updates = 0;     // changes seen
+  double span_s = 0;   // from the first change to the last
+  std::string reason;  // why the counter cannot be used; "" when it can
+};
+CounterCalibration calibrate_counter(const std::vector<std::pair<double, double>>& readings);
+
+struct EnergySettings {
+  double window_s = 0.2;        // measurement.energy_window_s, rounded to whole update periods
+  double calibration_s = 1.0;   // idle readings at the start of the run, at most
+  double poll_s = 0.001;        // between readings
+};
+
+// Whole periods in a window of `window_s` (at least one).
+int counter_periods(double window_s, double period_s);
+
+// One point's window.
+struct EnergyWindow {
+  std::string status = "ok";  // "ok" or "unavailable"
+  std::string reason;
+  int counter_periods = 0;
+  double window_s = 0;        // counter_periods x the update period
+  double energy_j = 0;        // the counter's steps over the window
+  double average_w = 0;
+  long long launches = 0;     // back to back, from before the window opened to after it closed
+  double busy_s = 0;
+  double launch_ms = 0;       // busy_s / launches
+  int power_samples = 0;      // the driver's power samples within the window, and their mean
+  double power_mean_w = 0;
+  double wall_s = 0;
+};
+
+class EnergyMeter {
+ public:
+  // Calibrates with the GPU idle (settings.calibration_s); unavailable with the reason when
+  // `readings` is null or the counter fails or does not move.
+  EnergyMeter(std::unique_ptr<EnergyReadings> readings, const EnergySettings& settings, std::string unavailable_reason = "");
+  bool available() const { return reason_.empty(); }
+  const std::string& unavailable_reason() const { return reason_; }
+  const CounterCalibration& calibration() const { return calibration_; }
+  const EnergySettings& settings() const { return settings_; }
+  EnergyWindow measure(BusyWork& work);
+  nlohmann::ordered_json to_json() const;  // the run's energy block
+
+ private:
+  void calibrate();
+  std::unique_ptr<EnergyReadings> readings_;
+  EnergySettings settings_;
+  CounterCalibration calibration_;
+  std::string reason_;
+};
+
+// A point's energy section from its window and work model (flops, dram bytes per launch).
+nlohmann::ordered_json energy_json(const EnergyWindow& window, double idle_w, double flops, double dram_bytes);
+nlohmann::ordered_json energy_unavailable_json(const std::string& reason);
+
+}  // namespace occbench

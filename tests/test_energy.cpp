@@ -1,0 +1,297 @@
+// Energy per point and the sm_clock_mhz axis without a GPU: the energy meter against a stand-in
+// for NVML's counter (its calibration, a window, every way it is unavailable), the record's
+// section, the clock observer against a stand-in control (a lock refused, a lock undone before
+// the next point and at the end, the marker a killed run leaves), the supported-clock check, and
+// the time-versus-energy front that report shows.
+#include "harness/core/files.hpp"
+#include "harness/family/harness_axes.hpp"
+#include "harness/measure/energy.hpp"
+#include "harness/measure/sm_clock.hpp"
+#include "harness/records/energy_front.hpp"
+#include "harness/run/clock_axis.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+
+namespace occbench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// NVML's counter as a GPU has it: it steps once every `period_s`, by power x period.
+class SteppingCounter : public EnergyReadings {
+ public:
+  SteppingCounter(double period_s, double watts) : period_s_(period_s), watts_(watts) {}
+  std::optional<double> counter_j(std::string& why) override {
+    if (!failure_.empty()) {
+      why = failure_;
+      return std::nullopt;
+    }
+    double t = std::chrono::duration<double>(Clock::now() - t0_).count();
+    return 1000.0 + (frozen_ ? 0 : std::floor(t / period_s_) * period_s_ * watts_);
+  }
+  // The driver's samples: every 5 ms of the last second, at the counter's power.
+  std::vector<std::pair<double, double>> power_samples(double since_s, std::string&) override {
+    double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    std::vector<std::pair<double, double>> samples;
+    for (double t = std::max(since_s, now - 1.0); t <= now; t += 0.005) samples.emplace_back(t, watts_);
+    return samples;
+  }
+  std::string failure_;
+  bool frozen_ = false;
+
+ private:
+  Clock::time_point t0_ = Clock::now();
+  double period_s_, watts_;
+};
+
+// A GPU that ran 1000 launches of 0.1 ms each.
+class FakeLaunches : public BusyWork {
+ public:
+  void keep_busy() override { ++calls; }
+  BusyStretch finish() override { return {1000, 0.1}; }
+  int calls = 0;
+};
+
+EnergySettings fast_settings() {
+  EnergySettings s;
+  s.window_s = 0.06;
+  s.calibration_s = 0.5;
+  return s;
+}
+
+TEST(EnergyMeter, LearnsTheCounterPeriodAndMeasuresAWindowOfWholeSteps) {
+  EnergyMeter meter(std::make_unique<SteppingCounter>(0.02, 250.0), fast_settings());
+  ASSERT_TRUE(meter.available()) << meter.unavailable_reason();
+  EXPECT_NEAR(meter.calibration().period_s, 0.02, 0.004);
+  EXPECT_NEAR(meter.calibration().idle_w, 250.0, 25.0);
+  FakeLaunches launches;
+  EnergyWindow w = meter.measure(launches);
+  ASSERT_EQ(w.status, "ok") << w.reason;
+  EXPECT_EQ(w.counter_periods, 3);
+  EXPECT_NEAR(w.energy_j, 3 * 0.02 * 250.0, 1e-9);  // three whole steps, never a partial one
+  EXPECT_NEAR(w.average_w, 250.0, 30.0);
+  EXPECT_EQ(w.launches, 1000);
+  EXPECT_DOUBLE_EQ(w.launch_ms, 0.1 * 1e3 / 1000);
+  EXPECT_GE(w.power_samples, 8);  // the samples within the window's 60 ms
+  EXPECT_DOUBLE_EQ(w.power_mean_w, 250.0);
+  EXPECT_GT(launches.calls, 3);  // the GPU was kept busy while the counter was read
+
+  nlohmann::ordered_json run = meter.to_json();
+  EXPECT_EQ(run["status"], "ok");
+  EXPECT_NEAR(run["counter_period_ms"].get<double>(), 20.0, 4.0);
+}
+
+TEST(EnergyMeter, SaysWhyItIsUnavailableAndMeasuresNothing) {
+  EnergyMeter no_nvml(nullptr, fast_settings(), "libnvidia-ml.so.1 (the driver's NVML) cannot be loaded");
+  EXPECT_FALSE(no_nvml.available());
+  FakeLaunches launches;
+  EnergyWindow w = no_nvml.measure(launches);
+  EXPECT_EQ(w.status, "unavailable");
+  EXPECT_NE(w.reason.find("cannot be loaded"), std::string::npos);
+  EXPECT_EQ(launches.calls, 0);
+  EXPECT_EQ(energy_json(w, 70, 1e9, 1e9)["status"], "unavailable");
+
+  auto refusing = std::make_unique<SteppingCounter>(0.02, 100.0);
+  refusing->failure_ = "nvmlDeviceGetTotalEnergyConsumption: Not Supported (NVML 3)";
+  EnergyMeter not_supported(std::move(refusing), fast_settings());
+  EXPECT_FALSE(not_supported.available());
+  EXPECT_NE(not_supported.unavailable_reason().find("Not Supported"), std::string::npos);
+  EXPECT_EQ(not_supported.to_json()["status"], "unavailable");
+
+  auto frozen = std::make_unique<SteppingCounter>(0.02, 100.0);
+  frozen->frozen_ = true;  // a virtualized GPU whose counter never moves
+  EnergyMeter still(std::move(frozen), fast_settings());
+  EXPECT_FALSE(still.available());
+  EXPECT_NE(still.unavailable_reason().find("changed 0 time(s)"), std::string::npos);
+}
+
+TEST(EnergyMeter, CalibrationNeedsThreeChanges) {
+  EXPECT_FALSE(calibrate_counter({{0, 1}, {0.1, 1}, {0.2, 2}, {0.3, 2}}).reason.empty());
+  CounterCalibration c = calibrate_counter({{0, 10}, {0.05, 10}, {0.1, 20}, {0.15, 20}, {0.2, 30}, {0.3, 40}});
+  ASSERT_TRUE(c.reason.empty()) << c.reason;
+  EXPECT_EQ(c.updates, 3);
+  EXPECT_NEAR(c.period_s, 0.1, 1e-12);
+  EXPECT_NEAR(c.idle_w, 100.0, 1e-9);
+  EXPECT_EQ(counter_periods(0.3, 0.1), 3);
+  EXPECT_EQ(counter_periods(0.01, 0.1), 1);
+  EXPECT_EQ(counter_periods(1.0, 0.1), 10);
+}
+
+TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {
+  EnergyWindow w;
+  w.counter_periods = 2;
+  w.window_s = 0.2;
+  w.energy_j = 60;  // 300 W
+  w.average_w = 300;
+  w.launches = 4000;
+  w.busy_s = 0.4;
+  w.launch_ms = 0.1;
+  w.power_samples = 10;
+  w.power_mean_w = 290;
+  nlohmann::ordered_json e = energy_json(w, 75, 2e9, 5e8);
+  EXPECT_EQ(e["status"], "ok");
+  EXPECT_EQ(e["window"], "hot");
+  EXPECT_NEAR(e["joules_per_launch"].get<double>(), 0.03, 1e-12);
+  EXPECT_NEAR(e["joules_per_launch_above_idle"].get<double>(), 225 * 1e-4, 1e-12);
+  EXPECT_NEAR(e["gflop_per_j"].get<double>(), 2.0 / 0.03, 1e-9);
+  EXPECT_NEAR(e["gb_per_j"].get<double>(), 0.5 / 0.03, 1e-9);
+  EXPECT_EQ(e["launches_in_window"].get<long long>(), 2000);
+  EXPECT_TRUE(energy_json(w, 75, 0, 0)["gflop_per_j"].is_null());
+}
+
+// The stand-in for NVML's clock control: what it was told, and a refusal when asked to refuse.
+struct ControlLog {
+  std::vector<std::string> calls;
+  std::string refusal;
+};
+class FakeControl : public SmClockControl {
+ public:
+  explicit FakeControl(ControlLog& log) : log_(log) {}
+  std::vector<int> supported_mhz(std::string&) override { return {1980, 1965, 345}; }
+  std::string lock(int mhz) override {
+    log_.calls.push_back("lock " + std::to_string(mhz));
+    return log_.refusal;
+  }
+  std::string reset() override {
+    log_.calls.push_back("reset");
+    return "";
+  }
+
+ private:
+  ControlLog& log_;
+};
+
+std::vector<Point> clock_points(const std::string& clocks) {
+  static SweepSpec spec;
+  spec = parse_sweep_text(R"({"name": "c", "family": "matmul", "variants": ["tiled"], "baseline": "tiled",
+      "sizes": {"m": [64], "n": [64], "k": [64]}, "axes": {"tile": [16], "sm_clock_mhz": )" + clocks + "}}",
+                          "clocks.json", builtin_registry());
+  return expand_sweep(spec, builtin_registry());
+}
+
+const std::string kFakeBus = "0000:ff:00.0-occbench-test";
+
+TEST(SmClockObserver, LocksForAPointAndResetsBeforeOneWithoutAndAtTheEnd) {
+  ControlLog log;
+  std::string marker = sm_clock_marker_path(kFakeBus);
+  std::vector<Point> points = clock_points("[990, 0, 1500]");
+  {
+    SmClockObserver observer([&](std::string&) { return std::make_unique<FakeControl>(log); }, kFakeBus);
+    EXPECT_EQ(observer.before_point(points[0]), "");
+    EXPECT_TRUE(std::filesystem::exists(marker));  // written before the lock
+    EXPECT_EQ(observer.before_point(points[0]), "");  // the same clock: no second lock
+    EXPECT_EQ(observer.before_point(points[1]), "");   // 0: back to the default
+    EXPECT_FALSE(std::filesystem::exists(marker));
+    EXPECT_EQ(observer.before_point(points[2]), "");
+  }  // the end of the run resets
+  EXPECT_EQ(log.calls, (std::vector<std::string>{"lock 990", "reset", "lock 1500", "reset"}));
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(SmClockObserver, APointWhoseClockCannotBeLockedIsRefusedWithTheReason) {
+  ControlLog log;
+  log.refusal = "nvmlDeviceSetGpuLockedClocks(990, 990): Insufficient Permissions (NVML 4)";
+  std::vector<Point> points = clock_points("[990]");
+  SmClockObserver observer([&](std::string&) { return std::make_unique<FakeControl>(log); }, kFakeBus);
+  std::string refusal = observer.before_point(points[0]);
+  EXPECT_NE(refusal.find("sm_clock_mhz 990: the SM clock cannot be locked"), std::string::npos) << refusal;
+  EXPECT_NE(refusal.find("Insufficient Permissions"), std::string::npos) << refusal;
+  EXPECT_FALSE(std::filesystem::exists(sm_clock_marker_path(kFakeBus)));
+
+  SmClockObserver no_nvml([](std::string& why) {
+    why = "libnvidia-ml.so.1 (the driver's NVML) cannot be loaded";
+    return std::unique_ptr<SmClockControl>();
+  }, kFakeBus);
+  EXPECT_NE(no_nvml.before_point(points[0]).find("cannot be loaded"), std::string::npos);
+}
+
+TEST(SmClockObserver, TheNextRunResetsAClockAKilledRunLeftLocked) {
+  ControlLog log;
+  FakeControl control(log);
+  std::string marker = sm_clock_marker_path(kFakeBus);
+  EXPECT_EQ(restore_left_sm_clock(kFakeBus, &control), "");  // no marker: nothing to do
+  EXPECT_TRUE(log.calls.empty());
+  write_text_file(marker, "990 MHz by process 1234");
+  std::string said = restore_left_sm_clock(kFakeBus, &control);
+  EXPECT_NE(said.find("990 MHz by process 1234"), std::string::npos) << said;
+  EXPECT_EQ(log.calls, std::vector<std::string>{"reset"});
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(SmClockAxis, IsAHarnessAxisOfDeviceVariantsOnly) {
+  const Family* matmul = builtin_registry().find("matmul");
+  EXPECT_NE(matmul->find_variant("tiled")->find_axis(kSmClockAxis), nullptr);
+  EXPECT_TRUE(is_harness_axis_name("sm_clock_mhz"));
+  EXPECT_FALSE(is_harness_axis_name("tile"));
+  std::vector<Point> points = clock_points("[0, 990]");
+  EXPECT_FALSE(locks_sm_clock(points[0].params));
+  EXPECT_TRUE(locks_sm_clock(points[1].params));
+}
+
+TEST(SmClockAxis, AClockTheGpuCannotRunIsBadInputNamingThePathAndTheRange) {
+  SweepSpec spec = parse_sweep_text(R"({"name": "c", "family": "matmul", "variants": ["tiled"], "baseline": "tiled",
+      "sizes": {"m": [64], "n": [64], "k": [64]}, "axes": {"tile": [16], "sm_clock_mhz": [0, 990, 5000]}})",
+                                    "clocks.json", builtin_registry());
+  SmClockList h100 = table_sm_clocks(*find_gpu("h100"));
+  ASSERT_EQ(h100.mhz.size(), 110u);
+  try {
+    check_sm_clocks(spec, h100, "the h100");
+    FAIL() << "5000 MHz accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.file(), "clocks.json");
+    EXPECT_EQ(e.json_path(), "$.axes.sm_clock_mhz");
+    EXPECT_NE(e.expected().find("345 to 1980 MHz every 15 MHz (110 clocks)"), std::string::npos) << e.expected();
+    EXPECT_NE(e.expected().find("got 5000"), std::string::npos) << e.expected();
+  }
+  SweepSpec fine = parse_sweep_text(R"({"name": "c", "family": "matmul", "variants": ["tiled"], "baseline": "tiled",
+      "sizes": {"m": [64], "n": [64], "k": [64]}, "axes": {"tile": [16], "sm_clock_mhz": [0, 990]}})",
+                                    "clocks.json", builtin_registry());
+  EXPECT_NE(check_sm_clocks(fine, h100, "the h100").find("345 to 1980 MHz"), std::string::npos);
+  SmClockList unknown = table_sm_clocks(*find_gpu("t4"));
+  EXPECT_TRUE(unknown.mhz.empty());
+  EXPECT_NE(check_sm_clocks(spec, unknown, "the t4").find("cannot be listed"), std::string::npos);  // nothing to check against
+}
+
+nlohmann::ordered_json energy_record(const std::string& id, int n, double median_ms, double joules) {
+  return {{"point_id", id},
+          {"status", "ok"},
+          {"params", {{"n", n}}},
+          {"timing", {{"median_ms", median_ms}}},
+          {"energy", {{"status", "ok"}, {"joules_per_launch", joules}}}};
+}
+
+TEST(EnergyFront, FastestLeastEnergyAndTheParetoFrontPerSize) {
+  nlohmann::ordered_json results = nlohmann::ordered_json::array();
+  results.push_back(energy_record("a", 1, 1.0, 0.50));
+  results.push_back(energy_record("b", 1, 1.2, 0.40));
+  results.push_back(energy_record("c", 1, 1.5, 0.45));  // slower and costlier than b: off the front
+  results.push_back(energy_record("d", 1, 2.0, 0.30));
+  results.push_back(energy_record("e", 2, 5.0, 1.00));
+  results.push_back({{"point_id", "f"}, {"status", "ok"}, {"params", {{"n", 2}}}, {"timing", {{"median_ms", 4.0}}},
+                     {"energy", {{"status", "unavailable"}, {"reason", "x"}}}});
+  std::vector<EnergyFront> fronts = energy_fronts(results, {"n"});
+  ASSERT_EQ(fronts.size(), 2u);
+  const EnergyFront& f = fronts[0];
+  EXPECT_EQ(f.group, "n=1");
+  EXPECT_EQ(f.points, 4);
+  EXPECT_EQ(f.fastest.point_id, "a");
+  EXPECT_EQ(f.least_energy.point_id, "d");
+  EXPECT_NEAR(f.energy_saving, 0.4, 1e-12);
+  EXPECT_NEAR(f.time_cost, 1.0, 1e-12);
+  std::vector<std::string> front;
+  for (const auto& p : f.pareto) front.push_back(p.point_id);
+  EXPECT_EQ(front, (std::vector<std::string>{"a", "b", "d"}));
+  EXPECT_EQ(fronts[1].points, 1);  // f has no energy reading
+  EXPECT_EQ(fronts[1].fastest.point_id, "e");
+  EXPECT_EQ(fronts[1].least_energy.point_id, "e");
+  EXPECT_TRUE(energy_fronts(nlohmann::ordered_json::array({energy_record("x", 1, 1, 0)}), {"n"}).empty());
+}
+
+}  // namespace
+}  // namespace occbench

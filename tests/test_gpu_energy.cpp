@@ -1,0 +1,178 @@
+// Energy and the SM clock on a real GPU: every device point of a run with energy has a section
+// from NVML's counter (or says why not, where the GPU has none), agreeing with NVML's power
+// samples over the same window; a locked clock is observed while the point is timed and the
+// default is back after the run, after a run interrupted with SIGINT, and after one killed with
+// SIGKILL (the next run finds the marker).
+#include "gpu_test_support.hpp"
+#include "harness/measure/energy.hpp"
+#include "harness/measure/nvml.hpp"
+#include "harness/measure/sm_clock.hpp"
+#include "harness/measure/timer_kernels.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/run/supervisor.hpp"
+#include "harness/sweep/config.hpp"
+#include "kernels/families.hpp"
+#include "harness/core/files.hpp"
+#include "harness/records/record_writer.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <sstream>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace occbench {
+namespace {
+
+namespace fs = std::filesystem;
+
+nlohmann::ordered_json run_json(const std::string& config_text, const std::string& dir_name, std::string& log_text) {
+  auto dir = fs::temp_directory_path() / dir_name;
+  fs::remove_all(dir);
+  SweepSpec spec = parse_sweep_text(config_text, dir_name + ".json", builtin_registry());
+  RunOptions options;
+  options.out_dir = dir.string();
+  std::ostringstream log;
+  RunSummary summary = run_sweep(spec, builtin_registry(), options, log);
+  log_text = log.str();
+  EXPECT_EQ(summary.exit_code, 0) << log_text;
+  return read_json_file(summary.json_path);
+}
+
+// The SM clock the GPU runs at, measured on it after 100 ms of work (NVML's reading lags a lock
+// or a reset; an idle GPU's clock says nothing about a lock).
+double busy_sm_clock_mhz() {
+  std::size_t bytes = std::size_t(1) << 30;
+  void* buffer = nullptr;
+  OCCBENCH_CUDA_CHECK(cudaMalloc(&buffer, bytes));
+  for (int i = 0; i < 200; ++i) OCCBENCH_CUDA_CHECK(cudaMemsetAsync(buffer, i, bytes));
+  double mhz = measure_sm_clock_mhz(nullptr);
+  OCCBENCH_CUDA_CHECK(cudaFree(buffer));
+  return mhz;
+}
+
+TEST(GpuEnergy, EveryDevicePointHasJoulesPerLaunchThatAgreeWithThePowerSamples) {
+  OCCBENCH_REQUIRE_GPU();
+  std::string log;
+  auto doc = run_json(R"({"name": "energy", "family": "adjacent_difference", "variants": ["host", "global", "vectorized"],
+      "baseline": "global", "sizes": {"n": [16777216]}, "axes": {"block_size": [256]},
+      "measurement": {"mode": "cold", "min_samples": 3, "max_samples": 50, "timeout_s": 0.5, "energy": true, "energy_window_s": 0.2}})",
+                      "occbench_gpu_energy", log);
+  const auto& run_energy = doc["run"]["energy"];
+  ASSERT_TRUE(run_energy.is_object());
+  for (const auto& r : doc["results"]) {
+    SCOPED_TRACE(r["point_id"].get<std::string>());
+    ASSERT_EQ(r["status"], "ok");
+    if (r["variant"] == "host") {
+      EXPECT_FALSE(r.contains("energy"));  // no kernel: no GPU energy of its own
+      continue;
+    }
+    const auto& e = r["energy"];
+    if (run_energy["status"] == "unavailable") {  // e.g. a virtualized GPU: said, and the run went on
+      EXPECT_EQ(e["status"], "unavailable");
+      EXPECT_FALSE(e["reason"].get<std::string>().empty());
+      continue;
+    }
+    ASSERT_EQ(e["status"], "ok") << e.dump();
+    double period_ms = run_energy["counter_period_ms"];
+    EXPECT_GT(period_ms, 5);
+    EXPECT_LT(period_ms, 1000);
+    EXPECT_NEAR(e["window_s"].get<double>(), e["counter_periods"].get<int>() * period_ms * 1e-3, 1e-9);
+    EXPECT_GT(e["average_w"].get<double>(), run_energy["idle_w"].get<double>());  // busy draws more than idle
+    EXPECT_GT(e["launches"].get<long long>(), e["launches_in_window"].get<long long>());
+    EXPECT_GT(e["joules_per_launch"].get<double>(), 0);
+    EXPECT_GT(e["gb_per_j"].get<double>(), 0);
+    EXPECT_TRUE(e["throttle_reasons"].is_array());
+    // The counter and NVML's instantaneous power over the same window (a loose bound: the two
+    // sample differently; results/reference/h100/energy.md measures the agreement).
+    ASSERT_GT(e["power_samples"].get<int>(), 0);
+    EXPECT_NEAR(e["power_samples_mean_w"].get<double>() / e["average_w"].get<double>(), 1.0, 0.25);
+  }
+}
+
+const char* kClockSweep = R"({"name": "clock", "family": "matmul", "variants": ["tiled"], "baseline": "tiled",
+    "sizes": {"m": [2048], "n": [2048], "k": [2048]}, "axes": {"tile": [32], "sm_clock_mhz": [990, 0]},
+    "measurement": {"mode": "cold", "min_samples": 3, "max_samples": 30, "timeout_s": 0.5}})";
+
+TEST(GpuEnergy, ALockedClockIsObservedAndTheDefaultIsBackAfterTheRun) {
+  OCCBENCH_REQUIRE_GPU();
+  std::string log;
+  auto doc = run_json(kClockSweep, "occbench_gpu_clock", log);
+  const auto& locked = doc["results"][0];
+  if (locked["status"] == "skipped") {  // no permission here: said with NVML's reason, the rest ran
+    EXPECT_NE(locked["reason"].get<std::string>().find("cannot be locked"), std::string::npos);
+    EXPECT_EQ(doc["results"][1]["status"], "ok");
+    GTEST_SKIP() << "the SM clock cannot be locked here: " << locked["reason"].get<std::string>();
+  }
+  ASSERT_EQ(locked["status"], "ok") << locked.dump();
+  EXPECT_EQ(locked["sm_clock"]["asked_mhz"], 990);
+  EXPECT_TRUE(locked["sm_clock"]["locked"].get<bool>());
+  EXPECT_NEAR(locked["sm_clock"]["observed_sm_mhz"].get<double>(), 990, 20);  // cycles over the global timer
+  const auto& unlocked = doc["results"][1];
+  EXPECT_FALSE(unlocked["sm_clock"]["locked"].get<bool>());
+  EXPECT_GT(unlocked["sm_clock"]["observed_sm_mhz"].get<double>(), 990 + 100);
+  EXPECT_LT(locked["timing"]["median_ms"].get<double>() / unlocked["timing"]["median_ms"].get<double>(), 2.5);
+  EXPECT_GT(locked["timing"]["median_ms"].get<double>() / unlocked["timing"]["median_ms"].get<double>(), 1.3);
+  EXPECT_GT(busy_sm_clock_mhz(), 990 + 100);
+  EXPECT_FALSE(fs::exists(sm_clock_marker_path(query_device(0).pci_bus_id)));
+}
+
+// Starts `occbench run CONFIG` in a child, waits for it to hold the clock locked (its marker),
+// sends `signal_number` and waits for it to end.
+void interrupt_a_locked_run(int signal_number) {
+  auto dir = fs::temp_directory_path() / "occbench_gpu_clock_interrupt";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string config = (dir / "long.json").string();
+  write_text_file(config, R"({"name": "long", "family": "matmul", "variants": ["tiled"], "baseline": "tiled",
+      "sizes": {"m": [4096], "n": [4096], "k": [4096]}, "axes": {"tile": [8, 16, 32], "sm_clock_mhz": [750]},
+      "measurement": {"mode": "cold", "min_samples": 1000, "max_samples": 100000, "target_noise": 0.0001, "timeout_s": 20}})");
+  std::string marker = sm_clock_marker_path(query_device(0).pci_bus_id);
+  std::string binary = (fs::path(self_executable()).parent_path().parent_path() / "occbench").string();
+  pid_t child = fork();
+  if (child == 0) {
+    execl(binary.c_str(), binary.c_str(), "run", config.c_str(), "--no-supervisor", "--out", dir.c_str(), (char*)nullptr);
+    _exit(127);
+  }
+  for (int i = 0; i < 600 && !fs::exists(marker); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_TRUE(fs::exists(marker)) << "the run never locked the clock";
+  std::this_thread::sleep_for(std::chrono::milliseconds(500));  // into its timed samples
+  kill(child, signal_number);
+  int status = 0;
+  waitpid(child, &status, 0);
+  EXPECT_TRUE(WIFSIGNALED(status)) << "status " << status;
+}
+
+TEST(GpuEnergy, ARunInterruptedWithSigintGivesTheClockBack) {
+  OCCBENCH_REQUIRE_GPU();
+  std::string log;
+  auto probe = run_json(kClockSweep, "occbench_gpu_clock_probe", log);
+  if (probe["results"][0]["status"] == "skipped") GTEST_SKIP() << "the SM clock cannot be locked here";
+  interrupt_a_locked_run(SIGINT);
+  EXPECT_FALSE(fs::exists(sm_clock_marker_path(query_device(0).pci_bus_id)));
+  EXPECT_GT(busy_sm_clock_mhz(), 750 + 100);
+}
+
+TEST(GpuEnergy, ARunKilledWhileLockedIsUndoneByTheNextRun) {
+  OCCBENCH_REQUIRE_GPU();
+  std::string log;
+  auto probe = run_json(kClockSweep, "occbench_gpu_clock_probe", log);
+  if (probe["results"][0]["status"] == "skipped") GTEST_SKIP() << "the SM clock cannot be locked here";
+  interrupt_a_locked_run(SIGKILL);
+  std::string marker = sm_clock_marker_path(query_device(0).pci_bus_id);
+  ASSERT_TRUE(fs::exists(marker));  // a kill -9 leaves the clock locked and the marker ...
+  EXPECT_LT(busy_sm_clock_mhz(), 750 + 50);
+  run_json(R"({"name": "next", "family": "adjacent_difference", "variants": ["global"], "baseline": "global",
+      "sizes": {"n": [1024]}, "axes": {"block_size": [256]}, "measurement": {"min_samples": 3, "timeout_s": 0.2}})",
+           "occbench_gpu_clock_next", log);
+  EXPECT_NE(log.find("left the SM clock locked"), std::string::npos) << log;  // ... which the next run undoes
+  EXPECT_FALSE(fs::exists(marker));
+  EXPECT_GT(busy_sm_clock_mhz(), 750 + 100);
+}
+
+}  // namespace
+}  // namespace occbench
