@@ -40,6 +40,13 @@ std::string commit_of(const ResultsFile& f) {
   return "";
 }
 
+// Joules per launch of both runs in millijoules and their change, "–" where one has none.
+std::string energy_cells(const PointComparison& p) {
+  auto mj = [](const std::optional<double>& j) { return j ? fmt::format("{:.4g}", *j * 1e3) : std::string("–"); };
+  std::string change = p.base_joules && p.new_joules ? fmt::format("{:+.1f}%", 100 * (*p.new_joules / *p.base_joules - 1)) : "–";
+  return fmt::format(" {} | {} | {} |", mj(p.base_joules), mj(p.new_joules), change);
+}
+
 }  // namespace
 
 PointComparison compare_point(const std::string& point_id, const ordered_json& base, const ordered_json& next,
@@ -53,6 +60,12 @@ PointComparison compare_point(const std::string& point_id, const ordered_json& b
   double base_samples = number_at(base, "timing", "samples"), new_samples = number_at(next, "timing", "samples");
   c.base_samples = std::isnan(base_samples) ? 0 : int(base_samples);
   c.new_samples = std::isnan(new_samples) ? 0 : int(new_samples);
+  auto joules = [](const ordered_json& r) {
+    double j = number_at(r, "energy", "joules_per_launch");
+    return text_at(r, "energy", "status") == "ok" && j > 0 ? std::optional<double>(j) : std::nullopt;
+  };
+  c.base_joules = joules(base);
+  c.new_joules = joules(next);
   if (!(c.base_ms > 0) || !(c.new_ms > 0)) return c;  // unknown
   c.ratio = c.new_ms / c.base_ms;
   bool noise_known = c.base_samples >= 2 && c.new_samples >= 2 && std::isfinite(c.base_noise) && std::isfinite(c.new_noise);
@@ -134,19 +147,22 @@ std::string format_comparison(const Comparison& c, const ResultsFile& base, cons
       "stddev / mean of each run's samples.\n\n",
       options.noise_factor, 100 * options.min_change, options.resolution_ms * 1e3);
 
+  bool energy = std::any_of(c.points.begin(), c.points.end(), [](const PointComparison& p) { return p.base_joules && p.new_joules; });
   if (!c.points.empty()) {
-    text += "| point | BASE median | NEW median | NEW/BASE | change | threshold | verdict |\n";
-    text += "|---|---:|---:|---:|---:|---:|---|\n";
+    text += "| point | BASE median | NEW median | NEW/BASE | change | threshold | verdict |";
+    text += energy ? " BASE mJ/launch | NEW mJ/launch | energy change |\n" : "\n";
+    text += energy ? "|---|---:|---:|---:|---:|---:|---|---:|---:|---:|\n" : "|---|---:|---:|---:|---:|---:|---|\n";
     for (const auto& p : c.points) {
       auto median = [](double ms, double noise) {
         return std::isfinite(noise) ? fmt::format("{} ±{:.1f}%", format_duration_ms(ms), 100 * noise) : format_duration_ms(ms);
       };
       std::string verdict = to_string(p.verdict);
       if (p.regression) verdict += " (regression)";
-      text += fmt::format("| {} | {} | {} | {:.3f} | {:+.1f}% | {} | {} |\n", p.point_id, median(p.base_ms, p.base_noise),
+      text += fmt::format("| {} | {} | {} | {:.3f} | {:+.1f}% | {} | {} |", p.point_id, median(p.base_ms, p.base_noise),
                           median(p.new_ms, p.new_noise), p.ratio, 100 * (p.ratio - 1),
                           p.verdict == Verdict::unknown && p.threshold == 0 ? std::string("–") : fmt::format("±{:.1f}%", 100 * p.threshold),
                           verdict);
+      text += energy ? energy_cells(p) + "\n" : "\n";
     }
   }
   if (!c.not_compared.empty()) {

@@ -19,6 +19,9 @@
 // change at all: two quiet runs on two H100s differed by 0.1% at 929 µs, which is noise of the
 // cards, not of the code, and nvbench's rule alone called it "slower".
 //
+// Where both runs measured energy (run --energy), the table shows joules per launch and their
+// ratio beside the time; energy does not enter the verdict.
+//
 // --fail-on-regression PCT: a regression is a point judged slower whose slowdown (r - 1) × 100
 // is more than PCT, or a point that was ok in BASE and failed (wrong result) in NEW.
 #include "harness/records/report.hpp"
@@ -48,6 +51,8 @@ struct PointComparison {
   double threshold = 0;  // relative change needed to count
   Verdict verdict = Verdict::unknown;
   bool regression = false;  // with fail_on_regression_pct: slower by more than PCT
+  // Joules per launch where both runs measured energy (run --energy); shown beside the time.
+  std::optional<double> base_joules, new_joules;
 };
 
 struct NotCompared {

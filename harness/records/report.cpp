@@ -1,5 +1,6 @@
 #include "harness/records/report.hpp"
 
+#include "harness/records/energy_front.hpp"
 #include "harness/records/occupancy_knee.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
@@ -326,6 +327,63 @@ std::string knee_section(const std::vector<ResultsFile>& files) {
   return text;
 }
 
+std::vector<std::string> size_names(const ordered_json& doc) {
+  std::vector<std::string> names;
+  if (doc.contains("config") && doc["config"].is_object() && doc["config"].contains("sizes") && doc["config"]["sizes"].is_object())
+    for (const auto& item : doc["config"]["sizes"].items()) names.push_back(item.key());
+  return names;
+}
+
+std::vector<EnergyFront> fronts_of(const ResultsFile& f) { return energy_fronts(f.document["results"], size_names(f.document)); }
+
+// A point's marks in a run with energy: the fastest and the least-energy point of its sizes.
+std::string energy_marks(const ordered_json& r, const std::vector<EnergyFront>& fronts) {
+  std::string id = r.value("point_id", ""), marks;
+  for (const auto& f : fronts) {
+    if (f.fastest.point_id == id) marks += "fastest";
+    if (f.least_energy.point_id == id) marks += marks.empty() ? "least energy" : ", least energy";
+  }
+  return marks;
+}
+
+std::string joules_text(double j) {
+  return j >= 0.1 ? fmt::format("{} J", sig(j)) : j >= 1e-4 ? fmt::format("{} mJ", sig(j * 1e3)) : fmt::format("{} µJ", sig(j * 1e6));
+}
+
+std::string joules_cell(const ordered_json& r) {
+  double j = number_at(r, "energy", "joules_per_launch");
+  return text_at(r, "energy", "status") == "ok" && j > 0 ? joules_text(j) : "–";
+}
+
+// Per sizes: the fastest and the least-energy point, what the second saves and costs, the front.
+std::string energy_section(const std::vector<ResultsFile>& files) {
+  std::string text;
+  for (const auto& f : files) {
+    std::vector<EnergyFront> fronts = fronts_of(f);
+    if (fronts.empty()) continue;
+    text += fmt::format("\nEnergy{} (joules per launch, launches back to back; saved and cost: the least-energy point against "
+                        "the fastest; Pareto: the points no other beats in both median and energy):\n\n",
+                        files.size() > 1 ? " on " + f.label : "");
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& e : fronts) {
+      bool same = e.fastest.point_id == e.least_energy.point_id;
+      std::string pareto;
+      for (const auto& p : e.pareto) pareto += (pareto.empty() ? "" : "<br>") + md_escape(p.point_id);
+      cells.push_back({e.group.empty() ? "–" : md_escape(e.group), std::to_string(e.points),
+                       fmt::format("{} ({}, {})", md_escape(e.fastest.point_id), format_duration_ms(e.fastest.median_ms),
+                                   joules_text(e.fastest.joules_per_launch)),
+                       same ? "the fastest"
+                            : fmt::format("{} ({}, {})", md_escape(e.least_energy.point_id), format_duration_ms(e.least_energy.median_ms),
+                                          joules_text(e.least_energy.joules_per_launch)),
+                       same ? "–" : fmt::format("{:.1f}%", 100 * e.energy_saving), same ? "–" : fmt::format("{:+.1f}%", 100 * e.time_cost),
+                       pareto});
+    }
+    text += markdown_table({"sizes", "points", "fastest", "least energy", "energy saved", "time cost", "Pareto front"},
+                           {false, true, false, false, true, true, false}, cells);
+  }
+  return text;
+}
+
 }  // namespace
 
 
@@ -343,11 +401,17 @@ std::string report_markdown(const std::vector<ResultsFile>& files) {
                         prov.empty() ? "" : "; " + md_escape(prov));
     header = {"variant", "params", "median", "GB/s", "% copy", "GFLOP/s", "CGMA (FLOP/B)", "occupancy", "speedup"};
     right = {false, false, true, true, true, true, true, true, true};
+    std::vector<EnergyFront> fronts = fronts_of(files[0]);
+    if (!fronts.empty()) {  // a run with energy: joules per launch and the marks
+      header.insert(header.end(), {"energy / launch", "marks"});
+      right.insert(right.end(), {true, false});
+    }
     for (const auto& row : rows) {
       const ordered_json& r = *row.records[0];
       cells.push_back({r.value("variant", ""), params_text(r), median_cell(r), metric_cell(r, "achieved_bandwidth_gbps"),
                        metric_cell(r, "pct_of_measured_bandwidth"), metric_cell(r, "gflops"), cgma_cell(r),
                        occupancy_cell(r), speedup_cell(r)});
+      if (!fronts.empty()) cells.back().insert(cells.back().end(), {joules_cell(r), energy_marks(r, fronts)});
     }
   } else {
     text += "Results side by side, one column group per file:\n\n";
@@ -383,6 +447,7 @@ std::string report_markdown(const std::vector<ResultsFile>& files) {
   text += markdown_table(header, right, cells);
   text += not_timed_list(files, rows);
   text += knee_section(files);
+  text += energy_section(files);
   text += "\n" + definitions(files);
   return text;
 }
@@ -419,6 +484,11 @@ ordered_json report_json(const std::vector<ResultsFile>& files) {
                               {"run", d.contains("run") ? d["run"] : ordered_json(nullptr)}});
     out["sources"].back()["occupancy_knees"] = ordered_json::array();
     for (const auto& k : occupancy_knees(d["results"])) out["sources"].back()["occupancy_knees"].push_back(to_json(k));
+    std::vector<EnergyFront> fronts = fronts_of(f);
+    if (!fronts.empty()) {
+      out["sources"].back()["energy_fronts"] = ordered_json::array();
+      for (const auto& e : fronts) out["sources"].back()["energy_fronts"].push_back(to_json(e));
+    }
   }
   out["points"] = ordered_json::array();
   for (const auto& row : merge_rows(files)) {
