@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map,
-occupancy sensitivity and, for results of `occbench run --counters`, a hierarchical roofline from
-measured bytes.
+occupancy sensitivity, for results of `occbench run --counters` a hierarchical roofline from
+measured bytes, and for results of `occbench run --energy` time against energy with its Pareto
+front and, over the sm_clock_mhz axis, energy against the SM clock (plots/energy.py).
 
     python3 plots/occplot.py RESULTS.json [more.json ...] [--out DIR] [--formats png,svg]
-                             [--kinds sweep,compare,roofline,occupancy,sensitivity,hierarchy]
+                             [--kinds sweep,compare,roofline,occupancy,sensitivity,hierarchy,energy]
     python3 plots/occplot.py --overlay A.json B.json ... [--out DIR] [--name overlay]
 
 Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
@@ -38,6 +39,7 @@ from study import (  # noqa: E402
     pick_swept_axis,
     use_param_axis,
     best_by_time,
+    scatter_variants,
     figure_title,
     make_room_above,
     KINDS,
@@ -46,6 +48,7 @@ from study import (  # noqa: E402
     MARKERS,
     LIMITER_SHORT,
 )
+import energy  # noqa: E402 (plots/energy.py: the figures of run --energy)
 import matplotlib  # noqa: E402 (study.py chose the Agg backend, or said what to install)
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -296,17 +299,12 @@ def roofline_figure(study):
         if measured and peak_bandwidth and peak_bandwidth != measured:
             ax.plot(x, np.minimum(peak_bandwidth * x, peak_flops), color="black",
                     linestyle=":", linewidth=1, label=f"theoretical {peak_bandwidth:,.0f} GB/s")
-    for variant in study.variants:
-        mine = [r for r in rows if r["variant"] == variant]
-        if not mine:
-            continue
-        color, marker = study.style[variant]
-        ax.scatter([number(r, "work.cgma_flop_per_byte") for r in mine],
-                   [number(r, "metrics.gflops") for r in mine], color=color, marker=marker,
-                   s=45, label=variant, zorder=3, edgecolors="black", linewidths=0.4)
+    drawn = scatter_variants(ax, study, rows, lambda r: number(r, "work.cgma_flop_per_byte"),
+                             lambda r: number(r, "metrics.gflops"), s=45, edgecolors="black", linewidths=0.4)
+    for variant, mine in drawn.items():
         if variant.startswith("cublas"):
             library_best = max(number(r, "metrics.gflops") for r in mine)
-            ax.axhline(library_best, color=color, linestyle="-.", linewidth=1.2,
+            ax.axhline(library_best, color=study.style[variant][0], linestyle="-.", linewidth=1.2,
                        label=f"library ceiling: {variant} {library_best:,.0f} GFLOP/s")
             flops.append(library_best)
     roofline_axes(ax, x, flops, peak_flops,
@@ -605,6 +603,11 @@ def figures_for(doc, kinds=KINDS, notes=None):
             # Only results of `run --counters` have measured bytes; others skip it silently.
             hierarchy = hierarchical_roofline_figure(study)
             produced += [("hierarchical_roofline", hierarchy)] if hierarchy else []
+        if "energy" in kinds and study.timed:
+            # Only results of `run --energy` have energy sections; others skip it silently.
+            energy_figs, why = energy.energy_figures(study)
+            produced += energy_figs
+            missing.append(why)
         notes += [f"{family}: {why}" for why in missing if why]
         figures += [(prefix + slug, fig) for slug, fig in produced]
     return figures

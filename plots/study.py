@@ -24,7 +24,7 @@ except ImportError as missing:  # say what to install instead of a traceback (ex
     sys.exit(2)
 
 SCHEMA_VERSION = 1
-KINDS = ("sweep", "compare", "roofline", "occupancy", "sensitivity", "hierarchy")
+KINDS = ("sweep", "compare", "roofline", "occupancy", "sensitivity", "hierarchy", "energy")
 OCCUPANCY_LIMIT = "occupancy_limit"  # occbench's harness axis that forces resident blocks per SM
 KNEE_TOLERANCE = 0.05  # the knee: the lowest occupancy within 5% of the best time (as occbench report)
 MARKERS = "osD^vP*Xh<>"
@@ -210,6 +210,20 @@ def use_param_axis(ax, values):
     ax.set_xticks(values)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.xaxis.set_minor_locator(NullLocator())
+
+
+def scatter_variants(ax, study, rows, x, y, **style):
+    """One scatter per variant, in its colour and marker, of x(row) against y(row); returns
+    {variant: its rows} for the variants drawn."""
+    drawn = {}
+    for variant in study.variants:
+        mine = [r for r in rows if r["variant"] == variant]
+        if not mine:
+            continue
+        color, marker = study.style[variant]
+        ax.scatter([x(r) for r in mine], [y(r) for r in mine], color=color, marker=marker, label=variant, zorder=3, **style)
+        drawn[variant] = mine
+    return drawn
 
 
 def best_by_time(rows):
