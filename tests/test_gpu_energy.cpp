@@ -147,11 +147,16 @@ void interrupt_a_locked_run(int signal_number) {
   EXPECT_TRUE(WIFSIGNALED(status)) << "status " << status;
 }
 
-TEST(GpuEnergy, ARunInterruptedWithSigintGivesTheClockBack) {
-  OCCBENCH_REQUIRE_GPU();
+// Whether this process may lock the SM clock: a short clock sweep's first point ran.
+bool clock_can_be_locked() {
   std::string log;
   auto probe = run_json(kClockSweep, "occbench_gpu_clock_probe", log);
-  if (probe["results"][0]["status"] == "skipped") GTEST_SKIP() << "the SM clock cannot be locked here";
+  return probe["results"][0]["status"] != "skipped";
+}
+
+TEST(GpuEnergy, ARunInterruptedWithSigintGivesTheClockBack) {
+  OCCBENCH_REQUIRE_GPU();
+  if (!clock_can_be_locked()) GTEST_SKIP() << "the SM clock cannot be locked here";
   interrupt_a_locked_run(SIGINT);
   EXPECT_FALSE(fs::exists(sm_clock_marker_path(query_device(0).pci_bus_id)));
   EXPECT_GT(busy_sm_clock_mhz(), 750 + 100);
@@ -159,13 +164,12 @@ TEST(GpuEnergy, ARunInterruptedWithSigintGivesTheClockBack) {
 
 TEST(GpuEnergy, ARunKilledWhileLockedIsUndoneByTheNextRun) {
   OCCBENCH_REQUIRE_GPU();
-  std::string log;
-  auto probe = run_json(kClockSweep, "occbench_gpu_clock_probe", log);
-  if (probe["results"][0]["status"] == "skipped") GTEST_SKIP() << "the SM clock cannot be locked here";
+  if (!clock_can_be_locked()) GTEST_SKIP() << "the SM clock cannot be locked here";
   interrupt_a_locked_run(SIGKILL);
   std::string marker = sm_clock_marker_path(query_device(0).pci_bus_id);
   ASSERT_TRUE(fs::exists(marker));  // a kill -9 leaves the clock locked and the marker ...
   EXPECT_LT(busy_sm_clock_mhz(), 750 + 50);
+  std::string log;
   run_json(R"({"name": "next", "family": "adjacent_difference", "variants": ["global"], "baseline": "global",
       "sizes": {"n": [1024]}, "axes": {"block_size": [256]}, "measurement": {"min_samples": 3, "timeout_s": 0.2}})",
            "occbench_gpu_clock_next", log);
