@@ -7,11 +7,14 @@
 #include "harness/family/harness_axes.hpp"
 #include "harness/measure/energy.hpp"
 #include "harness/measure/sm_clock.hpp"
+#include "harness/records/compare.hpp"
 #include "harness/records/energy_front.hpp"
+#include "harness/records/report.hpp"
 #include "harness/run/clock_axis.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
+#include "results_test_support.hpp"
 
 #include <gtest/gtest.h>
 
@@ -291,6 +294,66 @@ TEST(EnergyFront, FastestLeastEnergyAndTheParetoFrontPerSize) {
   EXPECT_EQ(fronts[1].fastest.point_id, "e");
   EXPECT_EQ(fronts[1].least_energy.point_id, "e");
   EXPECT_TRUE(energy_fronts(nlohmann::ordered_json::array({energy_record("x", 1, 1, 0)}), {"n"}).empty());
+}
+
+// A record of results_test_support with an energy section.
+nlohmann::ordered_json with_energy(nlohmann::ordered_json r, double joules) {
+  r["energy"] = {{"status", "ok"}, {"joules_per_launch", joules}, {"average_w", 400.0}};
+  return r;
+}
+
+ResultsFile energy_file(const std::string& path, const std::vector<nlohmann::ordered_json>& results) {
+  nlohmann::ordered_json doc = testing_support::make_doc("GPU", results);
+  doc["config"]["sizes"] = {{"n", {1024}}};
+  return results_from_json(doc, path);
+}
+
+TEST(EnergyReport, MarksTheFastestAndLeastEnergyPointsAndSaysWhatTheSecondSavesAndCosts) {
+  using testing_support::make_record;
+  ResultsFile f = energy_file("e.json", {with_energy(make_record("global", 128, 0.10), 0.050),
+                                         with_energy(make_record("global", 256, 0.12), 0.040),
+                                         with_energy(make_record("shared", 256, 0.15), 0.045)});
+  std::string md = report_markdown({f});
+  EXPECT_NE(md.find("| energy / launch | marks |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 50.0 mJ | fastest |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 40.0 mJ | least energy |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| n=1024 | 3 | f/global/n=1024/block_size=128 (100.0 µs, 50.0 mJ) | "
+                    "f/global/n=1024/block_size=256 (120.0 µs, 40.0 mJ) | 20.0% | +20.0% | "
+                    "f/global/n=1024/block_size=128<br>f/global/n=1024/block_size=256 |"),
+            std::string::npos)
+      << md;
+  nlohmann::ordered_json json = report_json({f});
+  EXPECT_EQ(json["sources"][0]["energy_fronts"][0]["least_energy"]["point_id"], "f/global/n=1024/block_size=256");
+  // Without energy the table is as it was.
+  std::string plain = report_markdown({energy_file("p.json", {make_record("global", 128, 0.1)})});
+  EXPECT_EQ(plain.find("energy"), std::string::npos) << plain;
+}
+
+TEST(EnergyCompare, ShowsJoulesPerLaunchBesideTheTime) {
+  using testing_support::make_record;
+  ResultsFile base = energy_file("base.json", {with_energy(make_record("global", 128, 0.10), 0.050)});
+  ResultsFile next = energy_file("new.json", {with_energy(make_record("global", 128, 0.10), 0.045)});
+  Comparison c = compare_runs(base, next, {});
+  std::string text = format_comparison(c, base, next, {});
+  EXPECT_NE(text.find("| BASE mJ/launch | NEW mJ/launch | energy change |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| unchanged | 50 | 45 | -10.0% |"), std::string::npos) << text;
+  ResultsFile plain = energy_file("plain.json", {make_record("global", 128, 0.10)});
+  EXPECT_EQ(format_comparison(compare_runs(plain, plain, {}), plain, plain, {}).find("mJ"), std::string::npos);
+}
+
+TEST(SmClockAxis, PlanRefusesAClockTheGpuCannotRunWithExit2) {
+  testing_support::TempDir dir;
+  std::string config = dir.write("clocks.json", R"({"name": "c", "family": "matmul", "variants": ["tiled"], "baseline": "tiled",
+      "sizes": {"m": [64], "n": [64], "k": [64]}, "axes": {"tile": [16], "sm_clock_mhz": [0, 5000]}})");
+  testing_support::CliResult refused = testing_support::run_cli({"plan", config, "--gpu", "h100"});
+  EXPECT_EQ(refused.code, 2) << refused.out << refused.err;
+  EXPECT_NE(refused.err.find("$.axes.sm_clock_mhz"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("345 to 1980 MHz every 15 MHz"), std::string::npos) << refused.err;
+  testing_support::CliResult listed = testing_support::run_cli({"plan", config, "--gpu", "h100", "--set", "sm_clock_mhz=0,990"});
+  EXPECT_EQ(listed.code, 0) << listed.err;
+  EXPECT_NE(listed.out.find("sm_clock_mhz: NVIDIA H100 SXM5 80GB supports 345 to 1980 MHz every 15 MHz (110 clocks)"),
+            std::string::npos)
+      << listed.out;
 }
 
 }  // namespace
