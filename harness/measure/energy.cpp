@@ -105,69 +105,46 @@ void EnergyMeter::calibrate() {
   reason_ = calibration_.reason;
 }
 
-double step_noise(const std::vector<double>& steps) {
-  if (steps.size() < 2) return INFINITY;
-  double mean = 0;
-  for (double s : steps) mean += s;
-  mean /= double(steps.size());
-  double sum_sq = 0;
-  for (double s : steps) sum_sq += (s - mean) * (s - mean);
-  double stddev = std::sqrt(sum_sq / double(steps.size() - 1));
-  return mean > 0 ? stddev / mean / std::sqrt(double(steps.size())) : INFINITY;
-}
-
-bool window_done(const std::vector<double>& steps, int min_periods, int max_periods, double target_noise) {
-  int n = int(steps.size());
-  return n >= max_periods || (n >= min_periods && step_noise(steps) <= target_noise);
-}
-
 EnergyWindow EnergyMeter::measure(BusyWork& work) {
   EnergyWindow w;
   auto t0 = std::chrono::steady_clock::now();
   auto unavailable = [&](const std::string& why) {
-    work.finish();
     w.status = "unavailable";
     w.reason = why;
     w.wall_s = seconds_since(t0);
     return w;
   };
-  if (!available()) {
-    w.status = "unavailable";
-    w.reason = reason_;
-    return w;
-  }
-  int min_periods = counter_periods(settings_.window_s, calibration_.period_s);
-  int max_periods = std::max(min_periods, counter_periods(settings_.max_window_s, calibration_.period_s));
-  double timeout_s = (max_periods + 4) * calibration_.period_s + 1.0;
-  std::vector<double> steps;  // the counter's steps within the window, in joules
+  if (!available()) return unavailable(reason_);
   std::string why;
-  std::optional<double> last = readings_->counter_j(why);
-  if (!last) return unavailable(why);
-  double opened_j = 0, edge_j = 0, opened_s = 0;
-  bool opened = false;  // the first step opens the window
+  std::optional<double> before = readings_->counter_j(why);
+  if (!before) return unavailable(why);
+  w.counter_periods = counter_periods(settings_.window_s, calibration_.period_s);
+  double timeout_s = (w.counter_periods + 4) * calibration_.period_s + 1.0;
+  double last = *before, opened_j = 0, opened_s = 0, closed_s = 0;
+  int steps = -1;  // the first step opens the window
   work.keep_busy();
-  while (!window_done(steps, min_periods, max_periods, settings_.target_noise)) {
-    if (seconds_since(t0) > timeout_s)
-      return unavailable(fmt::format("the energy counter did not step {} times in {:.1f} s of launches", min_periods + 1, timeout_s));
+  while (steps < w.counter_periods) {
+    if (seconds_since(t0) > timeout_s) {
+      work.finish();
+      return unavailable(fmt::format("the energy counter did not step {} times in {:.1f} s of launches", w.counter_periods + 1, timeout_s));
+    }
     pause(settings_.poll_s);
     work.keep_busy();
     std::optional<double> joules = readings_->counter_j(why);
-    if (!joules) return unavailable(why);
-    if (*joules != *last && opened) steps.push_back(*joules - edge_j);
-    if (*joules != *last) edge_j = *joules;
-    if (*joules != *last && !opened) {
-      opened = true;
+    if (!joules) {
+      work.finish();
+      return unavailable(why);
+    }
+    if (*joules != last && ++steps == 0) {
       opened_j = *joules;
       opened_s = epoch_s();
     }
-    last = joules;
+    last = *joules;
   }
-  double closed_s = epoch_s();
+  closed_s = epoch_s();
   BusyStretch stretch = work.finish();
-  w.counter_periods = int(steps.size());
-  w.step_noise = step_noise(steps);
   w.window_s = w.counter_periods * calibration_.period_s;
-  w.energy_j = *last - opened_j;
+  w.energy_j = last - opened_j;
   w.average_w = w.energy_j / w.window_s;
   w.launches = stretch.launches;
   w.busy_s = stretch.busy_s;
@@ -183,10 +160,7 @@ ordered_json EnergyMeter::to_json() const {
                     {"counter", "nvmlDeviceGetTotalEnergyConsumption"}, {"window_s_asked", settings_.window_s}};
   if (!available()) return j;
   j["counter_period_ms"] = calibration_.period_s * 1e3;
-  j["counter_periods_min"] = counter_periods(settings_.window_s, calibration_.period_s);
-  j["counter_periods_max"] = std::max(counter_periods(settings_.window_s, calibration_.period_s),
-                                      counter_periods(settings_.max_window_s, calibration_.period_s));
-  j["target_noise"] = settings_.target_noise;
+  j["counter_periods_per_window"] = counter_periods(settings_.window_s, calibration_.period_s);
   j["idle_w"] = calibration_.idle_w;
   j["idle_span_s"] = calibration_.span_s;
   j["idle_updates"] = calibration_.updates;
@@ -212,7 +186,6 @@ ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, dou
                     {"launch_ms", w.launch_ms},
                     {"window_s", w.window_s},
                     {"counter_periods", w.counter_periods},
-                    {"step_noise", std::isfinite(w.step_noise) ? ordered_json(w.step_noise) : ordered_json(nullptr)},
                     {"launches_in_window", per_launch_s > 0 ? std::llround(w.window_s / per_launch_s) : 0},
                     {"launches", w.launches},
                     {"energy_j", w.energy_j},

@@ -3,12 +3,11 @@
 // nvmlDeviceGetTotalEnergyConsumption). The counter moves in steps, once per update period (100 ms
 // on an H100), so a point's energy is read over a window of whole periods while its launches run
 // back to back: the window opens at the first step after the launches began (the step before
-// may hold idle time) and closes after enough more steps (EnergySettings: a window whose steps
-// disagree grows). Average power is the energy of those steps over their time; joules per launch
-// are that power times the launches' own time per launch (cudaEvents around the stretch). The
-// meter learns the period and the idle power at the start of the run, with the GPU idle. The
-// driver's power samples (nvmlDeviceGetSamples) within the same window are averaged beside it,
-// as a cross-check of the counter.
+// may hold idle time) and closes after `counter_periods` more steps. Average power is the energy
+// of those steps over their time; joules per launch are that power times the launches' own time
+// per launch (cudaEvents around the stretch). The meter learns the period and the idle power at
+// the start of the run, with the GPU idle. The driver's power samples (nvmlDeviceGetSamples)
+// within the same window are averaged beside it, as a cross-check of the counter.
 #include <nlohmann/json.hpp>
 
 #include <memory>
@@ -55,29 +54,19 @@ struct CounterCalibration {
 CounterCalibration calibrate_counter(const std::vector<std::pair<double, double>>& readings);
 
 struct EnergySettings {
-  // The window holds at least window_s of the counter's steps (rounded to whole update periods),
-  // and more, up to max_window_s, until the steps' mean is known to target_noise (its standard
-  // error over the mean), as the timer samples until its noise is low enough.
-  double window_s = 0.2;        // measurement.energy_window_s
-  double max_window_s = 1.0;    // measurement.energy_max_window_s
-  double target_noise = 0.02;   // measurement.energy_target_noise
+  double window_s = 0.2;        // measurement.energy_window_s, rounded to whole update periods
   double calibration_s = 1.0;   // idle readings at the start of the run, at most
   double poll_s = 0.001;        // between readings
 };
 
 // Whole periods in a window of `window_s` (at least one).
 int counter_periods(double window_s, double period_s);
-// The standard error of the steps' mean over the mean (infinite below two steps), and whether a
-// window with these steps is done: at max_periods, or from min_periods once under target_noise.
-double step_noise(const std::vector<double>& steps);
-bool window_done(const std::vector<double>& steps, int min_periods, int max_periods, double target_noise);
 
 // One point's window.
 struct EnergyWindow {
   std::string status = "ok";  // "ok" or "unavailable"
   std::string reason;
-  int counter_periods = 0;    // the counter's steps in the window
-  double step_noise = 0;      // their standard error over their mean
+  int counter_periods = 0;
   double window_s = 0;        // counter_periods x the update period
   double energy_j = 0;        // the counter's steps over the window
   double average_w = 0;

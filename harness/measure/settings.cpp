@@ -13,8 +13,6 @@ json to_json(const MeasurementSettings& m) {
   if (m.energy) {
     j["energy"] = true;
     j["energy_window_s"] = m.energy_window_s;
-    j["energy_max_window_s"] = m.energy_max_window_s;
-    j["energy_target_noise"] = m.energy_target_noise;
   }
   return j;
 }

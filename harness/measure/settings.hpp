@@ -35,13 +35,10 @@ struct MeasurementSettings {
   // too, as Nsight Compute flushes before every kernel it profiles (--cache-control all).
   std::string counters_l2_flush = "per_launch";
   // Energy per device point (run --energy, harness/measure/energy.hpp): NVML's energy counter over
-  // a window of back-to-back launches after the timing: at least energy_window_s (whole updates of
-  // the counter), longer, up to energy_max_window_s, until the steps' mean is known to
-  // energy_target_noise.
+  // a window of back-to-back launches after the timing, of about energy_window_s (whole updates
+  // of the counter).
   bool energy = false;
   double energy_window_s = 0.2;
-  double energy_max_window_s = 1.0;
-  double energy_target_noise = 0.02;
 };
 
 nlohmann::ordered_json to_json(const MeasurementSettings& settings);

@@ -23,17 +23,13 @@ void open_energy_meter(RunSession& s, const MeasurementSettings& m, std::ostream
   if (!m.energy) return;
   EnergySettings settings;
   settings.window_s = m.energy_window_s;
-  settings.max_window_s = m.energy_max_window_s;
-  settings.target_noise = m.energy_target_noise;
   std::string why;
   std::unique_ptr<EnergyReadings> readings = nvml_energy_readings(s.device.pci_bus_id, why);
   s.energy = std::make_unique<EnergyMeter>(std::move(readings), settings, why);
   const EnergyMeter& e = *s.energy;
-  log << (e.available() ? fmt::format("energy: NVML's counter updates every {:.1f} ms; idle {:.1f} W; windows of {} to {} update(s)\n",
+  log << (e.available() ? fmt::format("energy: NVML's counter updates every {:.1f} ms; idle {:.1f} W; windows of {} update(s)\n",
                                       e.calibration().period_s * 1e3, e.calibration().idle_w,
-                                      counter_periods(settings.window_s, e.calibration().period_s),
-                                      std::max(counter_periods(settings.window_s, e.calibration().period_s),
-                                               counter_periods(settings.max_window_s, e.calibration().period_s)))
+                                      counter_periods(settings.window_s, e.calibration().period_s))
                         : fmt::format("energy unavailable: {}; timings go on\n", e.unavailable_reason()));
 }
 

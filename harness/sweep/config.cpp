@@ -115,8 +115,7 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   check.object(value, path);
   check.only_keys(value, path,
                   {"mode", "warmup_runs", "min_samples", "max_samples", "target_noise", "min_time_s", "timeout_s", "seed", "counters",
-                   "profiled_samples", "instrumented_max_kernel_ms", "counters_l2_flush", "energy", "energy_window_s",
-                   "energy_max_window_s", "energy_target_noise"});
+                   "profiled_samples", "instrumented_max_kernel_ms", "counters_l2_flush", "energy", "energy_window_s"});
   if (value.contains("mode")) {
     m.mode = check.string(value["mode"], path + ".mode");
     if (m.mode != "cold" && m.mode != "hot" && m.mode != "batch")
@@ -140,10 +139,6 @@ MeasurementSettings parse_measurement(const json& value, const std::string& path
   flag("energy", m.energy);
   // At least one update period of the counter (100 ms on an H100); longer windows average more steps.
   if (value.contains("energy_window_s")) m.energy_window_s = check.number(value["energy_window_s"], path + ".energy_window_s", 0.05, 60, false);
-  if (value.contains("energy_max_window_s"))
-    m.energy_max_window_s = check.number(value["energy_max_window_s"], path + ".energy_max_window_s", 0.05, 60, false);
-  if (value.contains("energy_target_noise"))
-    m.energy_target_noise = check.number(value["energy_target_noise"], path + ".energy_target_noise", 0, 1, false);
   // A profiled collection holds the samples' flush and kernel ranges: at most 512 (harness/measure/counters).
   if (value.contains("profiled_samples"))
     m.profiled_samples = int(check.integer(value["profiled_samples"], path + ".profiled_samples", 0, 100));
