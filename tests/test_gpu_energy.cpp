@@ -111,7 +111,9 @@ TEST(GpuEnergy, ALockedClockIsObservedAndTheDefaultIsBackAfterTheRun) {
   ASSERT_EQ(locked["status"], "ok") << locked.dump();
   EXPECT_EQ(locked["sm_clock"]["asked_mhz"], 990);
   EXPECT_TRUE(locked["sm_clock"]["locked"].get<bool>());
-  EXPECT_NEAR(locked["sm_clock"]["observed_sm_mhz"].get<double>(), 990, 20);  // cycles over the global timer
+  // Cycles over the global timer; the GPU may run a neighbouring clock of its table (990 asked:
+  // 990, 1005 and 1020 MHz measured on the H100).
+  EXPECT_NEAR(locked["sm_clock"]["observed_sm_mhz"].get<double>(), 990, 50);
   const auto& unlocked = doc["results"][1];
   EXPECT_FALSE(unlocked["sm_clock"]["locked"].get<bool>());
   EXPECT_GT(unlocked["sm_clock"]["observed_sm_mhz"].get<double>(), 990 + 100);
