@@ -64,6 +64,7 @@ int list_points(const SweepSpec& spec, const Registry& registry, const Strategy&
   std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run\n", spec.source, spec.name, spec.family,
                            points.size());
   for (const auto& point : points) std::cout << point.id << "\n";
+  std::cout << restrictions_summary(spec, registry);
   if (uses_sm_clock_axis(spec)) std::cout << check_sm_clocks(spec, first_gpu_sm_clocks(), "this machine's GPU");
   return kExitOk;
 }

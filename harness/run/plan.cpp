@@ -336,6 +336,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
       target = plan_target(query_device(0), built);
     }
     if (uses_sm_clock_axis(spec)) out << check_sm_clocks(spec, plan_sm_clocks(options, target), target.name);
+    out << restrictions_summary(spec, registry);
     PlanSummary summary = plan_sweep(spec, registry, target, built_kernel_resources(), options, out);
     if (summary.failed > 0) {
       err << fmt::format("occbench plan: {} point(s) could not be planned; see the reasons under the table\n", summary.failed);

@@ -296,6 +296,28 @@ void parse_launch_axes(const json& doc, const Checker& check, const Family& fami
   }
 }
 
+// "restrictions": expressions over the sizes and the selected variants' axes (harness axes too),
+// each refused with its path where it names anything else or does not parse.
+void parse_restrictions(const json& doc, const Checker& check, const Family& family, SweepSpec& spec) {
+  if (!doc.contains("restrictions")) return;
+  const json& list = doc["restrictions"];
+  if (!list.is_array())
+    check.fail("$.restrictions", fmt::format("expected a list of expressions such as \"block_size * items <= 512\", got {}", type_name(list)));
+  std::vector<std::string> names;
+  for (const auto& [size, values] : spec.sizes) names.push_back(size);
+  for (const auto& v : spec.variants)
+    for (const auto& axis : launch_axes_with_harness(*family.find_variant(v)))
+      if (std::find(names.begin(), names.end(), axis.name) == names.end()) names.push_back(axis.name);
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    Restriction r;
+    r.path = fmt::format("$.restrictions[{}]", i);
+    r.text = check.string(list[i], r.path);
+    r.expression = Expression(r.text, names, spec.source, r.path);
+    r.uses = r.expression.used_variables();
+    spec.restrictions.push_back(std::move(r));
+  }
+}
+
 // A shared value must be legal for every selected variant that takes it from the shared list.
 void check_shared_values(const Checker& check, const Family& family, const SweepSpec& spec) {
   for (const auto& [axis_name, values] : spec.axes)
@@ -330,7 +352,8 @@ void check_points(const Checker& check, const Family& family, const SweepSpec& s
 SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Registry& registry) {
   Checker check(source);
   check.object(doc, "$");
-  std::vector<std::string> keys{"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes", "measurement"};
+  std::vector<std::string> keys{"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes",
+                                "restrictions", "measurement"};
   // A config that names CUDA source ("source") defines its own family (harness/sweep/source_family).
   if (doc.contains("source")) keys.insert(keys.end(), source_config_keys().begin(), source_config_keys().end());
   check.only_keys(doc, "$", keys);
@@ -343,6 +366,7 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
   parse_sizes(doc, check, family, spec);
   parse_launch_axes(doc, check, family, spec);
   check_shared_values(check, family, spec);
+  parse_restrictions(doc, check, family, spec);
   if (doc.contains("measurement")) spec.measurement = parse_measurement(doc["measurement"], "$.measurement", check);
   check_points(check, family, spec, registry);
   return spec;

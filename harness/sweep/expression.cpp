@@ -62,6 +62,16 @@ const std::string& Expression::text() const {
   return impl_ ? impl_->text : none;
 }
 
+std::vector<std::string> Expression::used_variables() const {
+  std::vector<std::string> used;
+  if (!impl_) return used;
+  for (const auto& [name, address] : impl_->parser.GetUsedVar()) {
+    (void)address;
+    used.push_back(name);
+  }
+  return used;
+}
+
 double Expression::evaluate(const Params& params) const {
   if (!impl_) throw std::logic_error("evaluating an empty expression");
   Impl& e = *impl_;

@@ -23,6 +23,8 @@ class Expression {
 
   const std::string& text() const;
   bool empty() const { return !impl_; }
+  // The variable names the expression uses, of those it was given.
+  std::vector<std::string> used_variables() const;
   // Every variable must be in `params`; throws std::runtime_error naming the expression otherwise.
   double evaluate(const Params& params) const;
   // The value, which must be a whole number in [min, max]; else std::runtime_error naming the

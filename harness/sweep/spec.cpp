@@ -10,4 +10,10 @@ ConfigError::ConfigError(std::string file, std::string json_path, std::string ex
       json_path_(std::move(json_path)),
       expected_(std::move(expected)) {}
 
+bool Restriction::allows(const Params& params) const {
+  for (const auto& name : uses)
+    if (!params.has(name)) return true;
+  return expression.evaluate(params) != 0;
+}
+
 }  // namespace occbench

@@ -4,6 +4,7 @@
 // ConfigError names the file, the JSON path and what was expected.
 #include "harness/family/registry.hpp"
 #include "harness/measure/settings.hpp"
+#include "harness/sweep/expression.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -29,6 +30,16 @@ struct PointSelection {
   bool empty() const { return variants.empty() && filter.empty() && overrides.empty() && shard_count == 0; }
 };
 
+// A config's restriction: an expression over its sizes and axes ("block_size * items <= 512");
+// a point whose parameters make it 0 (false) is never built. It constrains the points that have
+// every name it uses (a variant without one of its axes is not constrained by it).
+struct Restriction {
+  std::string text, path;  // as written, and where: "$.restrictions[0]"
+  Expression expression;
+  std::vector<std::string> uses;
+  bool allows(const Params& params) const;  // true where it does not apply
+};
+
 struct SweepSpec {
   std::string source;  // the file it came from
   std::string name;
@@ -42,6 +53,7 @@ struct SweepSpec {
   AxisValues sizes;                                        // the family's size axes
   AxisValues axes;                                         // launch axes shared by all variants that accept them
   std::vector<std::pair<std::string, AxisValues>> variant_axes;  // per-variant overrides
+  std::vector<Restriction> restrictions;  // "restrictions": points they rule out are never built
   MeasurementSettings measurement;
   nlohmann::ordered_json raw;  // the input as given, echoed in every result file
   PointSelection selection;    // from the command line; echoed in the record's run block

@@ -70,6 +70,8 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
       if (check_points && std::size_t(own_axes) != variant->axes.size())
         throw std::invalid_argument("variant " + variant_name + " is missing axis values");
       cartesian(axes, sizes, 0, [&](const Params& params) {
+        for (const auto& restriction : spec.restrictions)
+          if (!restriction.allows(params)) return;  // never built
         std::string id = point_id(family->name, variant->name, params);
         if (filter && !std::regex_search(id, *filter)) return;
         Point point;
@@ -84,6 +86,28 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
     }
   });
   return points;
+}
+
+std::vector<std::size_t> restriction_removals(const SweepSpec& spec, const Registry& registry, std::size_t& unrestricted) {
+  SweepSpec all = spec;
+  all.restrictions.clear();
+  std::vector<Point> points = expand_sweep(all, registry, false);
+  unrestricted = points.size();
+  std::vector<std::size_t> removed(spec.restrictions.size(), 0);
+  for (const auto& point : points)
+    for (std::size_t i = 0; i < spec.restrictions.size(); ++i) removed[i] += !spec.restrictions[i].allows(point.params);
+  return removed;
+}
+
+std::string restrictions_summary(const SweepSpec& spec, const Registry& registry) {
+  if (spec.restrictions.empty()) return "";
+  std::size_t unrestricted = 0;
+  std::vector<std::size_t> removed = restriction_removals(spec, registry, unrestricted);
+  std::size_t kept = expand_sweep(spec, registry).size();
+  std::string text = fmt::format("restrictions: {} of {} point(s) kept\n", kept, unrestricted);
+  for (std::size_t i = 0; i < removed.size(); ++i)
+    text += fmt::format("  {} \"{}\" rules out {} point(s)\n", spec.restrictions[i].path, spec.restrictions[i].text, removed[i]);
+  return text;
 }
 
 }  // namespace occbench

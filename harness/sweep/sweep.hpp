@@ -1,6 +1,7 @@
 #pragma once
 // Expands a sweep into points: sizes outermost, then variants, then each variant's launch axes.
-// Only the points whose id the selection's --filter matches are kept. Which of them a run
+// Points a restriction rules out are never built ("restrictions": expressions over the sizes and
+// axes), and only the points whose id the selection's --filter matches are kept. Which of them a run
 // measures, and in which order, is its point source's choice (harness/sweep/point_source.hpp).
 #include "harness/sweep/spec.hpp"
 #include "harness/family/point.hpp"
@@ -18,7 +19,13 @@ AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant);
 // The sweep's family: its own (a config naming CUDA source) or the registry's built-in one.
 const Family* sweep_family(const SweepSpec& spec, const Registry& registry);
 
-// Every point of the sweep. With check_points, each point's axes are all set (the config was validated).
+// Every point of the sweep that its restrictions allow. With check_points, each point's axes are
+// all set (the config was validated).
 std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry, bool check_points = true);
+
+// How many points of the unrestricted sweep (`unrestricted`) each restriction rules out (a point
+// may be ruled out by several), and the lines plan and run --dry-run print ("" without restrictions).
+std::vector<std::size_t> restriction_removals(const SweepSpec& spec, const Registry& registry, std::size_t& unrestricted);
+std::string restrictions_summary(const SweepSpec& spec, const Registry& registry);
 
 }  // namespace occbench
