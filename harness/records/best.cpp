@@ -1,0 +1,140 @@
+#include "harness/records/best.hpp"
+
+#include "harness/core/format.hpp"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <map>
+#include <stdexcept>
+
+namespace occbench {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::vector<std::string> size_names(const ShardOutput& input) {
+  std::vector<std::string> names;
+  if (input.config.contains("sizes") && input.config["sizes"].is_object())
+    for (const auto& item : input.config["sizes"].items()) names.push_back(item.key());
+  return names;
+}
+
+std::string pairs_text(const json& values, const char* separator) {
+  std::string text;
+  for (const auto& item : values.items()) text += fmt::format("{}{}={}", text.empty() ? "" : separator, item.key(), item.value().dump());
+  return text;
+}
+
+std::string macro_part(const std::string& text) {
+  std::string out;
+  for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(static_cast<unsigned char>(c))) : '_';
+  return out;
+}
+
+std::string device_name(const ShardOutput& input) {
+  return input.devices.empty() ? "unknown GPU" : input.devices.front().value("name", "unknown GPU");
+}
+
+}  // namespace
+
+Objective parse_objective(const std::string& text) {
+  Objective o;
+  std::string field = text;
+  if (auto colon = text.rfind(':'); colon != std::string::npos) {
+    std::string direction = text.substr(colon + 1);
+    if (direction != "min" && direction != "max")
+      throw std::invalid_argument(fmt::format("--objective {}: expected FIELD, FIELD:min or FIELD:max, e.g. "
+                                              "metrics.achieved_bandwidth_gbps:max", text));
+    o.maximize = direction == "max";
+    field = text.substr(0, colon);
+  }
+  if (field.empty()) throw std::invalid_argument(fmt::format("--objective {}: expected a field of the record, e.g. timing.median_ms", text));
+  o.field = field;
+  return o;
+}
+
+std::optional<double> objective_value(const json& record, const Objective& objective) {
+  if (record.value("status", "") != "ok") return std::nullopt;
+  const json* node = &record;
+  std::size_t start = 0;
+  while (start <= objective.field.size()) {
+    std::size_t dot = objective.field.find('.', start);
+    std::string key = objective.field.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (!node->is_object() || !node->contains(key)) return std::nullopt;
+    node = &(*node)[key];
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  return node->is_number() ? std::optional<double>(node->get<double>()) : std::nullopt;
+}
+
+std::vector<BestPoint> best_points(const ShardOutput& input, const Objective& objective) {
+  std::vector<std::string> sizes = size_names(input);
+  std::vector<BestPoint> best;
+  std::map<std::string, std::size_t> group_index;
+  for (const auto& r : input.results) {
+    std::optional<double> value = objective_value(r, objective);
+    if (!value) continue;
+    BestPoint candidate{r.value("family", ""), r.value("variant", ""), json::object(), json::object(), r, *value, 1};
+    const json params = r.value("params", json::object());  // kept: items() of a temporary would dangle
+    for (const auto& item : params.items())
+      (std::find(sizes.begin(), sizes.end(), item.key()) != sizes.end() ? candidate.sizes : candidate.params)[item.key()] = item.value();
+    std::string key = candidate.family + "/" + candidate.variant + "/" + candidate.sizes.dump();
+    auto found = group_index.find(key);
+    if (found == group_index.end()) {
+      group_index[key] = best.size();
+      best.push_back(candidate);
+      continue;
+    }
+    BestPoint& current = best[found->second];
+    bool better = objective.maximize ? *value > current.value : *value < current.value;
+    int seen = current.candidates + 1;
+    if (better) current = candidate;
+    current.candidates = seen;
+  }
+  return best;
+}
+
+json best_json(const std::vector<BestPoint>& best, const ShardOutput& input, const Objective& objective) {
+  json points = json::array();
+  for (const auto& b : best)
+    points.push_back({{"family", b.family}, {"variant", b.variant}, {"sizes", b.sizes}, {"params", b.params},
+                      {"objective_value", b.value}, {"candidates", b.candidates}, {"point_id", b.record.value("point_id", "")},
+                      {"median_ms", b.record.contains("timing") ? b.record["timing"].value("median_ms", json()) : json()}});
+  return {{"occbench_best", 1}, {"source", input.path}, {"device", device_name(input)}, {"tool", input.tool},
+          {"objective", objective.text()}, {"best", points}};
+}
+
+std::string best_header(const std::vector<BestPoint>& best, const ShardOutput& input, const Objective& objective) {
+  std::map<std::string, int> groups_per_variant;
+  for (const auto& b : best) ++groups_per_variant[b.family + "/" + b.variant];
+  std::string text = fmt::format("// The best point of each variant measured by occbench (occbench best {}, objective {}).\n"
+                                 "// GPU: {}; occbench {}.\n#pragma once\n",
+                                 input.path, objective.text(), device_name(input), input.tool.value("git_commit", "?"));
+  for (const auto& b : best) {
+    std::string stem = "OCCBENCH_" + macro_part(b.family) + "_" + macro_part(b.variant);
+    if (groups_per_variant[b.family + "/" + b.variant] > 1)
+      for (const auto& item : b.sizes.items()) stem += "_" + macro_part(item.key()) + macro_part(item.value().dump());
+    text += fmt::format("\n// {} {} at {}: {} {} = {:.6g}; median {} (of {} point(s))\n", b.family, b.variant,
+                        pairs_text(b.sizes, " "), objective.maximize ? "max" : "min", objective.field, b.value,
+                        format_duration_ms(b.record.contains("timing") ? b.record["timing"].value("median_ms", 0.0) : 0.0),
+                        b.candidates);
+    for (const auto& item : b.params.items()) text += fmt::format("#define {}_{} {}\n", stem, macro_part(item.key()), item.value().dump());
+  }
+  return text;
+}
+
+std::string format_best(const std::vector<BestPoint>& best, const Objective& objective) {
+  std::string text = fmt::format("| family | variant | sizes | best params | {} ({}) | median | points |\n|---|---|---|---|---:|---:|---:|\n",
+                                 objective.field, objective.maximize ? "max" : "min");
+  for (const auto& b : best)
+    text += fmt::format("| {} | {} | {} | {} | {:.6g} | {} | {} |\n", b.family, b.variant, pairs_text(b.sizes, " "),
+                        b.params.empty() ? "–" : pairs_text(b.params, " "), b.value,
+                        format_duration_ms(b.record.contains("timing") ? b.record["timing"].value("median_ms", 0.0) : 0.0),
+                        b.candidates);
+  return text;
+}
+
+}  // namespace occbench
