@@ -28,8 +28,11 @@ Command add_plan_command(CLI::App& app, const Registry& registry) {
   plan->add_option("--out", options.out_dir, "Folder for the result files")->capture_default_str();
   plan->add_flag("--list-gpus", options.list_gpus, "Show the built-in GPU table and exit");
   add_selection_options(*plan, flags->selection);
+  plan->add_option("--compile-share", options.compile_share, "Internal: compile share W/N of a user kernel's instantiations")
+      ->group("");
   return {plan, [&registry, flags](const std::vector<std::string>& argv) {
             flags->options.command_line = join_command(argv);
+            flags->options.argv = argv;
             if (!flags->options.config.empty()) flags->options.config = shipped_config_path(flags->options.config);
             flags->options.selection = selection_from_flags(flags->selection);
             return plan_main(flags->options, registry, std::cout, std::cerr);

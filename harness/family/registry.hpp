@@ -188,6 +188,12 @@ struct Family {
   // Launch axes whose value changes the expected output (stencil's filter_size): the problem keeps
   // one reference per value, so run --devices hands out a value's points together.
   std::vector<std::string> reference_axes;
+  // Optional: compiles share `index` of `count` of the kernels of these points (variant, params)
+  // for sm_<arch> ahead, into the compiler's disk cache, so that taking each point's kernel later
+  // waits for no compiler (a family of the user's own CUDA source, compiled at run time; several
+  // processes each take a share).
+  std::function<void(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count)>
+      precompile;
 
   const Variant* find_variant(std::string_view variant_name) const;
   const Axis* find_size_axis(std::string_view axis_name) const;

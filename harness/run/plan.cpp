@@ -5,6 +5,8 @@
 #include "harness/model/occupancy.hpp"
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/run/clock_axis.hpp"
+#include "harness/run/supervisor.hpp"
+#include "harness/sweep/nvrtc_compiler.hpp"
 #include "harness/core/optional_number.hpp"
 #include "harness/measure/point.hpp"
 #include "harness/sweep/point_source.hpp"
@@ -13,9 +15,16 @@
 #include "harness/core/json.hpp"
 
 #include <fmt/format.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <cstdio>
 
 #include <cmath>
+#include <filesystem>
 #include <ostream>
+
+extern char** environ;
 
 namespace occbench {
 
@@ -192,12 +201,64 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
   return r;
 }
 
+namespace {
+int plan_arch(const PlanTarget& target) { return target.limits.compute_major * 10 + target.limits.compute_minor; }
+
+std::vector<std::pair<std::string, Params>> compile_wanted(const std::vector<Point>& points) {
+  std::vector<std::pair<std::string, Params>> wanted;
+  for (const auto& point : points) wanted.emplace_back(point.variant->name, point.params);
+  return wanted;
+}
+
+// Runs this plan again in `count` processes, each compiling its share into NVRTC's disk cache
+// (--compile-share W/N), and waits for them.
+void spawn_compile_workers(const std::vector<std::string>& argv, unsigned count) {
+  std::string exe = self_executable();
+  std::vector<pid_t> workers;
+  for (unsigned w = 0; w < count; ++w) {
+    std::vector<std::string> args(argv.begin(), argv.end());
+    args.insert(args.end(), {"--compile-share", fmt::format("{}/{}", w, count)});
+    std::vector<char*> c_args;
+    for (auto& a : args) c_args.push_back(a.data());
+    c_args.push_back(nullptr);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, c_args.data(), environ) == 0) workers.push_back(pid);
+  }
+  for (pid_t pid : workers) waitpid(pid, nullptr, 0);
+}
+
+// A family of the user's CUDA source has every point's kernel compiled first, by one process per
+// core; the points then take their compiled kernels from the cache one by one.
+void compile_ahead(const SweepSpec& spec, const Registry& registry, const std::vector<Point>& points, const PlanTarget& target,
+                   const PlanOptions& options) {
+  const Family* family = sweep_family(spec, registry);
+  if (!family || !family->precompile) return;
+  unsigned count = unsigned(std::min<std::size_t>(compile_processes(), points.size()));
+  // Only the occbench command runs itself again (a test binary calling plan_main compiles here).
+  bool is_occbench = std::filesystem::path(self_executable()).filename() == "occbench";
+  if (count > 1 && is_occbench && !options.argv.empty()) spawn_compile_workers(options.argv, count);
+  else family->precompile(compile_wanted(points), plan_arch(target), 0, 1);
+}
+
+// plan --compile-share W/N (a worker of compile_ahead): compiles its share and nothing else.
+int compile_share(const SweepSpec& spec, const Registry& registry, const PlanTarget& target, const std::string& share) {
+  unsigned index = 0, count = 0;
+  if (std::sscanf(share.c_str(), "%u/%u", &index, &count) != 2 || count == 0 || index >= count)
+    throw PlanError(fmt::format("--compile-share {}: expected W/N with W < N", share));
+  const Family* family = sweep_family(spec, registry);
+  if (family && family->precompile)
+    family->precompile(compile_wanted(make_point_source(spec, registry)->points()), plan_arch(target), index, count);
+  return 0;
+}
+}  // namespace
+
 PlanSummary plan_sweep(const SweepSpec& spec, const Registry& registry, const PlanTarget& target,
                        const KernelResourceTable& resources, const PlanOptions& options, std::ostream& log) {
   PlanSummary summary;
   std::string started = utc_now_iso();
   std::vector<ordered_json> results;
   std::unique_ptr<ListSource> source = make_point_source(spec, registry);
+  compile_ahead(spec, registry, source->points(), target, options);
   for (const auto& point : source->points()) {
     ordered_json r;
     try {
@@ -335,6 +396,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
     } else {
       target = plan_target(query_device(0), built);
     }
+    if (!options.compile_share.empty()) return compile_share(spec, registry, target, options.compile_share);
     if (uses_sm_clock_axis(spec)) out << check_sm_clocks(spec, plan_sm_clocks(options, target), target.name);
     out << restrictions_summary(spec, registry);
     PlanSummary summary = plan_sweep(spec, registry, target, built_kernel_resources(), options, out);

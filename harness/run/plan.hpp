@@ -55,6 +55,10 @@ struct PlanOptions {
   bool write_files = true;
   std::string command_line;
   PointSelection selection;         // --variants, --filter, --set (harness/sweep/selection.hpp)
+  // The command line as given, for the processes that compile a user kernel's instantiations
+  // ahead (each runs it again with --compile-share W/N); empty: compile in this process only.
+  std::vector<std::string> argv;
+  std::string compile_share;        // internal, "W/N": compile share W of N into the cache and exit
 };
 
 struct PlanSummary {

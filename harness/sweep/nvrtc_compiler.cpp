@@ -3,15 +3,21 @@
 #include "harness/core/cuda_check.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 #include <nvrtc.h>
 
+#include <algorithm>
 #include <chrono>
+#include <future>
+#include <map>
+#include <mutex>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #ifndef OCCBENCH_CUDA_INCLUDE_DIR
@@ -183,6 +189,35 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
     fs::rename(meta_path.string() + tmp_suffix, meta_path, ec);
   }
   return result;
+}
+
+NvrtcResult nvrtc_compile_once(const NvrtcRequest& request) {
+  static std::mutex mutex;
+  static std::map<std::string, std::shared_future<NvrtcResult>> compiled;
+  std::string key = fmt::format("{}\n{}\n{}\n{}\n{:016x}", request.arch, request.source_path, fmt::join(request.options, " "),
+                                fmt::join(request.name_expressions, " "), fnv1a(request.source_text));
+  std::promise<NvrtcResult> mine;
+  std::shared_future<NvrtcResult> result;
+  bool compiles = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = compiled.find(key);
+    compiles = found == compiled.end();
+    result = compiles ? (compiled[key] = mine.get_future().share()) : found->second;
+  }
+  if (compiles) {
+    try {
+      mine.set_value(nvrtc_compile(request));
+    } catch (...) {
+      mine.set_exception(std::current_exception());
+    }
+  }
+  return result.get();
+}
+
+unsigned compile_processes() {
+  if (const char* text = std::getenv("OCCBENCH_COMPILE_PROCESSES"); text && std::atoi(text) > 0) return unsigned(std::atoi(text));
+  return std::max(1u, std::thread::hardware_concurrency());
 }
 
 }  // namespace occbench

@@ -47,4 +47,15 @@ std::string nvrtc_version();
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 
+// nvrtc_compile, once per distinct request in this process, from any thread: a second caller of
+// the same request waits for the first's result (or its error) instead of compiling again. What
+// compiles the sweep ahead on several threads and what takes a point's kernel meet here.
+NvrtcResult nvrtc_compile_once(const NvrtcRequest& request);
+
+// Processes that compile a sweep's kernels ahead: one per core, or $OCCBENCH_COMPILE_PROCESSES.
+// Processes, not threads: NVRTC (13.0) compiles one program at a time per process, so threads
+// of one process take as long as one (measured: 4 compilations, 3.73 s on one thread, 3.66 s on
+// two; 8 in two processes, 3.88 s).
+unsigned compile_processes();
+
 }  // namespace occbench

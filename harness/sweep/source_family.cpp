@@ -59,6 +59,8 @@ void add_problem(Family& family, const std::shared_ptr<SourceState>& state) {
     return bytes;
   };
   family.make_problem = [state](const Params& sizes, std::uint64_t seed) { return make_source_problem(state, sizes, seed); };
+  family.precompile = [state](const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index,
+                               unsigned count) { state->precompile(points, arch, index, count); };
 }
 
 // Kernel i of the config as a variant: its launch, work model, run, checks and compilation.

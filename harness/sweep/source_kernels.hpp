@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -134,6 +135,13 @@ struct SourceState {
   // The kernel at p, compiled for sm_<arch> together with every other name of the sweep that
   // needs the same options; alone when that group does not compile (so the error is its own).
   Instance& instance(const KernelSpec& k, const Params& p, int arch);
+  // The NVRTC request for the kernel at p: its name and every other name of the sweep with its
+  // options that is not `compiled` yet.
+  NvrtcRequest request_for(const KernelSpec& k, const Params& p, int arch,
+                           const std::function<bool(const std::string& name)>& compiled) const;
+  // Compiles share `index` of `count` of the requests the points' first instance() calls will
+  // make (every count-th, in the sweep's order), one after another, into NVRTC's disk cache.
+  void precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count) const;
   // The record's compile block of an instance; the first point that uses it reports its NVRTC time.
   std::string compile_json(Instance& inst, int arch);
 };

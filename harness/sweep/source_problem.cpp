@@ -13,7 +13,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <set>
 
 namespace occbench {
 
@@ -48,19 +51,15 @@ std::optional<InitSpec> init_spec(const Initializer& init, const ElementType& ty
   return std::nullopt;
 }
 
-Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) {
+NvrtcRequest SourceState::request_for(const KernelSpec& k, const Params& p, int arch,
+                                      const std::function<bool(const std::string& name)>& compiled) const {
   std::string name = name_expression(k, p);
   std::vector<std::string> options = user_options(k, p);
-  auto key_of = [&](const std::string& n, const std::vector<std::string>& o) {
-    return fmt::format("sm_{}|{}|{}", arch, n, fmt::join(o, " "));
-  };
-  std::string key = key_of(name, options);
-  if (auto it = instances.find(key); it != instances.end()) return it->second;
   std::vector<std::string> group{name};
   for (std::size_t i = 0; i < kernels.size(); ++i)
     for (const auto& other : sweep_points[i]) {
       std::string other_name = name_expression(kernels[i], other);
-      if (user_options(kernels[i], other) == options && !instances.count(key_of(other_name, options)) &&
+      if (user_options(kernels[i], other) == options && !compiled(other_name) &&
           std::find(group.begin(), group.end(), other_name) == group.end())
         group.push_back(other_name);
     }
@@ -69,18 +68,44 @@ Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) 
   request.source_text = source_text;
   request.options = options;
   request.arch = arch;
-  auto compilation = std::make_shared<Compilation>();
   request.name_expressions = group;
+  return request;
+}
+
+Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) {
+  std::string name = name_expression(k, p);
+  std::vector<std::string> options = user_options(k, p);
+  auto key_of = [&](const std::string& n) { return fmt::format("sm_{}|{}|{}", arch, n, fmt::join(options, " ")); };
+  if (auto it = instances.find(key_of(name)); it != instances.end()) return it->second;
+  NvrtcRequest request = request_for(k, p, arch, [&](const std::string& n) { return instances.count(key_of(n)) > 0; });
+  auto compilation = std::make_shared<Compilation>();
   try {
-    compilation->compiled = nvrtc_compile(request);
+    compilation->compiled = nvrtc_compile_once(request);
   } catch (const NvrtcCompileError&) {
-    if (group.size() == 1) throw;
-    group = {name};
-    request.name_expressions = group;
-    compilation->compiled = nvrtc_compile(request);
+    if (request.name_expressions.size() == 1) throw;
+    request.name_expressions = {name};
+    compilation->compiled = nvrtc_compile_once(request);
   }
-  for (const auto& n : group) instances.emplace(key_of(n, options), Instance{compilation, n, nullptr});
-  return instances.at(key);
+  for (const auto& n : request.name_expressions) instances.emplace(key_of(n), Instance{compilation, n, nullptr});
+  return instances.at(key_of(name));
+}
+
+void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index,
+                             unsigned count) const {
+  std::set<std::string> seen;
+  std::size_t position = 0;
+  for (const auto& [variant, params] : points)
+    for (const auto& k : kernels) {
+      if (k.variant != variant) continue;
+      NvrtcRequest r = request_for(k, params, arch, [](const std::string&) { return false; });
+      if (!seen.insert(fmt::format("{}|{}", fmt::join(r.options, " "), fmt::join(r.name_expressions, " "))).second) continue;
+      if (position++ % count != index) continue;
+      try {
+        nvrtc_compile_once(r);
+      } catch (const std::exception&) {
+        // The point's own compilation says what is wrong, in its record.
+      }
+    }
 }
 
 std::string SourceState::compile_json(Instance& inst, int arch) {
