@@ -25,6 +25,7 @@
 #include <limits>
 #include <memory>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 using namespace occbench;
@@ -326,6 +327,42 @@ TEST(GpuHarness, RandomStrategyMeasuresItsSampleAndResumesIt) {
   ordered_json resumed = read_json_file(second.json_path);
   for (const auto& r : resumed["results"]) measured.push_back(r["point_id"]);
   EXPECT_EQ(measured, expected);
+  std::filesystem::remove_all(dir);
+}
+
+// run --strategy local: a search of 8 of the 24 points, each verified and distinct, the strategy
+// in the record; killed after three points, the resumed search keeps them and proposes the same
+// fourth point (what follows depends on new timings).
+TEST(GpuHarness, SearchMeasuresItsBudgetAndResumesWithTheSameNextPoint) {
+  OCCBENCH_REQUIRE_GPU();
+  auto dir = std::filesystem::temp_directory_path() / "occbench_gpu_search";
+  std::filesystem::remove_all(dir);
+  SweepSpec spec = parse_sweep_text(R"({"name": "search", "family": "adjacent_difference",
+      "variants": ["global", "shared_static", "vectorized"], "baseline": "global",
+      "sizes": {"n": [1000000]}, "axes": {"block_size": [64, 128, 256, 512, 768, 1024, 96, 192]},
+      "measurement": {"mode": "cold", "min_samples": 3, "max_samples": 20, "timeout_s": 0.5}})",
+                                    "search.json", builtin_registry());
+  RunOptions options;
+  options.out_dir = dir.string();
+  options.strategy = Strategy{"local", 8, 5};
+  std::ostringstream log;
+  RunSummary first = run_sweep(spec, builtin_registry(), options, log);
+  EXPECT_EQ(first.ok, 8u) << log.str();
+  ordered_json doc = read_json_file(first.json_path);
+  std::vector<std::string> measured;
+  for (const auto& r : doc["results"]) measured.push_back(r["point_id"]);
+  ASSERT_EQ(measured.size(), 8u);
+  EXPECT_EQ(std::set<std::string>(measured.begin(), measured.end()).size(), 8u);
+  EXPECT_EQ(doc["run"]["strategy"]["name"], "local");
+  EXPECT_EQ(doc["run"]["strategy"]["objective"], "timing.median_ms");
+
+  ASSERT_EQ(keep_first_lines(first.jsonl_path, 4), 9u);
+  RunSummary second = resume_run(spec, options, first.jsonl_path, log);
+  EXPECT_EQ(second.reused, 3u);
+  EXPECT_EQ(second.ok, 8u) << log.str();
+  ordered_json resumed = read_json_file(second.json_path);
+  ASSERT_EQ(resumed["results"].size(), 8u);
+  EXPECT_EQ(resumed["results"][3]["point_id"], measured[3]) << "the same seed and records give the same next point";
   std::filesystem::remove_all(dir);
 }
 

@@ -10,6 +10,8 @@
 #include "harness/run/runner.hpp"
 #include "harness/sweep/selection.hpp"
 #include "harness/run/supervisor.hpp"
+#include "harness/records/best.hpp"
+#include "harness/search/search_source.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/measure/timer.hpp"
 #include "harness/sweep/config.hpp"
@@ -37,29 +39,48 @@ struct RunFlags {
   bool counters = false;
   bool energy = false;
   SelectionFlags selection;
-  std::string strategy = "exhaustive";
-  std::size_t max_points = 0;  // 0: not given
+  // How the points are chosen; each overrides the config's "search" where given.
+  std::string strategy, objective;  // "": not given
+  std::size_t max_points = 0;       // 0: not given
+  double time_limit_s = 0;          // 0: not given
   std::uint64_t seed = 0;
+  CLI::Option* seed_option = nullptr;
 };
 
-Strategy strategy_from_flags(const RunFlags& flags) {
-  Strategy strategy;
-  strategy.name = flags.strategy;
+// The strategy of the flags over `base` (the config's "search", or a resumed run's).
+Strategy apply_strategy_flags(const RunFlags& flags, Strategy strategy) {
+  if (!flags.strategy.empty()) strategy.name = flags.strategy;
   if (flags.max_points > 0) strategy.max_points = flags.max_points;
-  strategy.seed = flags.seed;
+  if (flags.time_limit_s > 0) strategy.time_limit_s = flags.time_limit_s;
+  if (flags.seed_option && flags.seed_option->count() > 0) strategy.seed = flags.seed;
+  if (!flags.objective.empty()) strategy.objective = flags.objective;
   return strategy;
 }
 
-// The same flags as arguments, for a child process that must choose the same points.
+// The same strategy as arguments, for a child process that must choose the same points.
 std::vector<std::string> strategy_arguments(const Strategy& strategy) {
   if (strategy.is_default()) return {};
-  std::vector<std::string> args = {"--strategy", strategy.name, "--seed", std::to_string(strategy.seed)};
+  std::vector<std::string> args = {"--strategy", strategy.name, "--seed", std::to_string(strategy.seed), "--objective", strategy.objective};
   if (strategy.max_points) args.insert(args.end(), {"--max-points", std::to_string(*strategy.max_points)});
+  if (strategy.time_limit_s) args.insert(args.end(), {"--time-limit", fmt::format("{}", *strategy.time_limit_s)});
   return args;
+}
+
+// A search chooses its points while it runs: its space and budget.
+int describe_search(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+  SearchSource search(selected_points(spec, registry), strategy);
+  std::cout << fmt::format("{}: sweep '{}', family {}: a '{}' search over {} point(s) in {} space(s) (one per size), at most {} "
+                           "point(s){}; seed {}, objective {}; the points are chosen as results come in\n",
+                           spec.source, spec.name, spec.family, strategy.name, search.candidates(), search.spaces(), search.planned(),
+                           strategy.time_limit_s ? fmt::format(" or {} s of points", *strategy.time_limit_s) : "", strategy.seed,
+                           strategy.objective);
+  std::cout << restrictions_summary(spec, registry);
+  return kExitOk;
 }
 
 // The points a run would measure, one id a line: no GPU needed.
 int list_points(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+  if (strategy.is_adaptive()) return describe_search(spec, registry, strategy);
   auto points = make_point_source(spec, registry, strategy)->points();
   std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run\n", spec.source, spec.name, spec.family,
                            points.size());
@@ -122,11 +143,22 @@ void restore_shard(RunFlags& flags, const ordered_json& header) {
     flags.selection.shard = header["selection"]["shard"].get<std::string>();
 }
 
-// The strategy of the flags; a resumed run's own where the flags give none.
-Strategy run_strategy(const RunFlags& flags, const JsonlContents& resumed) {
-  Strategy strategy = strategy_from_flags(flags);
-  if (strategy.is_default() && resumed.header.contains("strategy"))
-    strategy = strategy_from_json(resumed.header["strategy"], flags.resume_path);
+// The strategy: a resumed run's own, else the config's "search", with the flags given over it;
+// checked (exit 2 naming the flag or the field).
+Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlContents& resumed) {
+  Strategy base = spec.search.value_or(Strategy{});
+  if (resumed.header.contains("strategy")) base = strategy_from_json(resumed.header["strategy"], flags.resume_path);
+  Strategy strategy = apply_strategy_flags(flags, base);
+  check_strategy(strategy);
+  try {
+    parse_objective(strategy.objective);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError("command line", "--objective (or search.objective)", e.what());
+  }
+  bool shared = !flags.devices.empty() || flags.each_device || !flags.selection.shard.empty() || !flags.claim_dir.empty();
+  if (strategy.is_adaptive() && shared)
+    throw ConfigError("command line", "--strategy " + strategy.name,
+                      "a search runs on one GPU, over the whole sweep: not with --devices, --each-device or --shard");
   return strategy;
 }
 
@@ -219,8 +251,7 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
     restore_shard(flags, resumed.header);
   }
   SweepSpec spec = load_spec(flags, resumed, registry);
-  Strategy strategy = run_strategy(flags, resumed);
-  check_strategy(strategy);
+  Strategy strategy = run_strategy(flags, spec, resumed);
   if (flags.dry_run) return list_points(spec, registry, strategy);
   if (auto reason = no_gpu_reason()) return no_gpu(*reason);
   if (!flags.devices.empty()) return run_on_several_devices(flags, spec, strategy, argv, registry);
@@ -265,12 +296,17 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
   run->add_flag("--dry-run", flags->dry_run, "List the points the run would measure and exit (no GPU needed)");
   add_selection_options(*run, flags->selection);
   run->add_option("--strategy", flags->strategy,
-                  "How the points are chosen: exhaustive (every point, the default) or random (a sample of --max-points, "
-                  "the same for the same --seed)")
-      ->capture_default_str();
-  run->add_option("--max-points", flags->max_points, "Measure at most N points (random: the sample's size)")
+                  "How the points are chosen: exhaustive (every point, the default), random (a sample of --max-points), or "
+                  "a search that picks each point from the results so far: local, genetic, model (docs/search.md)");
+  run->add_option("--max-points", flags->max_points, "Measure at most N points (random: the sample's size; a search: its budget)")
       ->check(CLI::PositiveNumber);
-  run->add_option("--seed", flags->seed, "The random sample's seed")->capture_default_str();
+  run->add_option("--time-limit", flags->time_limit_s,
+                  "A search: stop once its points took S seconds (their time_use.point_s, so a resumed search counts its earlier ones)")
+      ->check(CLI::PositiveNumber);
+  flags->seed_option = run->add_option("--seed", flags->seed, "The seed of the random sample or the search (default 0)");
+  run->add_option("--objective", flags->objective,
+                  "A search: FIELD[:min|:max] of the record to optimise (default timing.median_ms), e.g. "
+                  "metrics.achieved_bandwidth_gbps:max or energy.joules_per_launch");
   return {run, [&registry, flags](const std::vector<std::string>& argv) { return run_command(*flags, argv, registry); }};
 }
 

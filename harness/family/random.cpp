@@ -27,4 +27,13 @@ void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t see
 
 double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i) { return unit_random_at(seed, stream, i); }
 
+std::uint64_t uniform_below(std::mt19937_64& generator, std::uint64_t n) {
+  const std::uint64_t biased_below = (0 - n) % n;
+  std::uint64_t r = generator();
+  while (r < biased_below) r = generator();
+  return r % n;
+}
+
+double uniform_unit(std::mt19937_64& generator) { return double(generator() >> 11) * 0x1.0p-53; }
+
 }  // namespace occbench

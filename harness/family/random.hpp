@@ -3,6 +3,7 @@
 // data are the same whatever the thread count, and large inputs (GBs) fill in seconds.
 #include <cstddef>
 #include <cstdint>
+#include <random>
 #include <vector>
 
 namespace occbench {
@@ -15,5 +16,11 @@ void fill_uniform_bytes(std::uint8_t* data, std::size_t count, std::uint64_t see
 // Element i of stream `stream` of a seeded sequence, uniform in [0, 1) with 53 random bits; depends
 // only on (seed, stream, i) (user kernels' inputs, harness/sweep/source_family).
 double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i);
+
+// Draws from a seeded generator that are the same with every standard library (its distributions
+// may differ), so a seed samples and searches the same way everywhere: an integer in [0, n)
+// (rejecting the biased top of the raw output), and a number in [0, 1).
+std::uint64_t uniform_below(std::mt19937_64& generator, std::uint64_t n);
+double uniform_unit(std::mt19937_64& generator);
 
 }  // namespace occbench

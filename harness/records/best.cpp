@@ -14,13 +14,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::vector<std::string> size_names(const ShardOutput& input) {
-  std::vector<std::string> names;
-  if (input.config.contains("sizes") && input.config["sizes"].is_object())
-    for (const auto& item : input.config["sizes"].items()) names.push_back(item.key());
-  return names;
-}
-
 std::string pairs_text(const json& values, const char* separator) {
   std::string text;
   for (const auto& item : values.items()) text += fmt::format("{}{}={}", text.empty() ? "" : separator, item.key(), item.value().dump());
@@ -38,6 +31,13 @@ std::string device_name(const ShardOutput& input) {
 }
 
 }  // namespace
+
+std::vector<std::string> size_names(const ShardOutput& input) {
+  std::vector<std::string> names;
+  if (input.config.contains("sizes") && input.config["sizes"].is_object())
+    for (const auto& item : input.config["sizes"].items()) names.push_back(item.key());
+  return names;
+}
 
 Objective parse_objective(const std::string& text) {
   Objective o;

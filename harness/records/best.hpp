@@ -23,6 +23,9 @@ Objective parse_objective(const std::string& text);
 // The record's value of the objective's field, where the point is ok and the field a number.
 std::optional<double> objective_value(const nlohmann::ordered_json& record, const Objective& objective);
 
+// The names of the sizes of the run's config ("m", "n"): the params that are not launch axes.
+std::vector<std::string> size_names(const ShardOutput& input);
+
 struct BestPoint {
   std::string family, variant;
   nlohmann::ordered_json sizes, params;  // params: the launch and tuning axes (sizes left out)

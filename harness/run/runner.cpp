@@ -5,6 +5,7 @@
 #include "harness/measure/point.hpp"
 #include "harness/run/run_session.hpp"
 #include "harness/run/supervisor.hpp"
+#include "harness/search/search_source.hpp"
 #include "harness/sweep/claims.hpp"
 
 #include <fmt/format.h>
@@ -170,11 +171,16 @@ std::unique_ptr<PointSource> worker_claims(const std::vector<Point>& points, con
 }  // namespace
 
 RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunOptions& options, std::ostream& log) {
-  std::unique_ptr<ListSource> chosen = make_point_source(spec, registry, options.strategy);
+  std::unique_ptr<ListSource> list;
+  std::unique_ptr<SearchSource> search;
+  if (options.strategy.is_adaptive())
+    search = std::make_unique<SearchSource>(selected_points(spec, registry), options.strategy);
+  else
+    list = make_point_source(spec, registry, options.strategy);
   std::unique_ptr<RunSession> session = open_run_session(spec, options, log);
-  PointLoop loop(*session, spec, options, chosen->points().size(), log);
-  std::unique_ptr<PointSource> claims = worker_claims(chosen->points(), spec, options, *session, loop);
-  PointSource& source = claims ? *claims : *chosen;
+  PointLoop loop(*session, spec, options, search ? search->planned() : list->points().size(), log);
+  std::unique_ptr<PointSource> claims = list ? worker_claims(list->points(), spec, options, *session, loop) : nullptr;
+  PointSource& source = claims ? *claims : search ? static_cast<PointSource&>(*search) : *list;
   drive(source, [&](const Point& point) { return loop.record(point, source); });
   if (claims && session->health.lost())
     log << fmt::format("device {}: {}; this worker claimed no more points\n", options.device, session->health.lost_reason);

@@ -318,6 +318,27 @@ void parse_restrictions(const json& doc, const Checker& check, const Family& fam
   }
 }
 
+// "search": how a run chooses its points (harness/sweep/strategy.hpp); the command line's flags
+// override each field. The objective is checked where it is read (harness/records/best.hpp).
+Strategy parse_search(const json& value, const Checker& check) {
+  const std::string path = "$.search";
+  check.object(value, path);
+  check.only_keys(value, path, {"strategy", "max_points", "time_limit_s", "seed", "objective"});
+  Strategy strategy;
+  if (value.contains("strategy")) strategy.name = check.string(value["strategy"], path + ".strategy");
+  if (value.contains("max_points")) strategy.max_points = std::size_t(check.integer(value["max_points"], path + ".max_points", 1));
+  if (value.contains("time_limit_s"))
+    strategy.time_limit_s = check.number(value["time_limit_s"], path + ".time_limit_s", 0, 1e9, true);
+  if (value.contains("seed")) strategy.seed = std::uint64_t(check.integer(value["seed"], path + ".seed", 0));
+  if (value.contains("objective")) strategy.objective = check.string(value["objective"], path + ".objective");
+  try {
+    check_strategy(strategy, "", path);
+  } catch (const ConfigError& e) {
+    check.fail(e.json_path(), e.expected());  // the same words, naming this file
+  }
+  return strategy;
+}
+
 // A shared value must be legal for every selected variant that takes it from the shared list.
 void check_shared_values(const Checker& check, const Family& family, const SweepSpec& spec) {
   for (const auto& [axis_name, values] : spec.axes)
@@ -353,7 +374,7 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
   Checker check(source);
   check.object(doc, "$");
   std::vector<std::string> keys{"$schema", "name", "description", "family", "variants", "baseline", "sizes", "axes", "variant_axes",
-                                "restrictions", "measurement"};
+                                "restrictions", "measurement", "search"};
   // A config that names CUDA source ("source") defines its own family (harness/sweep/source_family).
   if (doc.contains("source")) keys.insert(keys.end(), source_config_keys().begin(), source_config_keys().end());
   check.only_keys(doc, "$", keys);
@@ -368,6 +389,7 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
   check_shared_values(check, family, spec);
   parse_restrictions(doc, check, family, spec);
   if (doc.contains("measurement")) spec.measurement = parse_measurement(doc["measurement"], "$.measurement", check);
+  if (doc.contains("search")) spec.search = parse_search(doc["search"], check);
   check_points(check, family, spec, registry);
   return spec;
 }

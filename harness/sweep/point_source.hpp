@@ -8,6 +8,7 @@
 #include "harness/family/registry.hpp"
 #include "harness/measure/settings.hpp"
 #include "harness/sweep/spec.hpp"
+#include "harness/sweep/strategy.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -42,21 +43,6 @@ class PointSource {
 // record), tell the source that record, and ask again, until it has none left.
 void drive(PointSource& source, const std::function<nlohmann::ordered_json(const Point&)>& record);
 
-// How the points are chosen (run --strategy, --max-points, --seed).
-struct Strategy {
-  std::string name = "exhaustive";       // "exhaustive" | "random"
-  std::optional<std::size_t> max_points;  // at most this many points (exhaustive: the first ones)
-  std::uint64_t seed = 0;                // random: the sample's seed
-  bool is_default() const { return name == "exhaustive" && !max_points; }
-};
-// The strategy names run --strategy takes.
-const std::vector<std::string>& strategy_names();
-// Checked: a known name, random with --max-points. Throws ConfigError naming the flag.
-void check_strategy(const Strategy& strategy);
-// For the run record and the .jsonl header ({"name", "max_points", "seed"}), and back.
-nlohmann::ordered_json to_json(const Strategy& strategy);
-Strategy strategy_from_json(const nlohmann::ordered_json& json, const std::string& source);
-
 // A fixed list of points, given in the order they are measured.
 class ListSource : public PointSource {
  public:
@@ -88,8 +74,12 @@ class RandomSample : public ListSource {
   RandomSample(const std::vector<Point>& points, std::size_t max_points, std::uint64_t seed);
 };
 
-// The sweep's points (expanded, then narrowed to the shard's share where run --shard asks), as
-// the strategy picks them: what a run measures, what `run --dry-run` lists and `plan` plans.
+// The sweep's points, expanded, then narrowed to the shard's share where run --shard asks.
+std::vector<Point> selected_points(const SweepSpec& spec, const Registry& registry);
+
+// The selected points as a list strategy (exhaustive, random) picks them: what a run measures,
+// what `run --dry-run` lists and `plan` plans. A search (Strategy::is_adaptive) chooses while it
+// runs: harness/search/search_source.hpp.
 std::unique_ptr<ListSource> make_point_source(const SweepSpec& spec, const Registry& registry,
                                               const Strategy& strategy = {});
 

@@ -5,11 +5,13 @@
 #include "harness/family/registry.hpp"
 #include "harness/measure/settings.hpp"
 #include "harness/sweep/expression.hpp"
+#include "harness/sweep/strategy.hpp"
 
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -55,6 +57,7 @@ struct SweepSpec {
   std::vector<std::pair<std::string, AxisValues>> variant_axes;  // per-variant overrides
   std::vector<Restriction> restrictions;  // "restrictions": points they rule out are never built
   MeasurementSettings measurement;
+  std::optional<Strategy> search;  // "search": how a run chooses its points (flags override it)
   nlohmann::ordered_json raw;  // the input as given, echoed in every result file
   PointSelection selection;    // from the command line; echoed in the record's run block
 };

@@ -1,0 +1,95 @@
+// occbench replay RECORD: search strategies against a space measured in full, no GPU needed
+// (harness/search/replay.hpp).
+#include "harness/cli/cli.hpp"
+#include "harness/cli/commands.hpp"
+#include "harness/core/files.hpp"
+#include "harness/search/replay.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+namespace occbench {
+
+namespace {
+
+struct ReplayFlags {
+  std::string input, strategies = "random,local,genetic,model", budgets = "1,2,5,10,20", objective = "timing.median_ms", out;
+  std::size_t max_points = 0;
+  int seeds = 50;
+  std::uint64_t seed = 0;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream stream(text);
+  for (std::string item; std::getline(stream, item, ',');)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// Throws std::invalid_argument naming the flag.
+ReplayOptions replay_options(const ReplayFlags& flags) {
+  ReplayOptions options;
+  options.objective = parse_objective(flags.objective);
+  options.strategies = split_list(flags.strategies);
+  if (std::find(options.strategies.begin(), options.strategies.end(), "random") == options.strategies.end())
+    options.strategies.insert(options.strategies.begin(), "random");  // the baseline of every table
+  options.budget_percents.clear();
+  for (const auto& item : split_list(flags.budgets)) {
+    std::size_t used = 0;
+    double percent = -1;
+    try {
+      percent = std::stod(item, &used);
+    } catch (const std::exception&) {
+    }
+    if (used != item.size() || !(percent > 0 && percent <= 100))
+      throw std::invalid_argument(fmt::format("--budgets {}: expected percentages of the space in (0, 100], e.g. 1,2,5,10,20", flags.budgets));
+    options.budget_percents.push_back(percent);
+  }
+  if (flags.max_points > 0) options.max_points = flags.max_points;
+  options.seeds = flags.seeds;
+  options.first_seed = flags.seed;
+  return options;
+}
+
+int replay_command(const ReplayFlags& flags) {
+  ReplayOptions options;
+  std::vector<ReplaySpace> spaces;
+  ShardOutput input = read_shard_output(flags.input);
+  try {
+    options = replay_options(flags);
+    spaces = replay(input, options);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << fmt::format("error: replay {}: {}\n", flags.input, e.what());
+    return kExitBadInput;
+  }
+  std::cout << format_replay(spaces, options);
+  if (flags.out.empty()) return kExitOk;
+  write_text_file(flags.out, replay_json(spaces, input, options).dump(1) + "\n");
+  std::cout << fmt::format("wrote {}\n", flags.out);
+  return kExitOk;
+}
+
+}  // namespace
+
+Command add_replay_command(CLI::App& app) {
+  auto flags = std::make_shared<ReplayFlags>();
+  CLI::App* replay = app.add_subcommand("replay", "Search strategies against a run measured in full, without a GPU: how near "
+                                                  "the optimum each gets per budget, against random sampling");
+  replay->add_option("record", flags->input, "A run's results over the whole space: the .json document or the .jsonl")->required();
+  replay->add_option("--strategy", flags->strategies, "Strategies, comma-separated: random, local, genetic, model (random is always added)")
+      ->capture_default_str();
+  replay->add_option("--budgets", flags->budgets, "Budgets as percentages of each space's points")->capture_default_str();
+  replay->add_option("--max-points", flags->max_points, "One budget of N points instead of --budgets")->check(CLI::PositiveNumber);
+  replay->add_option("--seeds", flags->seeds, "Searches per strategy, seeds --seed, --seed+1, ...")
+      ->check(CLI::Range(1, 100000))->capture_default_str();
+  replay->add_option("--seed", flags->seed, "The first seed")->capture_default_str();
+  replay->add_option("--objective", flags->objective, "FIELD[:min|:max] of the record, as run --objective")->capture_default_str();
+  replay->add_option("--out", flags->out, "Write the curves (every budget from 1 point on) as JSON, for plots/occplot.py --kinds search");
+  return {replay, [flags](const std::vector<std::string>&) { return replay_command(*flags); }};
+}
+
+}  // namespace occbench

@@ -1,0 +1,205 @@
+#include "harness/search/replay.hpp"
+
+#include "harness/core/parallel.hpp"
+#include "harness/search/searcher.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+namespace occbench {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// One size's records as candidates of a space, each with its objective value (none: failed,
+// skipped or without the field).
+struct RecordedSpace {
+  std::string sizes;
+  std::vector<Coordinates> candidates;
+  std::vector<std::optional<double>> values;
+  std::vector<std::string> ids;
+};
+
+std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objective& objective) {
+  std::vector<std::string> sizes = size_names(input);
+  std::vector<RecordedSpace> spaces;
+  std::map<std::string, std::size_t> space_of;
+  std::set<std::string> seen;
+  for (const auto& record : input.results) {
+    std::string id = record.value("point_id", "");
+    if (!seen.insert(id).second) continue;  // a merged document may hold a point per GPU: the first
+    std::string size_text;
+    Coordinates coordinates = {{"variant", record.value("variant", "")}};
+    const json params = record.value("params", json::object());
+    for (const auto& item : params.items()) {
+      if (std::find(sizes.begin(), sizes.end(), item.key()) != sizes.end())
+        size_text += fmt::format("{}{}={}", size_text.empty() ? "" : " ", item.key(), item.value().dump());
+      else
+        coordinates.emplace_back(item.key(), item.value());
+    }
+    auto [found, added] = space_of.emplace(size_text, spaces.size());
+    if (added) spaces.push_back({size_text, {}, {}, {}});
+    RecordedSpace& space = spaces[found->second];
+    space.candidates.push_back(std::move(coordinates));
+    space.values.push_back(objective_value(record, objective));
+    space.ids.push_back(id);
+  }
+  return spaces;
+}
+
+// 1 where the best value found is the optimum, less the further it is from it.
+double fraction_of_optimum(double found, double optimum, bool maximize) {
+  if (found == 0 || optimum == 0) return found == optimum ? 1.0 : 0.0;
+  return maximize ? found / optimum : optimum / found;
+}
+
+// The fraction of the optimum after 1, 2, ... `steps` points of one search.
+std::vector<double> trajectory(const std::string& strategy, const SearchSpace& space, const std::vector<std::optional<double>>& values,
+                               const Objective& objective, double optimum, std::uint64_t seed, std::size_t steps) {
+  std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
+  std::vector<double> out;
+  double reached = 0;
+  while (out.size() < steps) {
+    if (auto candidate = searcher->ask()) {
+      std::optional<double> value = values[*candidate];
+      searcher->tell(*candidate, value && objective.maximize ? std::optional<double>(-*value) : value);
+      if (auto best = searcher->best_cost()) reached = fraction_of_optimum(objective.maximize ? -*best : *best, optimum, objective.maximize);
+    }
+    out.push_back(reached);
+  }
+  return out;
+}
+
+double quantile(const std::vector<double>& sorted, double q) {
+  double position = q * double(sorted.size() - 1);
+  std::size_t below = std::size_t(std::floor(position));
+  std::size_t above = std::min(below + 1, sorted.size() - 1);
+  return sorted[below] + (position - double(below)) * (sorted[above] - sorted[below]);
+}
+
+ReplayStep summarize(std::vector<double> fractions, std::size_t points) {
+  std::sort(fractions.begin(), fractions.end());
+  ReplayStep step;
+  step.points = points;
+  step.median = quantile(fractions, 0.5);
+  step.lower_quartile = quantile(fractions, 0.25);
+  step.upper_quartile = quantile(fractions, 0.75);
+  step.worst = fractions.front();
+  double sum = 0, near = 0;
+  for (double f : fractions) sum += f, near += f >= 0.95;
+  step.mean = sum / double(fractions.size());
+  step.reached_95 = near / double(fractions.size());
+  return step;
+}
+
+std::vector<std::size_t> budgets_in_points(const ReplayOptions& options, std::size_t points) {
+  if (options.max_points) return {std::min(*options.max_points, points)};
+  std::vector<std::size_t> out;
+  for (double percent : options.budget_percents)
+    out.push_back(std::clamp<std::size_t>(std::size_t(std::ceil(percent / 100.0 * double(points))), 1, points));
+  return out;
+}
+
+ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded,
+                         const ReplayOptions& options, double optimum, std::size_t steps) {
+  std::vector<std::vector<double>> runs(std::size_t(options.seeds));
+  parallel_for(runs.size(), [&](unsigned, std::size_t begin, std::size_t end) {
+    for (std::size_t s = begin; s < end; ++s)
+      runs[s] = trajectory(strategy, space, recorded.values, options.objective, optimum, options.first_seed + s, steps);
+  }, 2);
+  ReplayCurve curve{strategy, {}};
+  for (std::size_t k = 0; k < steps; ++k) {
+    std::vector<double> at_k;
+    for (const auto& run : runs) at_k.push_back(run[k]);
+    curve.steps.push_back(summarize(at_k, k + 1));
+  }
+  return curve;
+}
+
+ReplaySpace replay_space(const RecordedSpace& recorded, const ReplayOptions& options) {
+  ReplaySpace out;
+  out.sizes = recorded.sizes;
+  out.points = recorded.candidates.size();
+  std::optional<std::size_t> best;
+  for (std::size_t c = 0; c < recorded.values.size(); ++c) {
+    if (!recorded.values[c]) continue;
+    ++out.with_value;
+    double v = *recorded.values[c];
+    if (!best || (options.objective.maximize ? v > *recorded.values[*best] : v < *recorded.values[*best])) best = c;
+  }
+  if (!best)
+    throw std::invalid_argument(fmt::format("no point of size {} has a number at {}", recorded.sizes.empty() ? "–" : recorded.sizes,
+                                            options.objective.field));
+  out.optimum = *recorded.values[*best];
+  out.optimum_point = recorded.ids[*best];
+  out.budgets = budgets_in_points(options, out.points);
+  SearchSpace space(recorded.candidates);
+  std::size_t steps = *std::max_element(out.budgets.begin(), out.budgets.end());
+  for (const auto& strategy : options.strategies) out.curves.push_back(replay_curve(strategy, space, recorded, options, out.optimum, steps));
+  return out;
+}
+
+std::string cell(const ReplayStep& s) {
+  return fmt::format("{:.3f} [{:.3f}–{:.3f}]", s.median, s.lower_quartile, s.upper_quartile);
+}
+
+json step_json(const ReplayStep& s) {
+  return {{"points", s.points}, {"median", s.median}, {"lower_quartile", s.lower_quartile}, {"upper_quartile", s.upper_quartile},
+          {"worst", s.worst}, {"mean", s.mean}, {"reached_95", s.reached_95}};
+}
+
+}  // namespace
+
+std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& options) {
+  for (const auto& strategy : options.strategies)
+    if (strategy != "random" && strategy != "local" && strategy != "genetic" && strategy != "model")
+      throw std::invalid_argument(fmt::format("--strategy {}: expected random, local, genetic or model", strategy));
+  std::vector<ReplaySpace> out;
+  for (const auto& recorded : recorded_spaces(input, options.objective)) out.push_back(replay_space(recorded, options));
+  return out;
+}
+
+std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOptions& options) {
+  std::string text;
+  for (const auto& space : spaces) {
+    text += fmt::format("space {}: {} points, {} with a value; optimum {:.6g} ({}) at {}\n", space.sizes.empty() ? "–" : space.sizes,
+                        space.points, space.with_value, space.optimum, options.objective.text(), space.optimum_point);
+    text += fmt::format("fraction of the optimum found, median [quartiles] of {} seeds\n| budget | points |", options.seeds);
+    for (const auto& curve : space.curves) text += " " + curve.strategy + " |";
+    text += "\n|---|---:|";
+    for (std::size_t i = 0; i < space.curves.size(); ++i) text += "---|";
+    text += "\n";
+    for (std::size_t b : space.budgets) {
+      text += fmt::format("| {:.1f}% | {} |", 100.0 * double(b) / double(space.points), b);
+      for (const auto& curve : space.curves) text += " " + cell(curve.steps[b - 1]) + " |";
+      text += "\n";
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+json replay_json(const std::vector<ReplaySpace>& spaces, const ShardOutput& input, const ReplayOptions& options) {
+  json out = {{"replay_of", input.path}, {"objective", options.objective.text()}, {"seeds", options.seeds},
+              {"first_seed", options.first_seed}, {"spaces", json::array()}};
+  if (!input.devices.empty()) out["device"] = input.devices.front().value("name", "");
+  for (const auto& space : spaces) {
+    json s = {{"sizes", space.sizes}, {"points", space.points}, {"with_value", space.with_value}, {"optimum", space.optimum},
+              {"optimum_point", space.optimum_point}, {"budgets", space.budgets}, {"strategies", json::array()}};
+    for (const auto& curve : space.curves) {
+      json steps = json::array();
+      for (const auto& step : curve.steps) steps.push_back(step_json(step));
+      s["strategies"].push_back({{"name", curve.strategy}, {"steps", std::move(steps)}});
+    }
+    out["spaces"].push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace occbench

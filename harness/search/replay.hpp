@@ -1,0 +1,55 @@
+#pragma once
+// `occbench replay RECORD`: search strategies run against a space measured in full, with no GPU
+// (Kernel Tuner's simulation mode): each strategy asks for points, and the recorded result of
+// each is told back. Per budget (a share of the space's points), over many seeds, how close the
+// best point found comes to the space's optimum, as a fraction (1: the optimum found), against
+// random sampling. Each size of the record is its own space.
+#include "harness/records/best.hpp"
+#include "harness/records/merge.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+struct ReplayOptions {
+  std::vector<std::string> strategies = {"random", "local", "genetic", "model"};
+  std::vector<double> budget_percents = {1, 2, 5, 10, 20};  // of the space's points
+  std::optional<std::size_t> max_points;  // one budget in points instead
+  int seeds = 50;
+  std::uint64_t first_seed = 0;
+  Objective objective;
+};
+
+// The fraction of the optimum found with `points` evaluations, over the seeds.
+struct ReplayStep {
+  std::size_t points = 0;
+  double median = 0, lower_quartile = 0, upper_quartile = 0, worst = 0, mean = 0;
+  double reached_95 = 0;  // the share of seeds within 95% of the optimum
+};
+
+struct ReplayCurve {
+  std::string strategy;
+  std::vector<ReplayStep> steps;  // one per number of points, 1 .. the largest budget
+};
+
+struct ReplaySpace {
+  std::string sizes;  // "m=20000 n=2475"
+  std::size_t points = 0, with_value = 0;
+  double optimum = 0;
+  std::string optimum_point;
+  std::vector<std::size_t> budgets;  // in points
+  std::vector<ReplayCurve> curves;
+};
+
+// Throws std::invalid_argument where a strategy is unknown or a space has no point with a value.
+std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& options);
+
+std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOptions& options);
+nlohmann::ordered_json replay_json(const std::vector<ReplaySpace>& spaces, const ShardOutput& input, const ReplayOptions& options);
+
+}  // namespace occbench

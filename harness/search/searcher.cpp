@@ -1,0 +1,55 @@
+#include "harness/search/searcher.hpp"
+
+#include "harness/search/strategies.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace occbench {
+
+Searcher::Searcher(const SearchSpace& space, std::uint64_t seed)
+    : space_(space), generator_(seed), evaluated_flags_(space.size(), 0), costs_(space.size()) {}
+
+std::optional<std::size_t> Searcher::ask() {
+  if (evaluated_count_ >= space_.size()) return std::nullopt;
+  std::optional<std::size_t> choice = propose();
+  if (!choice || is_evaluated(*choice)) choice = random_unevaluated();
+  return choice;
+}
+
+void Searcher::tell(std::size_t candidate, std::optional<double> cost) {
+  if (!evaluated_flags_[candidate]) {
+    evaluated_flags_[candidate] = 1;
+    ++evaluated_count_;
+    history_.push_back(candidate);
+  }
+  costs_[candidate] = cost;
+  if (better(cost, best_cost_)) best_cost_ = cost;
+  learn(candidate, cost);
+}
+
+std::optional<std::size_t> Searcher::random_unevaluated() {
+  if (evaluated_count_ >= space_.size()) return std::nullopt;
+  // Draws while most are free, then a draw among the free ones.
+  if (evaluated_count_ * 2 < space_.size())
+    for (;;) {
+      std::size_t c = uniform_below(generator_, space_.size());
+      if (!evaluated_flags_[c]) return c;
+    }
+  std::vector<std::size_t> free;
+  for (std::size_t c = 0; c < space_.size(); ++c)
+    if (!evaluated_flags_[c]) free.push_back(c);
+  return free[uniform_below(generator_, free.size())];
+}
+
+std::unique_ptr<Searcher> make_searcher(const std::string& name, const SearchSpace& space, std::uint64_t seed) {
+  if (name == "random") return std::make_unique<RandomSearch>(space, seed);
+  if (name == "local") return std::make_unique<LocalSearch>(space, seed);
+  if (name == "genetic") return std::make_unique<GeneticSearch>(space, seed);
+  if (name == "model") return std::make_unique<ModelSearch>(space, seed);
+  throw std::invalid_argument(fmt::format("no search strategy '{}': expected random, local, genetic or model", name));
+}
+
+}  // namespace occbench

@@ -1,0 +1,58 @@
+#pragma once
+// A search strategy, ask and tell (as Optuna's): ask for a candidate of the space not evaluated
+// yet, evaluate it, tell its cost (lower is better; none where the point failed or was skipped,
+// which the strategy learns from like any result), ask again. The same seed and the same costs
+// give the same candidates, so a resumed search proposes what the killed one would have.
+#include "harness/search/space.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace occbench {
+
+class Searcher {
+ public:
+  Searcher(const SearchSpace& space, std::uint64_t seed);
+  virtual ~Searcher() = default;
+  // A candidate not evaluated yet, or nullopt when every one has been.
+  std::optional<std::size_t> ask();
+  // The cost of the candidate ask gave last (nullopt: failed, skipped, no value).
+  void tell(std::size_t candidate, std::optional<double> cost);
+
+  std::size_t evaluated() const { return evaluated_count_; }
+  std::optional<double> best_cost() const { return best_cost_; }
+
+ protected:
+  // The strategy's choice; may return an evaluated candidate, which ask replaces by a random one.
+  virtual std::optional<std::size_t> propose() = 0;
+  virtual void learn(std::size_t candidate, std::optional<double> cost) = 0;
+
+  bool is_evaluated(std::size_t candidate) const { return evaluated_flags_[candidate]; }
+  std::optional<double> cost_of(std::size_t candidate) const { return costs_[candidate]; }
+  // Lower is better; a failed candidate is worse than any with a cost.
+  bool better(std::optional<double> a, std::optional<double> b) const { return a && (!b || *a < *b); }
+  std::optional<std::size_t> random_unevaluated();
+  // The evaluated candidates, in the order they were told.
+  const std::vector<std::size_t>& history() const { return history_; }
+
+  const SearchSpace& space_;
+  std::mt19937_64 generator_;
+
+ private:
+  std::vector<char> evaluated_flags_;
+  std::vector<std::optional<double>> costs_;
+  std::vector<std::size_t> history_;
+  std::size_t evaluated_count_ = 0;
+  std::optional<double> best_cost_;
+};
+
+// A searcher of the strategy (harness/sweep/strategy.hpp names them): random, local, genetic or
+// model; throws std::invalid_argument for any other name.
+std::unique_ptr<Searcher> make_searcher(const std::string& name, const SearchSpace& space, std::uint64_t seed);
+
+}  // namespace occbench

@@ -1,0 +1,102 @@
+#include "harness/search/space.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace occbench {
+
+namespace {
+
+using json = nlohmann::json;
+
+// Null (absent) first, then numbers ascending, then text as first seen.
+void order_values(SearchDimension& dimension) {
+  std::vector<json> nulls, numbers, other;
+  for (auto& value : dimension.values) (value.is_null() ? nulls : value.is_number() ? numbers : other).push_back(value);
+  std::stable_sort(numbers.begin(), numbers.end(), [](const json& a, const json& b) { return a.get<double>() < b.get<double>(); });
+  dimension.ordered = other.empty() && nulls.empty();
+  dimension.values = nulls;
+  dimension.values.insert(dimension.values.end(), numbers.begin(), numbers.end());
+  dimension.values.insert(dimension.values.end(), other.begin(), other.end());
+}
+
+std::vector<SearchDimension> collect_dimensions(const std::vector<Coordinates>& candidates) {
+  std::vector<SearchDimension> dimensions;
+  auto dimension_of = [&](const std::string& name) -> SearchDimension& {
+    for (auto& d : dimensions)
+      if (d.name == name) return d;
+    dimensions.push_back({name, {}, true});
+    return dimensions.back();
+  };
+  for (const auto& candidate : candidates)
+    for (const auto& [name, value] : candidate) {
+      auto& values = dimension_of(name).values;
+      if (std::find(values.begin(), values.end(), value) == values.end()) values.push_back(value);
+    }
+  for (auto& dimension : dimensions) {
+    bool absent_somewhere = std::any_of(candidates.begin(), candidates.end(), [&](const Coordinates& c) {
+      return std::none_of(c.begin(), c.end(), [&](const auto& item) { return item.first == dimension.name; });
+    });
+    if (absent_somewhere) dimension.values.push_back(nullptr);
+    order_values(dimension);
+  }
+  return dimensions;
+}
+
+int value_index(const SearchDimension& dimension, const Coordinates& candidate) {
+  json value = nullptr;
+  for (const auto& [name, v] : candidate)
+    if (name == dimension.name) value = v;
+  return int(std::find(dimension.values.begin(), dimension.values.end(), value) - dimension.values.begin());
+}
+
+}  // namespace
+
+SearchSpace::SearchSpace(const std::vector<Coordinates>& candidates) : dimensions_(collect_dimensions(candidates)) {
+  for (const auto& candidate : candidates) {
+    std::vector<int> indices;
+    for (const auto& dimension : dimensions_) indices.push_back(value_index(dimension, candidate));
+    lookup_.emplace(indices, indices_.size());  // a repeated candidate keeps its first index
+    indices_.push_back(std::move(indices));
+  }
+}
+
+std::optional<std::size_t> SearchSpace::find(const std::vector<int>& indices) const {
+  auto found = lookup_.find(indices);
+  return found == lookup_.end() ? std::nullopt : std::optional<std::size_t>(found->second);
+}
+
+std::vector<std::size_t> SearchSpace::one_step(std::size_t candidate, bool any_amount) const {
+  std::vector<std::size_t> out;
+  const std::vector<int>& here = indices_[candidate];
+  for (std::size_t d = 0; d < dimensions_.size(); ++d) {
+    int count = int(dimensions_[d].values.size());
+    for (int v = 0; v < count; ++v) {
+      bool step = any_amount || !dimensions_[d].ordered || std::abs(v - here[d]) == 1;
+      if (v == here[d] || !step) continue;
+      std::vector<int> there = here;
+      there[d] = v;
+      if (auto found = find(there)) out.push_back(*found);
+    }
+  }
+  return out;
+}
+
+const std::vector<std::size_t>& SearchSpace::neighbours(std::size_t candidate) const {
+  auto found = neighbours_.find(candidate);
+  if (found != neighbours_.end()) return found->second;
+  std::vector<std::size_t> out = one_step(candidate, false);
+  if (out.empty()) out = one_step(candidate, true);
+  return neighbours_.emplace(candidate, std::move(out)).first->second;
+}
+
+std::vector<double> SearchSpace::features(std::size_t candidate) const {
+  std::vector<double> out;
+  for (std::size_t d = 0; d < dimensions_.size(); ++d) {
+    int count = int(dimensions_[d].values.size());
+    out.push_back(count > 1 ? double(indices_[candidate][d]) / (count - 1) : 0.0);
+  }
+  return out;
+}
+
+}  // namespace occbench

@@ -1,0 +1,201 @@
+#include "harness/search/strategies.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace occbench {
+
+namespace {
+
+template <class T>
+void shuffle(std::vector<T>& items, std::mt19937_64& generator) {
+  for (std::size_t i = items.size(); i > 1; --i) std::swap(items[i - 1], items[uniform_below(generator, i)]);
+}
+
+}  // namespace
+
+// --- local search ---
+
+std::optional<std::size_t> LocalSearch::propose() {
+  while (current_ && !untried_.empty()) {
+    std::size_t next = untried_.front();
+    untried_.pop_front();
+    if (!is_evaluated(next)) return next;
+  }
+  current_.reset();  // a local optimum: restart
+  return restart();
+}
+
+// Iterated local search: most restarts jump from the best optimum so far, changing two or three
+// axes at random (good configurations share much); one in four starts anywhere.
+std::optional<std::size_t> LocalSearch::restart() {
+  std::optional<double> best = best_cost();
+  if (!best || uniform_unit(generator_) < 0.25) return random_unevaluated();
+  std::size_t from = 0;
+  for (std::size_t c : history())
+    if (cost_of(c) == best) from = c;
+  std::vector<int> wanted = space_.indices(from);
+  const auto& dimensions = space_.dimensions();
+  int jumps = 2 + int(uniform_below(generator_, 2));
+  for (int j = 0; j < jumps; ++j) {
+    std::size_t d = uniform_below(generator_, wanted.size());
+    wanted[d] = int(uniform_below(generator_, dimensions[d].values.size()));
+  }
+  return space_.nearest(wanted, [this](std::size_t c) { return !is_evaluated(c); }, generator_);
+}
+
+void LocalSearch::learn(std::size_t candidate, std::optional<double> cost) {
+  if (!current_) {
+    if (cost) move_to(candidate);  // a start; a failed one is followed by another start
+    return;
+  }
+  if (better(cost, cost_of(*current_))) move_to(candidate);
+}
+
+void LocalSearch::move_to(std::size_t candidate) {
+  for (bool moved = true; moved;) {  // known better neighbours first: they cost nothing
+    moved = false;
+    for (std::size_t n : space_.neighbours(candidate))
+      if (is_evaluated(n) && better(cost_of(n), cost_of(candidate))) candidate = n, moved = true;
+  }
+  current_ = candidate;
+  std::vector<std::size_t> untried;
+  for (std::size_t n : space_.neighbours(candidate))
+    if (!is_evaluated(n)) untried.push_back(n);
+  shuffle(untried, generator_);
+  untried_.assign(untried.begin(), untried.end());
+}
+
+// --- genetic algorithm ---
+
+GeneticSearch::GeneticSearch(const SearchSpace& space, std::uint64_t seed, std::size_t population)
+    : Searcher(space, seed),
+      population_size_(std::clamp<std::size_t>(space.size() / 25, 4, population)),
+      queued_flags_(space.size(), 0) {}
+
+std::optional<std::size_t> GeneticSearch::propose() {
+  for (;;) {
+    if (queued_.empty()) next_generation();
+    if (queued_.empty()) return std::nullopt;
+    std::size_t next = queued_.front();
+    queued_.pop_front();
+    queued_flags_[next] = 0;
+    if (!is_evaluated(next)) return next;
+  }
+}
+
+void GeneticSearch::learn(std::size_t, std::optional<double>) {}
+
+void GeneticSearch::next_generation() {
+  population_ = history();
+  std::stable_sort(population_.begin(), population_.end(),
+                   [this](std::size_t a, std::size_t b) { return better(cost_of(a), cost_of(b)); });
+  std::size_t with_cost = std::size_t(std::count_if(population_.begin(), population_.end(), [this](std::size_t c) { return bool(cost_of(c)); }));
+  population_.resize(std::min({population_.size(), population_size_, with_cost}));
+  auto free = [this](std::size_t c) { return !is_evaluated(c) && !queued_flags_[c]; };
+  for (std::size_t i = 0; i < population_size_; ++i) {
+    std::optional<std::size_t> next;
+    if (population_.size() < 2) {
+      next = random_unevaluated();
+      if (next && !free(*next)) next = space_.nearest(space_.indices(*next), free, generator_);
+    } else {
+      std::vector<int> wanted = child(tournament(), tournament());
+      next = space_.find(wanted);
+      if (!next || !free(*next)) next = space_.nearest(wanted, free, generator_);
+    }
+    if (!next) break;
+    queued_.push_back(*next);
+    queued_flags_[*next] = 1;
+  }
+}
+
+std::size_t GeneticSearch::tournament() {
+  std::size_t a = uniform_below(generator_, population_.size()), b = uniform_below(generator_, population_.size());
+  return population_[std::min(a, b)];  // the population is sorted best first
+}
+
+std::vector<int> GeneticSearch::child(std::size_t a, std::size_t b) {
+  std::vector<int> genes = space_.indices(a);
+  const std::vector<int>& other = space_.indices(b);
+  const auto& dimensions = space_.dimensions();
+  for (std::size_t d = 0; d < genes.size(); ++d) {
+    if (generator_() & 1) genes[d] = other[d];
+    int count = int(dimensions[d].values.size());
+    if (count < 2 || uniform_unit(generator_) >= 1.0 / double(genes.size())) continue;
+    if (dimensions[d].ordered) {
+      int step = (generator_() & 1) ? 1 : -1;
+      genes[d] = std::clamp(genes[d] + (genes[d] + step < 0 || genes[d] + step >= count ? -step : step), 0, count - 1);
+    } else {
+      genes[d] = int((genes[d] + 1 + uniform_below(generator_, count - 1)) % count);
+    }
+  }
+  return genes;
+}
+
+// --- model-based search ---
+
+ModelSearch::ModelSearch(const SearchSpace& space, std::uint64_t seed)
+    : Searcher(space, seed), initial_random_(std::max<std::size_t>(8, 2 * space.dimensions().size() + 2)) {}
+
+std::optional<std::size_t> ModelSearch::propose() {
+  ++proposals_;
+  if (evaluated() < initial_random_ || proposals_ % 10 == 0 || !best_cost()) return random_unevaluated();
+  std::size_t n = evaluated();
+  if (ranked_.empty() || n - fitted_at_ >= std::max<std::size_t>(1, n / 20)) fit_and_rank();
+  while (!ranked_.empty()) {
+    std::size_t next = ranked_.front();
+    ranked_.pop_front();
+    if (!is_evaluated(next)) return next;
+  }
+  return random_unevaluated();
+}
+
+void ModelSearch::fit_and_rank() {
+  fitted_at_ = evaluated();
+  // Log costs where they share a sign: time and energy span decades.
+  bool all_positive = true, all_negative = true;
+  double worst = -HUGE_VAL;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
+  auto scaled = [&](double cost) { return all_positive ? std::log(cost) : all_negative ? -std::log(-cost) : cost; };
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) worst = std::max(worst, scaled(*cost));
+  std::vector<std::vector<double>> x;
+  std::vector<double> y;
+  for (std::size_t c : history()) {
+    x.push_back(space_.features(c));
+    y.push_back(cost_of(c) ? scaled(*cost_of(c)) : worst);
+  }
+  ExtraTrees model(x, y, generator_);
+  double best = scaled(*best_cost());
+  std::vector<std::pair<double, std::size_t>> scored;
+  for (std::size_t c : pool()) scored.push_back({-expected_improvement(model.predict(space_.features(c)), best), c});
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  ranked_.clear();
+  for (const auto& item : scored) ranked_.push_back(item.second);
+}
+
+// Every candidate not evaluated where there are few; else a random 2000 and the neighbours of the
+// ten best so far.
+std::vector<std::size_t> ModelSearch::pool() {
+  std::vector<std::size_t> out;
+  std::size_t free = space_.size() - evaluated();
+  if (free <= 3000) {
+    for (std::size_t c = 0; c < space_.size(); ++c)
+      if (!is_evaluated(c)) out.push_back(c);
+    return out;
+  }
+  std::vector<char> taken(space_.size(), 0);
+  for (int i = 0; i < 2000; ++i)
+    if (auto c = random_unevaluated(); c && !taken[*c]) out.push_back(*c), taken[*c] = 1;
+  std::vector<std::size_t> best = history();
+  std::stable_sort(best.begin(), best.end(), [this](std::size_t a, std::size_t b) { return better(cost_of(a), cost_of(b)); });
+  best.resize(std::min<std::size_t>(best.size(), 10));
+  for (std::size_t b : best)
+    for (std::size_t n : space_.neighbours(b))
+      if (!is_evaluated(n) && !taken[n]) out.push_back(n), taken[n] = 1;
+  return out;
+}
+
+}  // namespace occbench

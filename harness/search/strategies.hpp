@@ -1,0 +1,81 @@
+#pragma once
+// The search strategies (make_searcher builds them by name; docs/search.md compares them).
+#include "harness/search/extra_trees.hpp"
+#include "harness/search/searcher.hpp"
+
+#include <deque>
+
+namespace occbench {
+
+// Candidates in a uniformly random order: the baseline every other strategy must beat.
+class RandomSearch : public Searcher {
+ public:
+  using Searcher::Searcher;
+
+ protected:
+  std::optional<std::size_t> propose() override { return random_unevaluated(); }
+  void learn(std::size_t, std::optional<double>) override {}
+};
+
+// Iterated first-improvement local search (as Kernel Tuner's greedy_ils): from a random start,
+// evaluate the neighbours (one axis one step away) in random order and move to the first that is
+// better; at a local optimum, start again from the best so far with two or three axes changed at
+// random, or (one time in four) anywhere. Known costs are used before new ones.
+class LocalSearch : public Searcher {
+ public:
+  using Searcher::Searcher;
+
+ protected:
+  std::optional<std::size_t> propose() override;
+  void learn(std::size_t candidate, std::optional<double> cost) override;
+
+ private:
+  void move_to(std::size_t candidate);
+  std::optional<std::size_t> restart();
+  std::optional<std::size_t> current_;
+  std::deque<std::size_t> untried_;  // the current candidate's neighbours not evaluated yet
+};
+
+// A genetic algorithm (as Kernel Tuner's): a population of the best candidates so far; each
+// generation's children cross two parents chosen by tournament value by value and mutate a value
+// one step; a child that is not in the space (a restriction) or was evaluated becomes the nearest
+// candidate that was not.
+class GeneticSearch : public Searcher {
+ public:
+  GeneticSearch(const SearchSpace& space, std::uint64_t seed, std::size_t population = 20);
+
+ protected:
+  std::optional<std::size_t> propose() override;
+  void learn(std::size_t candidate, std::optional<double> cost) override;
+
+ private:
+  void next_generation();
+  std::size_t tournament();
+  std::vector<int> child(std::size_t a, std::size_t b);
+  std::size_t population_size_;
+  std::vector<std::size_t> population_;  // best first
+  std::deque<std::size_t> queued_;       // this generation's children not proposed yet
+  std::vector<char> queued_flags_;
+};
+
+// Model-based search (as SMAC): after a random start, fit an ensemble of randomized regression
+// trees to the log costs so far (failed candidates count as the worst seen) and evaluate the
+// candidates of highest expected improvement; every tenth choice is random, so the model keeps
+// learning about the whole space. The model is fitted again once the results grew by 5%.
+class ModelSearch : public Searcher {
+ public:
+  ModelSearch(const SearchSpace& space, std::uint64_t seed);
+
+ protected:
+  std::optional<std::size_t> propose() override;
+  void learn(std::size_t, std::optional<double>) override {}
+
+ private:
+  void fit_and_rank();
+  std::vector<std::size_t> pool();
+  std::size_t initial_random_;
+  std::size_t proposals_ = 0, fitted_at_ = 0;
+  std::deque<std::size_t> ranked_;  // by expected improvement under the last fit, best first
+};
+
+}  // namespace occbench

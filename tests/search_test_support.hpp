@@ -1,0 +1,52 @@
+#pragma once
+// A synthetic tuning space for the search tests: six axes of a register-tiled kernel (block
+// shape, thread tile, unrolling, vector width), restricted as such a kernel is, with a cost
+// shaped like a tuned kernel's (an optimum inside the space, axes that interact, 3% of
+// deterministic noise) and failed points (over a shared-memory budget) that have no cost.
+#include "harness/search/space.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace occbench::testing_support {
+
+struct SyntheticSpace {
+  std::vector<occbench::Coordinates> candidates;
+  std::vector<std::optional<double>> costs;
+};
+
+inline double hash_unit(std::uint64_t x) {
+  x ^= x >> 33, x *= 0xff51afd7ed558ccdULL, x ^= x >> 33, x *= 0xc4ceb9fe1a85ec53ULL, x ^= x >> 33;
+  return double(x >> 11) * 0x1.0p-53;
+}
+
+inline SyntheticSpace synthetic_tuning_space() {
+  SyntheticSpace space;
+  std::uint64_t n = 0;
+  for (int bx : {8, 16, 32, 64, 128})
+    for (int by : {1, 2, 4, 8, 16})
+      for (int tx : {1, 2, 4, 8})
+        for (int ty : {1, 2, 4, 8})
+          for (int unroll : {1, 2, 4})
+            for (int vec : {1, 2, 4}) {
+              int threads = bx * by;
+              if (threads < 32 || threads > 1024 || tx * ty > 32 || vec > tx) continue;  // the restrictions
+              ++n;
+              space.candidates.push_back({{"block_x", bx}, {"block_y", by}, {"tile_x", tx}, {"tile_y", ty}, {"unroll", unroll}, {"vector", vec}});
+              if (threads * tx * ty > 8192) {  // over the shared-memory budget: the point fails
+                space.costs.push_back(std::nullopt);
+                continue;
+              }
+              double occupancy = std::min(1.0, 2048.0 / (threads * std::ceil(2048.0 / threads) + tx * ty * 48.0));
+              double reuse = 1.0 / (1.0 / tx + 1.0 / ty);
+              double registers = std::max(1.0, tx * ty * unroll / 24.0);
+              double shape = 1.0 + 0.15 * std::abs(std::log2(double(bx) / (4.0 * by)));
+              double cost = shape * registers / (occupancy * reuse * (1.0 + 0.1 * std::log2(vec)) * (1.0 + 0.05 * unroll));
+              space.costs.push_back(cost * (1.0 + 0.03 * hash_unit(n)));
+            }
+  return space;
+}
+
+}  // namespace occbench::testing_support

@@ -1,0 +1,330 @@
+// Search (harness/search): the space of a sweep's points, the strategies as ask and tell, the
+// search as the run loop's point source (budget, time limit, sizes, resume), the config's
+// "search" and the command line, and replay against committed H100 records. No GPU needed.
+#include "harness/cli/cli.hpp"
+#include "harness/records/merge.hpp"
+#include "harness/search/replay.hpp"
+#include "harness/search/search_source.hpp"
+#include "harness/search/searcher.hpp"
+#include "harness/sweep/config.hpp"
+#include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
+#include "results_test_support.hpp"
+#include "search_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+
+using namespace occbench;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const std::string kSource = OCCBENCH_SOURCE_DIR;
+const std::string kStencilRecord = kSource + "/results/reference/h100/stencil.jsonl";
+const char* kStrategies[] = {"random", "local", "genetic", "model"};
+
+// A search run to its end (or `limit` points): the candidates in the order asked.
+std::vector<std::size_t> search_order(const std::string& strategy, const SearchSpace& space,
+                                      const std::vector<std::optional<double>>& costs, std::uint64_t seed,
+                                      std::size_t limit = SIZE_MAX) {
+  std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
+  std::vector<std::size_t> order;
+  while (order.size() < limit) {
+    std::optional<std::size_t> c = searcher->ask();
+    if (!c) break;
+    order.push_back(*c);
+    searcher->tell(*c, costs[*c]);
+  }
+  return order;
+}
+
+// For each budget, the median over seeds of optimum / best found within it.
+std::vector<double> median_fractions(const std::string& strategy, const testing_support::SyntheticSpace& s,
+                                     const std::vector<std::size_t>& budgets, int seeds) {
+  SearchSpace space(s.candidates);
+  double optimum = HUGE_VAL;
+  for (const auto& c : s.costs)
+    if (c) optimum = std::min(optimum, *c);
+  std::vector<std::vector<double>> fractions(budgets.size());
+  for (int seed = 0; seed < seeds; ++seed) {
+    std::vector<std::size_t> order = search_order(strategy, space, s.costs, std::uint64_t(seed), budgets.back());
+    for (std::size_t b = 0; b < budgets.size(); ++b) {
+      double best = HUGE_VAL;
+      for (std::size_t k = 0; k < budgets[b]; ++k)
+        if (s.costs[order[k]]) best = std::min(best, *s.costs[order[k]]);
+      fractions[b].push_back(optimum / best);
+    }
+  }
+  std::vector<double> medians;
+  for (auto& f : fractions) {
+    std::sort(f.begin(), f.end());
+    medians.push_back(f[f.size() / 2]);
+  }
+  return medians;
+}
+
+SweepSpec spec_of_text(const std::string& text) { return parse_sweep_text(text, "search_test.json", builtin_registry()); }
+
+// adjacent_difference at two sizes, 4 block sizes x 3 variants each: two spaces of 12 points.
+const char* kTwoSizes = R"({"name": "two_sizes", "family": "adjacent_difference", "variants": ["global", "shared_static", "vectorized"],
+  "sizes": {"n": [1048576, 4194304]}, "axes": {"block_size": [128, 256, 512, 1024]}})";
+
+// A record as the run loop tells it: ok with a median that is lowest at block_size 256 of vectorized.
+json fake_record(const Point& point, double point_s = 0.5) {
+  double median = 1.0 + std::abs(std::log2(double(point.params.get("block_size")) / 256.0)) + (point.variant->name == "vectorized" ? 0 : 0.5);
+  return {{"point_id", point.id}, {"status", "ok"}, {"timing", {{"median_ms", median}}}, {"time_use", {{"point_s", point_s}}}};
+}
+
+std::vector<std::string> drive_ids(SearchSource& source, std::size_t stop_after = SIZE_MAX) {
+  std::vector<std::string> ids;
+  while (ids.size() < stop_after) {
+    const Point* p = source.next();
+    if (!p) break;
+    ids.push_back(p->id);
+    source.tell(*p, fake_record(*p));
+  }
+  return ids;
+}
+
+std::string run_cli_out(std::vector<std::string> args, int& code) {
+  testing_support::CliResult r = testing_support::run_cli(std::move(args));
+  code = r.code;
+  return r.out + r.err;
+}
+
+}  // namespace
+
+TEST(SearchSpace, DimensionsAreOrderedAndAbsentAxesAreAValueOfTheirOwn) {
+  SearchSpace space({{{"variant", "b"}, {"tile", 8}},
+                     {{"variant", "a"}, {"tile", 2}},
+                     {{"variant", "a"}, {"tile", 4}},
+                     {{"variant", "host"}}});
+  ASSERT_EQ(space.size(), 4u);
+  ASSERT_EQ(space.dimensions().size(), 2u);
+  EXPECT_EQ(space.dimensions()[0].name, "variant");
+  EXPECT_FALSE(space.dimensions()[0].ordered) << "text values are unordered";
+  EXPECT_EQ(space.dimensions()[1].values, (std::vector<nlohmann::json>{nullptr, 2, 4, 8}));
+  EXPECT_FALSE(space.dimensions()[1].ordered) << "a dimension some candidates lack has no order";
+  EXPECT_EQ(space.find(space.indices(2)), std::optional<std::size_t>(2));
+  EXPECT_EQ(space.find({0, 0}), std::nullopt);
+}
+
+TEST(SearchSpace, NeighboursAreOneStepAwayAndBridgeHolesLeftByRestrictions) {
+  std::vector<Coordinates> grid;
+  for (int x : {1, 2, 4, 8})
+    for (int y : {1, 2, 4, 8})
+      if (!(x == 2 && y == 2)) grid.push_back({{"x", x}, {"y", y}});  // a hole at (2, 2)
+  SearchSpace space(grid);
+  auto id = [&](int x, int y) { return *space.find({int(std::log2(x)), int(std::log2(y))}); };
+  std::vector<std::size_t> n = space.neighbours(id(1, 1));
+  std::set<std::size_t> expected = {id(1, 2), id(2, 1)};
+  EXPECT_EQ(std::set<std::size_t>(n.begin(), n.end()), expected);
+  std::vector<std::size_t> beside_hole = space.neighbours(id(2, 1));
+  expected = {id(1, 1), id(4, 1)};
+  EXPECT_EQ(std::set<std::size_t>(beside_hole.begin(), beside_hole.end()), expected) << "(2,2) is a hole";
+  std::mt19937_64 generator(1);
+  auto nearest = space.nearest({1, 1}, [](std::size_t) { return true; }, generator);
+  ASSERT_TRUE(nearest);
+  EXPECT_EQ(std::labs(space.indices(*nearest)[0] - 1) + std::labs(space.indices(*nearest)[1] - 1), 1)
+      << "the hole's nearest candidates are one step away";
+  // No candidate one step from (1,1): a step of any size along one axis.
+  SearchSpace sparse({{{"x", 1}, {"y", 1}}, {{"x", 4}, {"y", 1}}, {{"x", 2}, {"y", 2}}});
+  EXPECT_EQ(sparse.neighbours(0), std::vector<std::size_t>{1});
+}
+
+TEST(Searcher, EveryStrategyAsksEachCandidateOnceAndThenNone) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  for (const char* name : kStrategies) {
+    std::vector<std::size_t> order = search_order(name, space, s.costs, 7);
+    EXPECT_EQ(order.size(), space.size()) << name;
+    EXPECT_EQ(std::set<std::size_t>(order.begin(), order.end()).size(), space.size()) << name << " asked a candidate twice";
+  }
+}
+
+TEST(Searcher, TheSameSeedSearchesTheSameWayAndAnotherSeedDoesNot) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  for (const char* name : kStrategies) {
+    EXPECT_EQ(search_order(name, space, s.costs, 3, 120), search_order(name, space, s.costs, 3, 120)) << name;
+    EXPECT_NE(search_order(name, space, s.costs, 3, 120), search_order(name, space, s.costs, 4, 120)) << name;
+  }
+}
+
+TEST(Searcher, PointsThatFailAreResultsNotCrashes) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  std::vector<std::optional<double>> none(space.size());
+  for (const char* name : kStrategies) {
+    std::unique_ptr<Searcher> searcher = make_searcher(name, space, 1);
+    std::size_t asked = 0;
+    while (auto c = searcher->ask()) searcher->tell(*c, std::nullopt), ++asked;
+    EXPECT_EQ(asked, space.size()) << name;
+    EXPECT_FALSE(searcher->best_cost()) << name;
+  }
+  EXPECT_THROW(make_searcher("annealing", space, 1), std::invalid_argument);
+}
+
+// On a tuning-like space of 2079 points (1941 that run), in the median of 15 seeds: the best
+// strategy reaches 95% of the optimum within 5% of the points and every one within 10%; every
+// strategy beats random sampling from 5% on, and local search at every budget from 1% to 20%.
+TEST(Searcher, StrategiesFindTheOptimumOfATuningSpaceSoonerThanRandomSampling) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  std::vector<double> percents = {1, 2, 5, 10, 20};
+  std::vector<std::size_t> budgets;
+  for (double p : percents) budgets.push_back(std::size_t(std::ceil(p / 100.0 * double(s.candidates.size()))));
+  const int seeds = 15;
+  std::vector<double> random = median_fractions("random", s, budgets, seeds);
+  std::map<std::string, std::vector<double>> found;
+  for (const char* name : {"local", "genetic", "model"}) found[name] = median_fractions(name, s, budgets, seeds);
+  for (std::size_t b = 0; b < budgets.size(); ++b) {
+    EXPECT_GT(found["local"][b], random[b]) << percents[b] << "%";
+    if (percents[b] >= 5)
+      for (const char* name : {"genetic", "model"}) EXPECT_GT(found[name][b], random[b]) << name << " " << percents[b] << "%";
+  }
+  EXPECT_GE(std::max({found["local"][2], found["genetic"][2], found["model"][2]}), 0.95) << "the best strategy at 5%";
+  for (const char* name : {"local", "genetic", "model"}) EXPECT_GE(found[name][3], 0.95) << name << " at 10%";
+}
+
+TEST(SearchSource, SearchesEachSizeWithItsShareOfTheBudgetAndStops) {
+  SweepSpec spec = spec_of_text(kTwoSizes);
+  Strategy strategy{"local", 9, 5};
+  SearchSource source(expand_sweep(spec, builtin_registry()), strategy);
+  EXPECT_EQ(source.candidates(), 24u);
+  EXPECT_EQ(source.spaces(), 2u);
+  EXPECT_EQ(source.planned(), 9u);
+  std::vector<std::string> ids = drive_ids(source);
+  ASSERT_EQ(ids.size(), 9u);
+  EXPECT_EQ(std::set<std::string>(ids.begin(), ids.end()).size(), 9u);
+  auto at_first_size = [](const std::string& id) { return id.find("n=1048576/") != std::string::npos; };
+  EXPECT_EQ(std::count_if(ids.begin(), ids.end(), at_first_size), 5) << "9 points over 2 sizes: 5, then 4";
+  EXPECT_TRUE(std::all_of(ids.begin(), ids.begin() + 5, at_first_size)) << "one size after the other";
+  EXPECT_EQ(source.next(), nullptr);
+}
+
+TEST(SearchSource, AResumedSearchProposesWhatTheKilledOneWould) {
+  SweepSpec spec = spec_of_text(kTwoSizes);
+  for (const char* name : {"local", "genetic", "model"}) {
+    Strategy strategy{name, 20, 11};
+    SearchSource whole(expand_sweep(spec, builtin_registry()), strategy);
+    std::vector<std::string> all = drive_ids(whole);
+    // A resumed process proposes the points again and is told their kept records (the loop keeps
+    // them, harness/run/runner.cpp): the same records, so the same points after them.
+    SearchSource resumed(expand_sweep(spec, builtin_registry()), strategy);
+    std::vector<std::string> again = drive_ids(resumed);
+    EXPECT_EQ(again, all) << name;
+  }
+}
+
+TEST(SearchSource, ATimeLimitStopsTheSearchOnThePointsTime) {
+  SweepSpec spec = spec_of_text(kTwoSizes);
+  Strategy strategy{"model", std::nullopt, 0, 3.0};  // 1.5 s per size, each point taking 0.5 s
+  SearchSource source(expand_sweep(spec, builtin_registry()), strategy);
+  std::size_t told = 0;
+  while (const Point* p = source.next()) source.tell(*p, fake_record(*p, 0.5)), ++told;
+  EXPECT_EQ(told, 6u) << "3 points per size";
+}
+
+TEST(SearchSource, TheObjectiveCanBeAnyNumberOfTheRecordToMaximise) {
+  SweepSpec spec = spec_of_text(kTwoSizes);
+  Strategy strategy{"local", 24, 2};
+  strategy.objective = "metrics.achieved_bandwidth_gbps:max";
+  EXPECT_NO_THROW(SearchSource(expand_sweep(spec, builtin_registry()), strategy));
+  strategy.objective = "timing.median_ms:fastest";
+  EXPECT_THROW(SearchSource(expand_sweep(spec, builtin_registry()), strategy), std::invalid_argument);
+}
+
+TEST(SearchConfig, TheConfigsSearchIsReadAndCheckedWithItsPath) {
+  json doc = json::parse(kTwoSizes);
+  doc["search"] = {{"strategy", "genetic"}, {"max_points", 10}, {"seed", 4}, {"time_limit_s", 60}};
+  SweepSpec spec = parse_sweep_json(doc, "s.json", builtin_registry());
+  ASSERT_TRUE(spec.search);
+  EXPECT_EQ(spec.search->name, "genetic");
+  EXPECT_EQ(spec.search->max_points, std::optional<std::size_t>(10));
+  EXPECT_EQ(spec.search->seed, 4u);
+  EXPECT_EQ(spec.search->time_limit_s, std::optional<double>(60));
+  auto path_of_error = [&](json search) {
+    json bad = json::parse(kTwoSizes);
+    bad["search"] = std::move(search);
+    try {
+      parse_sweep_json(bad, "s.json", builtin_registry());
+    } catch (const ConfigError& e) {
+      EXPECT_EQ(e.file(), "s.json");
+      return e.json_path();
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(path_of_error({{"strategy", "annealing"}, {"max_points", 5}}), "$.search.strategy");
+  EXPECT_EQ(path_of_error({{"strategy", "local"}}), "$.search.max_points") << "a search needs a budget";
+  EXPECT_EQ(path_of_error({{"strategy", "local"}, {"max_points", 0}}), "$.search.max_points");
+  EXPECT_EQ(path_of_error({{"strategy", "local"}, {"budget", 5}}), "$.search.budget");
+}
+
+TEST(SearchCli, DryRunDescribesTheSearchAndBadCombinationsExit2) {
+  testing_support::TempDir dir;
+  std::string config = dir.write("two.json", kTwoSizes);
+  int code = -1;
+  std::string out = run_cli_out({"run", config, "--dry-run", "--strategy", "model", "--max-points", "6", "--seed", "3"}, code);
+  EXPECT_EQ(code, kExitOk) << out;
+  EXPECT_NE(out.find("a 'model' search over 24 point(s) in 2 space(s) (one per size), at most 6 point(s); seed 3"), std::string::npos) << out;
+  out = run_cli_out({"run", config, "--dry-run", "--strategy", "local"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  EXPECT_NE(out.find("--time-limit"), std::string::npos) << out;
+  out = run_cli_out({"run", config, "--dry-run", "--strategy", "local", "--max-points", "5", "--objective", "timing.median_ms:best"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  out = run_cli_out({"run", config, "--dry-run", "--strategy", "genetic", "--max-points", "5", "--shard", "1/2"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  EXPECT_NE(out.find("a search runs on one GPU"), std::string::npos) << out;
+}
+
+TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget) {
+  ShardOutput input = read_shard_output(kStencilRecord);
+  ReplayOptions options;
+  options.seeds = 8;
+  options.max_points = 180;
+  std::vector<ReplaySpace> spaces = replay(input, options);
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(spaces[0].points, 180u);
+  EXPECT_EQ(spaces[0].with_value, 180u);
+  double optimum = HUGE_VAL;
+  for (const auto& r : input.results) optimum = std::min(optimum, r["timing"]["median_ms"].get<double>());
+  EXPECT_DOUBLE_EQ(spaces[0].optimum, optimum);
+  ASSERT_EQ(spaces[0].curves.size(), 4u);
+  for (const auto& curve : spaces[0].curves) {
+    ASSERT_EQ(curve.steps.size(), 180u) << curve.strategy;
+    for (std::size_t k = 1; k < curve.steps.size(); ++k)
+      EXPECT_GE(curve.steps[k].worst, curve.steps[k - 1].worst) << curve.strategy << ": the best so far never gets worse";
+    EXPECT_DOUBLE_EQ(curve.steps.back().worst, 1.0) << curve.strategy << " found the optimum after every point";
+    EXPECT_GT(curve.steps[0].median, 0.0);
+    EXPECT_LT(curve.steps[0].median, 1.0);
+  }
+}
+
+TEST(Replay, TheCommandPrintsATablePerBudgetWritesTheCurvesAndRefusesBadInput) {
+  testing_support::TempDir dir;
+  std::string out_path = dir.file("replay.json");
+  int code = -1;
+  std::string out = run_cli_out({"replay", kStencilRecord, "--strategy", "local,model", "--seeds", "6", "--out", out_path}, code);
+  EXPECT_EQ(code, kExitOk) << out;
+  EXPECT_NE(out.find("| budget | points | random | local | model |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| 5.0% | 9 |"), std::string::npos) << out;
+  json curves = json::parse(std::ifstream(out_path));
+  EXPECT_EQ(curves["seeds"], 6);
+  EXPECT_EQ(curves["spaces"][0]["strategies"].size(), 3u);
+  EXPECT_EQ(curves["spaces"][0]["strategies"][0]["steps"].size(), 36u) << "every budget up to 20% of 180";
+  out = run_cli_out({"replay", kStencilRecord, "--strategy", "annealing"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  out = run_cli_out({"replay", kStencilRecord, "--objective", "timing.no_such_field"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  EXPECT_NE(out.find("no point of size"), std::string::npos) << out;
+  out = run_cli_out({"replay", kStencilRecord, "--budgets", "5,two"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  out = run_cli_out({"replay", kStencilRecord, "--objective", "metrics.achieved_bandwidth_gbps:max", "--seeds", "3", "--max-points", "20"}, code);
+  EXPECT_EQ(code, kExitOk) << out;
+  EXPECT_NE(out.find("metrics.achieved_bandwidth_gbps:max"), std::string::npos) << out;
+}
