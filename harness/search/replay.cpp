@@ -103,6 +103,8 @@ std::vector<std::size_t> budgets_in_points(const ReplayOptions& options, std::si
   std::vector<std::size_t> out;
   for (double percent : options.budget_percents)
     out.push_back(std::clamp<std::size_t>(std::size_t(std::ceil(percent / 100.0 * double(points))), 1, points));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());  // small spaces round several to one
   return out;
 }
 
