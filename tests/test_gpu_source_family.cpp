@@ -108,3 +108,70 @@ TEST(GpuSourceFamily, CompileErrorFailsOnlyItsVariant) {
 
 }  // namespace
 }  // namespace occbench
+
+namespace occbench {
+namespace {
+
+// Global arguments: a __constant__ array and a __device__ scalar filled before launch. The kernel
+// that reads them must match the one that takes the same values as parameters; unfilled (zero)
+// globals would write zeros, or nothing, and fail verification.
+TEST(GpuSourceFamily, ConstantAndDeviceGlobalsAreFilledBeforeLaunch) {
+  OCCBENCH_REQUIRE_GPU();
+  auto dir = std::filesystem::temp_directory_path() / "occbench_gpu_globals";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "globals.cu") << R"cu(
+__constant__ float c_factor[2];
+__device__ unsigned d_n;
+extern "C" __global__ void by_parameters(float* out, const float* in, float factor, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = in[i] * factor;
+}
+extern "C" __global__ void by_globals(float* out, const float* in, float, unsigned) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < d_n) out[i] = in[i] * c_factor[1];
+})cu";
+  auto doc = ordered_json::parse(R"json({"name": "globals", "source": "globals.cu", "sizes": {"n": [100003]},
+    "axes": {"block_size": [128, 256]},
+    "arguments": [
+      {"name": "out", "role": "output", "type": "float32", "count": "n"},
+      {"name": "in", "role": "input", "type": "float32", "count": "n"},
+      {"name": "c_factor", "role": "input", "type": "float32", "count": "2", "global": true, "init": {"kind": "constant", "value": 3}},
+      {"name": "d_n", "role": "scalar", "type": "uint32", "value": "n", "global": true},
+      {"name": "factor", "role": "scalar", "type": "float32", "value": "3"},
+      {"name": "n", "role": "scalar", "type": "uint32", "value": "n"}],
+    "kernels": {"by_parameters": {"kernel": "by_parameters", "grid": "ceil_div(n, block_size)", "block": "block_size"},
+                "by_globals": {"kernel": "by_globals", "grid": "ceil_div(n, block_size)", "block": "block_size"}},
+    "reference": {"variant": "by_parameters"}})json");
+  SweepSpec spec = parse_sweep_json(doc, (dir / "globals.json").string(), builtin_registry());
+  auto records = measure_all(spec);
+  ASSERT_EQ(records.size(), 4u);
+  for (const auto& r : records) {
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["verification"]["status"], "passed");
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The Kernel-Tuner-style convolution (examples/kernel_tuner/convolution) at 256 x 256: tiles of
+// several shapes, padded or not, read-only loads or not, each verified against the naive kernel.
+TEST(GpuSourceFamily, KernelTunerConvolutionVerifiesAcrossTileShapes) {
+  OCCBENCH_REQUIRE_GPU();
+  std::string path = kExamples + "/kernel_tuner/convolution/convolution.json";
+  std::ifstream in(path);
+  auto doc = ordered_json::parse(in);
+  doc["sizes"] = {{"image_width", {256}}, {"image_height", {256}}};
+  doc["axes"] = {{"block_size_x", {16, 48}}, {"block_size_y", {4, 8}}, {"tile_size_x", {1, 3}}, {"tile_size_y", {2}},
+                 {"use_padding", {0, 1}}, {"read_only", {1}}};
+  SweepSpec spec = parse_sweep_json(doc, path, builtin_registry());
+  auto records = measure_all(spec);
+  ASSERT_GE(records.size(), 9u);
+  for (const auto& r : records) {
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["verification"]["status"], "passed");
+  }
+}
+
+}  // namespace
+}  // namespace occbench

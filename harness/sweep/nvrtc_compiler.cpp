@@ -18,6 +18,8 @@
 #include <memory>
 #include <sstream>
 #include <thread>
+#include <cstring>
+#include <elf.h>
 #include <unistd.h>
 
 #ifndef OCCBENCH_CUDA_INCLUDE_DIR
@@ -102,6 +104,29 @@ std::string nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
+std::optional<std::size_t> cubin_symbol_bytes(const std::string& cubin, const std::string& lowered_name) {
+  auto fits = [&](std::size_t offset, std::size_t bytes) { return offset <= cubin.size() && bytes <= cubin.size() - offset; };
+  if (!fits(0, sizeof(Elf64_Ehdr)) || std::memcmp(cubin.data(), ELFMAG, SELFMAG) != 0) return std::nullopt;
+  Elf64_Ehdr header;
+  std::memcpy(&header, cubin.data(), sizeof header);
+  for (std::size_t i = 0; i < header.e_shnum; ++i) {
+    Elf64_Shdr section, strings;
+    if (!fits(header.e_shoff + i * sizeof section, sizeof section)) return std::nullopt;
+    std::memcpy(&section, cubin.data() + header.e_shoff + i * sizeof section, sizeof section);
+    if (section.sh_type != SHT_SYMTAB || !fits(header.e_shoff + section.sh_link * sizeof strings, sizeof strings)) continue;
+    std::memcpy(&strings, cubin.data() + header.e_shoff + section.sh_link * sizeof strings, sizeof strings);
+    for (std::size_t s = 0; s < section.sh_size / sizeof(Elf64_Sym); ++s) {
+      Elf64_Sym symbol;
+      if (!fits(section.sh_offset + s * sizeof symbol, sizeof symbol)) break;
+      std::memcpy(&symbol, cubin.data() + section.sh_offset + s * sizeof symbol, sizeof symbol);
+      std::size_t name_at = strings.sh_offset + symbol.st_name;
+      if (ELF64_ST_TYPE(symbol.st_info) != STT_OBJECT || !fits(name_at, lowered_name.size() + 1)) continue;
+      if (std::memcmp(cubin.data() + name_at, lowered_name.c_str(), lowered_name.size() + 1) == 0) return symbol.st_size;
+    }
+  }
+  return std::nullopt;
+}
+
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
   NvrtcResult result;
   result.nvrtc_version = nvrtc_version();
@@ -168,7 +193,8 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   for (const auto& name : request.name_expressions) {
     const char* lowered = nullptr;
     if (nvrtcGetLoweredName(program, name.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
-      throw NvrtcCompileError(fmt::format("NVRTC compiled {} but found no kernel '{}' in it", request.source_path, name));
+      throw NvrtcCompileError(fmt::format("NVRTC compiled {} but found no {} '{}' in it", request.source_path,
+                                          name.rfind('&', 0) == 0 ? "variable" : "kernel", name));
     result.lowered[name] = lowered;
   }
   std::size_t cubin_size = 0;

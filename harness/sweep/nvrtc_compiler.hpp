@@ -3,7 +3,9 @@
 // resource report (-Xptxas -v) for `occbench plan`. Each distinct compilation is cached on disk,
 // keyed by the source text and the local headers it includes, the options, the name expressions,
 // the architecture and NVRTC's version, so a re-run or --resume compiles nothing.
+#include <cstddef>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -13,7 +15,7 @@ namespace occbench {
 struct NvrtcRequest {
   std::string source_path;                    // for the log's "file(line): error" and local includes
   std::string source_text;
-  std::vector<std::string> name_expressions;  // "tile_kernel<4>", resolved to their lowered names
+  std::vector<std::string> name_expressions;  // "tile_kernel<4>", "&d_filter": resolved to their lowered names
   std::vector<std::string> options;           // -D..., -I..., beyond the defaults below
   int arch = 90;                              // sm_90
 };
@@ -44,6 +46,10 @@ std::string nvrtc_cache_dir();
 std::vector<std::string> toolkit_include_dirs();
 
 std::string nvrtc_version();
+
+// The size in bytes of the data symbol `lowered_name` (a __constant__ or __device__ variable) in a
+// cubin (an ELF file), read from its symbol table; nullopt where there is no such symbol.
+std::optional<std::size_t> cubin_symbol_bytes(const std::string& cubin, const std::string& lowered_name);
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 

@@ -50,7 +50,7 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
                         const std::vector<std::string>& all_names, const fs::path& base) {
   Argument a;
   a.path = path;
-  r.object(v, path, {"name", "type", "role", "count", "value", "init", "tolerance", "zero_before_launch"});
+  r.object(v, path, {"name", "type", "role", "count", "value", "init", "tolerance", "zero_before_launch", "global"});
   if (!v.contains("name")) r.fail(path + ".name", "missing; expected the kernel parameter's name");
   a.name = r.string(v["name"], path + ".name");
   if (!v.contains("role")) r.fail(path + ".role", "missing; expected one of: input, output, scalar");
@@ -71,6 +71,11 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
   only_for("init", a.role == Argument::Role::input, "input");
   only_for("tolerance", a.role == Argument::Role::output, "output");
   only_for("zero_before_launch", a.role == Argument::Role::output, "output");
+  only_for("global", a.role != Argument::Role::output, "input and scalar");
+  if (v.contains("global")) {
+    if (!v["global"].is_boolean()) r.fail(path + ".global", fmt::format("expected true or false, got {}", v["global"].dump()));
+    a.global = v["global"].get<bool>();
+  }
   if (scalar) {
     if (!v.contains("value")) r.fail(path + ".value", "missing; expected an expression of the point's parameters");
     a.value = r.expression(v["value"], path + ".value", all_names);

@@ -39,6 +39,37 @@ void add_sweep_points(const json& doc, const std::vector<std::string>& size_name
   }
 }
 
+// Global arguments name variables of the source: compiled once here (on the CPU, NVRTC) at the
+// first point, each must exist and hold the argument at every size of the config, or the config
+// is refused with the argument's path. A kernel that does not compile is left to its point.
+void check_globals(const Reader& r, const json& doc, const std::vector<std::string>& size_names, SourceState& state) {
+  if (state.global_expressions().empty() || state.kernels.empty() || state.sweep_points[0].empty()) return;
+  int arch = current_device_arch();
+  NvrtcRequest request = state.request_for(state.kernels[0], state.sweep_points[0][0], arch ? arch : 90,
+                                           [](const std::string&) { return true; });
+  NvrtcResult compiled;
+  try {
+    compiled = nvrtc_compile_once(request);
+  } catch (const NvrtcCompileError& e) {
+    for (const auto& a : state.arguments)
+      if (a.global && std::string(e.what()).find("nv_mangled_name &" + a.name) != std::string::npos)
+        r.fail(a.path + ".name", fmt::format("no __constant__ or __device__ variable '{}' in {}", a.name, state.source_path));
+    return;
+  }
+  for (const auto& a : state.arguments) {
+    if (!a.global) continue;
+    std::size_t held = cubin_symbol_bytes(compiled.cubin, compiled.lowered.at("&" + a.name)).value_or(0);
+    for (const auto& sizes : config_points(doc, "", size_names)) {
+      std::size_t needed = a.role == Argument::Role::scalar ? a.type->bytes
+                                                            : std::size_t(a.count.evaluate_integer(sizes, 0, kMaxInt)) * a.type->bytes;
+      if (held < needed)
+        r.fail(a.path, fmt::format("the variable '{}' of {} holds {} bytes; at {} the argument has {} ({} of {})", a.name,
+                                   state.source_path, held, sizes.to_string(), needed,
+                                   a.role == Argument::Role::scalar ? std::size_t(1) : needed / a.type->bytes, a.type->name));
+    }
+  }
+}
+
 // The problem's callbacks: size checks, device memory, the problem itself.
 void add_problem(Family& family, const std::shared_ptr<SourceState>& state) {
   family.check_sizes = [state](const Params& sizes) -> std::string {
@@ -130,6 +161,7 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   state->kernels = parse_kernels(r, doc, axes, compile);
   parse_reference(r, doc, base, *state);
   add_sweep_points(doc, axes.size_names, *state);
+  check_globals(r, doc, axes.size_names, *state);
   add_problem(family, state);
   for (std::size_t i = 0; i < state->kernels.size(); ++i) family.variants.push_back(source_variant(r, state, i));
   return std::make_shared<const Family>(std::move(family));

@@ -75,6 +75,10 @@ struct Argument {
   Initializer init;  // inputs
   double abs_tolerance = 0, rel_tolerance = 0;  // outputs
   bool zero_before_launch = false;              // outputs that kernels accumulate into (atomics)
+  // Inputs and scalars: not a kernel parameter but the module's __constant__ or __device__
+  // variable of this name, filled before the first launch of each loaded module (Kernel Tuner's
+  // cmem_args); a scalar's again where its value changes.
+  bool global = false;
   std::string expected_npy;                     // outputs verified against a file
 };
 
@@ -120,6 +124,14 @@ struct SourceState {
     return name;
   }
 
+  // "&name" of each global argument: NVRTC's name expressions for their lowered names.
+  std::vector<std::string> global_expressions() const {
+    std::vector<std::string> out;
+    for (const auto& a : arguments)
+      if (a.global) out.push_back("&" + a.name);
+    return out;
+  }
+
   std::vector<std::string> user_options(const KernelSpec& k, const Params& p) const {
     std::vector<std::string> options = k.options;
     for (const auto& [name, expr] : k.defines)
@@ -144,6 +156,9 @@ struct SourceState {
   void precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count) const;
   // The record's compile block of an instance; the first point that uses it reports its NVRTC time.
   std::string compile_json(Instance& inst, int arch);
+  // The compilation of each loaded kernel (source_launch notes it): where a launch finds the
+  // module whose global variables it fills.
+  std::map<const void*, const Compilation*> compilation_of_kernel;
 };
 
 constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();

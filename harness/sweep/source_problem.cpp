@@ -69,6 +69,7 @@ NvrtcRequest SourceState::request_for(const KernelSpec& k, const Params& p, int 
   request.options = options;
   request.arch = arch;
   request.name_expressions = group;
+  for (auto& global : global_expressions()) request.name_expressions.push_back(std::move(global));
   return request;
 }
 
@@ -82,11 +83,14 @@ Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) 
   try {
     compilation->compiled = nvrtc_compile_once(request);
   } catch (const NvrtcCompileError&) {
-    if (request.name_expressions.size() == 1) throw;
-    request.name_expressions = {name};
+    std::vector<std::string> alone = {name};
+    for (auto& global : global_expressions()) alone.push_back(std::move(global));
+    if (request.name_expressions == alone) throw;
+    request.name_expressions = alone;
     compilation->compiled = nvrtc_compile_once(request);
   }
-  for (const auto& n : request.name_expressions) instances.emplace(key_of(n), Instance{compilation, n, nullptr});
+  for (const auto& n : request.name_expressions)
+    if (n.rfind('&', 0) != 0) instances.emplace(key_of(n), Instance{compilation, n, nullptr});
   return instances.at(key_of(name));
 }
 
@@ -250,20 +254,24 @@ class SourceProblem : public Problem {
     return v;
   }
 
-  // One launch on `stream`: outputs that accumulate are zeroed first (on the same stream).
+  // One launch on `stream`: global variables filled where this module has not got their values
+  // yet, outputs that accumulate zeroed first (on the same stream).
   void launch(const void* kernel, const LaunchSpec& spec, const Params& params, cudaStream_t stream) {
     const auto& args = state_->arguments;
-    std::vector<void*> pointers(args.size());
+    std::vector<void*> pointers;
     std::vector<void*> device_pointers(args.size());  // cudaLaunchKernel reads each argument through a pointer to it
     std::vector<std::uint64_t> scalars(args.size());
     for (std::size_t i = 0; i < args.size(); ++i) {
       const Argument& a = args[i];
-      if (a.role == Argument::Role::scalar) {
+      if (a.role == Argument::Role::scalar)
         store_element(*a.type, a.value.evaluate(params), reinterpret_cast<unsigned char*>(&scalars[i]));
-        pointers[i] = &scalars[i];
+      if (a.global) {
+        fill_global(kernel, i, scalars[i], stream);
+      } else if (a.role == Argument::Role::scalar) {
+        pointers.push_back(&scalars[i]);
       } else {
         device_pointers[i] = buffers_[i].get();
-        pointers[i] = &device_pointers[i];
+        pointers.push_back(&device_pointers[i]);
         if (a.zero_before_launch && buffers_[i].bytes())
           OCCBENCH_CUDA_CHECK(cudaMemsetAsync(buffers_[i].get(), 0, buffers_[i].bytes(), stream));
       }
@@ -275,7 +283,34 @@ class SourceProblem : public Problem {
  private:
   void compute_reference();
 
+  // Global argument i of the module of `kernel`: its input buffer (or scalar value) copied into the
+  // variable, once per module for a buffer, again where a scalar's value changes.
+  void fill_global(const void* kernel, std::size_t i, std::uint64_t scalar, cudaStream_t stream) {
+    const Argument& a = state_->arguments[i];
+    const Compilation& compilation = *state_->compilation_of_kernel.at(kernel);
+    auto key = std::make_pair(&compilation, i);
+    bool is_scalar = a.role == Argument::Role::scalar;
+    if (auto done = filled_.find(key); done != filled_.end() && (!is_scalar || done->second == scalar)) return;
+    void* address = nullptr;
+    std::size_t bytes = 0;
+    const std::string& lowered = compilation.compiled.lowered.at("&" + a.name);
+    if (cudaLibraryGetGlobal(&address, &bytes, compilation.library, lowered.c_str()) != cudaSuccess) {
+      cudaGetLastError();
+      throw std::runtime_error(fmt::format("{}.name: no __constant__ or __device__ variable '{}' in the loaded module", a.path, a.name));
+    }
+    std::size_t needed = is_scalar ? a.type->bytes : buffers_[i].bytes();
+    if (bytes < needed)
+      throw std::runtime_error(fmt::format("{}: the variable '{}' holds {} bytes; the argument has {}", a.path, a.name, bytes, needed));
+    if (is_scalar)
+      OCCBENCH_CUDA_CHECK(cudaMemcpyAsync(address, &scalar, needed, cudaMemcpyHostToDevice, stream));
+    else if (needed)
+      OCCBENCH_CUDA_CHECK(cudaMemcpyAsync(address, buffers_[i].get(), needed, cudaMemcpyDeviceToDevice, stream));
+    OCCBENCH_CUDA_CHECK(cudaStreamSynchronize(stream));  // the scalar's host copy is on this frame
+    filled_[key] = scalar;
+  }
+
   std::shared_ptr<SourceState> state_;
+  std::map<std::pair<const Compilation*, std::size_t>, std::uint64_t> filled_;  // (module, argument) -> the scalar filled
   Params sizes_;
   std::vector<DeviceBuffer<unsigned char>> buffers_;  // empty for scalars
   std::vector<DeviceBuffer<unsigned char>> expected_;  // on the device, beside the outputs
@@ -302,6 +337,7 @@ LaunchSpec source_launch(SourceState& state, const KernelSpec& k, const Params& 
   // The runtime takes a cudaKernel_t wherever it takes a kernel's address (cudaFuncGetAttributes,
   // the occupancy API, cudaLaunchKernel), so the runner's resource and occupancy code applies as is.
   spec.kernel = reinterpret_cast<const void*>(inst.kernel);
+  state.compilation_of_kernel[spec.kernel] = inst.compilation.get();
   if (for_record) spec.compile_json = state.compile_json(inst, arch);
   return spec;
 }
