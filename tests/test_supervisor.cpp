@@ -1,6 +1,7 @@
 // The supervisor of `occbench run` for user kernels, with a shell script standing in for the
 // sweep's child: a point that outlives the watchdog is killed, recorded failed in the .jsonl (a
 // half-written last line dropped first), and the sweep continues in a new child with --resume.
+#include "harness/measure/device.hpp"
 #include "harness/run/supervisor.hpp"
 
 #include <gtest/gtest.h>
@@ -49,4 +50,28 @@ TEST(Supervisor, WatchdogFailsTheHangingPointAndResumes) {
   std::getline(call, args);
   EXPECT_EQ(args, "run --resume " + jsonl.string() + " --device 0");
   fs::remove_all(dir);
+}
+
+// The process that goes on after a fault resumes the run and keeps the run's ceilings (measured
+// at its start) instead of measuring them again, where its record is of this same GPU.
+TEST(Supervisor, AResumedRunKeepsTheCeilingsOfItsOwnGpu) {
+  occbench::DeviceInfo device;
+  device.name = "NVIDIA H100 80GB HBM3";
+  device.pci_bus_id = "0000:00:06.0";
+  nlohmann::ordered_json recorded = {{"name", device.name},           {"pci_bus_id", device.pci_bus_id},
+                                     {"measured_bandwidth_gbps", 2971.7}, {"measured_l2_bandwidth_gbps", 9000.5},
+                                     {"measured_smem_bandwidth_gbps", 30000.25}, {"dram_latency_ns", 650.0}};
+  occbench::DeviceInfo other = device;
+  other.pci_bus_id = "0000:00:07.0";
+  EXPECT_FALSE(occbench::reuse_ceilings(other, recorded)) << "another GPU of the machine measures its own";
+  EXPECT_FALSE(other.measured_bandwidth_gbps);
+  nlohmann::ordered_json incomplete = recorded;
+  incomplete["dram_latency_ns"] = nullptr;
+  EXPECT_FALSE(occbench::reuse_ceilings(device, incomplete));
+  EXPECT_FALSE(occbench::reuse_ceilings(device, nlohmann::ordered_json()));
+  ASSERT_TRUE(occbench::reuse_ceilings(device, recorded));
+  EXPECT_EQ(device.measured_bandwidth_gbps, 2971.7);
+  EXPECT_EQ(device.measured_l2_bandwidth_gbps, 9000.5);
+  EXPECT_EQ(device.measured_smem_bandwidth_gbps, 30000.25);
+  EXPECT_EQ(device.dram_latency_ns, 650.0);
 }

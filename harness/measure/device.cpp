@@ -163,6 +163,19 @@ nlohmann::ordered_json to_json(const DeviceInfo& d) {
           {"clocks", {{"start", to_json(d.clocks_start)}, {"end", to_json(d.clocks_end)}}}};
 }
 
+bool reuse_ceilings(DeviceInfo& device, const nlohmann::ordered_json& recorded) {
+  if (!recorded.is_object() || recorded.value("name", "") != device.name || recorded.value("pci_bus_id", "") != device.pci_bus_id)
+    return false;
+  const char* fields[] = {"measured_bandwidth_gbps", "measured_l2_bandwidth_gbps", "measured_smem_bandwidth_gbps", "dram_latency_ns"};
+  for (const char* field : fields)
+    if (!recorded.contains(field) || !recorded[field].is_number()) return false;
+  device.measured_bandwidth_gbps = recorded["measured_bandwidth_gbps"].get<double>();
+  device.measured_l2_bandwidth_gbps = recorded["measured_l2_bandwidth_gbps"].get<double>();
+  device.measured_smem_bandwidth_gbps = recorded["measured_smem_bandwidth_gbps"].get<double>();
+  device.dram_latency_ns = recorded["dram_latency_ns"].get<double>();
+  return true;
+}
+
 void measure_ceilings(DeviceInfo& device) {
   std::size_t copy_bytes = std::min<std::size_t>(std::size_t(1) << 30, device.total_memory_bytes / 8);
   device.measured_bandwidth_gbps = measure_copy_bandwidth_gbps(copy_bytes, 20);

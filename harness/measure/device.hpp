@@ -53,6 +53,11 @@ double measure_copy_bandwidth_gbps(std::size_t bytes, int repetitions);
 // The device's own ceilings, measured: copy bandwidth (a copy of 1 GiB, or an eighth of the card),
 // L2 and shared-memory bandwidth, DRAM latency. Every ratio of a run is against these.
 void measure_ceilings(DeviceInfo& device);
+// The ceilings a run measured on this same GPU (`recorded`: its device record, from the .jsonl
+// header), taken instead of measuring them again: a resumed run, and the process that goes on
+// after a contained fault, keep the run's own ceilings and save their ~1.4 s. False (nothing
+// taken) where the record is of another GPU (name or PCI bus) or lacks one of them.
+bool reuse_ceilings(DeviceInfo& device, const nlohmann::ordered_json& recorded);
 
 // Current SM and memory clocks of the device, through NVML (loaded at run time; empty if absent).
 ClockReading read_clocks(const DeviceInfo& device);

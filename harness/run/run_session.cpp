@@ -33,14 +33,16 @@ void open_energy_meter(RunSession& s, const MeasurementSettings& m, std::ostream
                         : fmt::format("energy unavailable: {}; timings go on\n", e.unavailable_reason()));
 }
 
-void open_device(RunSession& s, int ordinal, const MeasurementSettings& m, std::ostream& log) {
+// `resumed`: the resumed run's device record (null for a new run), whose ceilings are kept.
+void open_device(RunSession& s, int ordinal, const MeasurementSettings& m, const ordered_json& resumed, std::ostream& log) {
   auto t0 = std::chrono::steady_clock::now();
   s.device = query_device(ordinal);
   // A run killed while it held the SM clock locked left a marker: the GPU gets its default back first.
   if (std::string restored = restore_left_sm_clock(s.device.pci_bus_id); !restored.empty()) log << restored << "\n";
   open_energy_meter(s, m, log);  // idle: before the ceilings' probes warm the GPU
   s.device.clocks_start = read_clocks(s.device);
-  measure_ceilings(s.device);
+  bool reused = reuse_ceilings(s.device, resumed);
+  if (!reused) measure_ceilings(s.device);
   s.run_t0 = std::chrono::steady_clock::now();
   s.startup_s = std::chrono::duration<double>(s.run_t0 - t0).count();
   const DeviceInfo& d = s.device;
@@ -48,8 +50,9 @@ void open_device(RunSession& s, int ordinal, const MeasurementSettings& m, std::
                      "DRAM latency {:.0f} ns measured\n",
                      ordinal, d.name, d.compute_major, d.compute_minor, d.sm_count, d.l2_bytes >> 20,
                      *d.measured_bandwidth_gbps, d.peak_bandwidth_gbps, *d.dram_latency_ns);
-  log << fmt::format("measured L2 bandwidth {:.0f} GB/s, shared-memory bandwidth {:.0f} GB/s\n",
-                     *d.measured_l2_bandwidth_gbps, *d.measured_smem_bandwidth_gbps);
+  log << fmt::format("measured L2 bandwidth {:.0f} GB/s, shared-memory bandwidth {:.0f} GB/s{}\n",
+                     *d.measured_l2_bandwidth_gbps, *d.measured_smem_bandwidth_gbps,
+                     reused ? " (the resumed run's, measured at its start)" : "");
 }
 
 void open_outputs(RunSession& s, const SweepSpec& spec, const RunOptions& options) {
@@ -136,7 +139,8 @@ void RunSession::close_measurement() {
 
 std::unique_ptr<RunSession> open_run_session(const SweepSpec& spec, const RunOptions& options, std::ostream& log) {
   auto session = std::make_unique<RunSession>();
-  open_device(*session, options.device, spec.measurement, log);
+  open_device(*session, options.device, spec.measurement,
+              options.resume ? options.resume->header.value("device", ordered_json()) : ordered_json(), log);
   if (uses_sm_clock_axis(spec)) log << check_sm_clocks(spec, local_sm_clocks(session->device.pci_bus_id), session->device.name);
   open_outputs(*session, spec, options);
   open_measurement(*session, spec, options, log);
