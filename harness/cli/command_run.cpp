@@ -4,6 +4,8 @@
 #include "harness/cli/commands.hpp"
 #include "harness/measure/counters.hpp"
 #include "harness/run/clock_axis.hpp"
+#include "harness/run/compile_workers.hpp"
+#include "harness/model/gpu_table.hpp"
 #include "harness/measure/device.hpp"
 #include "harness/measure/kernel_activity.hpp"
 #include "harness/run/multi_device.hpp"
@@ -20,6 +22,10 @@
 
 #include <fmt/format.h>
 
+#include <cuda_runtime.h>
+
+#include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -212,6 +218,29 @@ int supervise(const RunFlags& flags, const SweepSpec& spec, const Strategy& stra
   return supervise_run(supervised, std::cerr);
 }
 
+// A whole sweep of the user's own kernels: worker processes compile its kernels ahead of the
+// points while this process measures (harness/run/compile_workers.hpp), for the GPU of the table
+// that is this one. None for a resumed run, a sample or a search (they measure part of the
+// sweep), a --devices worker, a supervised child (its parent has them), a GPU the table lacks,
+// or with OCCBENCH_COMPILE_AHEAD=0; and none where this is not the occbench command (a test).
+std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy) {
+  const char* wanted = std::getenv("OCCBENCH_COMPILE_AHEAD");
+  bool whole_sweep = flags.resume_path.empty() && strategy.is_default() && spec.selection.shard_count == 0 && flags.claim_dir.empty();
+  if (!spec.source_family || flags.config.empty() || !whole_sweep || (wanted && std::string(wanted) == "0") ||
+      supervisor_fd_from_environment() >= 0 || std::filesystem::path(self_executable()).filename() != "occbench")
+    return nullptr;
+  cudaDeviceProp properties{};
+  if (cudaGetDeviceProperties(&properties, flags.device_ordinal) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
+  const GpuSpec* gpu = find_gpu(properties.name);
+  if (!gpu) return nullptr;
+  std::vector<std::string> plan_argv = {"occbench", "plan", flags.config, "--gpu", gpu->key};
+  for (auto& arg : selection_arguments(flags.selection)) plan_argv.push_back(std::move(arg));
+  return std::make_unique<CompileWorkers>(plan_argv, compile_worker_count(1), /*hide_gpus=*/true);
+}
+
 int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy, const JsonlContents& resumed,
              const std::vector<std::string>& argv, const Registry& registry) {
   RunOptions options;
@@ -225,6 +254,8 @@ int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strat
   options.claim_dir = flags.claim_dir;
   options.strategy = strategy;
   options.supervisor_fd = supervisor_fd_from_environment();
+  std::unique_ptr<CompileWorkers> compiling = compile_ahead_of_run(flags, spec, strategy);
+  if (compiling) std::cerr << fmt::format("compiling the sweep's kernels ahead in {} worker process(es)\n", compiling->count());
   if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) return supervise(flags, spec, strategy, argv, registry);
   RunSummary summary = run_sweep(spec, registry, options, std::cout);
   if (summary.failed > 0)

@@ -1,5 +1,7 @@
 #include "harness/run/plan.hpp"
 
+#include "harness/run/compile_workers.hpp"
+
 #include "harness/sweep/selection.hpp"
 #include "harness/model/metrics.hpp"
 #include "harness/model/occupancy.hpp"
@@ -15,8 +17,6 @@
 #include "harness/core/json.hpp"
 
 #include <fmt/format.h>
-#include <spawn.h>
-#include <sys/wait.h>
 
 #include <cstdio>
 
@@ -24,7 +24,6 @@
 #include <filesystem>
 #include <ostream>
 
-extern char** environ;
 
 namespace occbench {
 
@@ -210,23 +209,6 @@ std::vector<std::pair<std::string, Params>> compile_wanted(const std::vector<Poi
   return wanted;
 }
 
-// Runs this plan again in `count` processes, each compiling its share into NVRTC's disk cache
-// (--compile-share W/N), and waits for them.
-void spawn_compile_workers(const std::vector<std::string>& argv, unsigned count) {
-  std::string exe = self_executable();
-  std::vector<pid_t> workers;
-  for (unsigned w = 0; w < count; ++w) {
-    std::vector<std::string> args(argv.begin(), argv.end());
-    args.insert(args.end(), {"--compile-share", fmt::format("{}/{}", w, count)});
-    std::vector<char*> c_args;
-    for (auto& a : args) c_args.push_back(a.data());
-    c_args.push_back(nullptr);
-    pid_t pid = 0;
-    if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, c_args.data(), environ) == 0) workers.push_back(pid);
-  }
-  for (pid_t pid : workers) waitpid(pid, nullptr, 0);
-}
-
 // A family of the user's CUDA source has every point's kernel compiled first, by one process per
 // core; the points then take their compiled kernels from the cache one by one.
 void compile_ahead(const SweepSpec& spec, const Registry& registry, const std::vector<Point>& points, const PlanTarget& target,
@@ -236,7 +218,7 @@ void compile_ahead(const SweepSpec& spec, const Registry& registry, const std::v
   unsigned count = unsigned(std::min<std::size_t>(compile_processes(), points.size()));
   // Only the occbench command runs itself again (a test binary calling plan_main compiles here).
   bool is_occbench = std::filesystem::path(self_executable()).filename() == "occbench";
-  if (count > 1 && is_occbench && !options.argv.empty()) spawn_compile_workers(options.argv, count);
+  if (count > 1 && is_occbench && !options.argv.empty()) CompileWorkers(options.argv, count, /*hide_gpus=*/false).wait();
   else family->precompile(compile_wanted(points), plan_arch(target), 0, 1);
 }
 

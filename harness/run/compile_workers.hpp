@@ -1,0 +1,34 @@
+#pragma once
+// Worker processes that compile a user-kernel sweep's instantiations into NVRTC's disk cache,
+// each its share (occbench plan CONFIG --compile-share W/N): processes, because NVRTC compiles
+// one program at a time per process. `plan` waits for them before planning; `run` lets them work
+// ahead of its points while the GPU measures (a point then loads its kernel from the cache instead
+// of waiting for NVRTC) and stops them when the run ends.
+#include <cstddef>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace occbench {
+
+class CompileWorkers {
+ public:
+  // `plan_argv`: a plan command line (the program first) to which each worker adds
+  // --compile-share W/N. `hide_gpus`: the workers see no GPU (CUDA_VISIBLE_DEVICES empty), so they
+  // never take a context or memory of the GPU a run measures on.
+  CompileWorkers(const std::vector<std::string>& plan_argv, unsigned count, bool hide_gpus);
+  ~CompileWorkers();  // stops the workers still compiling
+  CompileWorkers(const CompileWorkers&) = delete;
+  CompileWorkers& operator=(const CompileWorkers&) = delete;
+  void wait();  // until every worker is done
+  std::size_t count() const { return pids_.size(); }
+
+ private:
+  std::vector<pid_t> pids_;
+};
+
+// How many workers: one per core, or $OCCBENCH_COMPILE_PROCESSES (harness/sweep/nvrtc_compiler),
+// less `reserved` cores kept for the caller, at least one.
+unsigned compile_worker_count(unsigned reserved);
+
+}  // namespace occbench
