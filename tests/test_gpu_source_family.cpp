@@ -173,5 +173,26 @@ TEST(GpuSourceFamily, KernelTunerConvolutionVerifiesAcrossTileShapes) {
   }
 }
 
+// The register-tiled SYRK of examples/search/syrk at an awkward size (n = 333: partial tiles):
+// scalar and 16-byte shared-memory reads, padding, single and double buffering, split-k with
+// atomics (3: m = 1001 split unevenly), each verified against the naive kernel.
+TEST(GpuSourceFamily, SearchSpaceSyrkVerifiesAcrossItsChoices) {
+  OCCBENCH_REQUIRE_GPU();
+  std::string path = kExamples + "/search/syrk/syrk.json";
+  std::ifstream in(path);
+  auto doc = ordered_json::parse(in);
+  doc["sizes"] = {{"m", {1001}}, {"n", {333}}};
+  doc["axes"] = {{"block_tile", {32, 64}}, {"thread_rows", {4}}, {"thread_cols", {4}}, {"k_step", {8}},
+                 {"smem_vector", {1, 4}}, {"padding", {0, 4}}, {"double_buffer", {0, 1}}, {"split_k", {1, 3}}};
+  SweepSpec spec = parse_sweep_json(doc, path, builtin_registry());
+  auto records = measure_all(spec);
+  ASSERT_EQ(records.size(), 33u) << "32 register-tiled points and the naive one";
+  for (const auto& r : records) {
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["verification"]["status"], "passed");
+  }
+}
+
 }  // namespace
 }  // namespace occbench

@@ -328,3 +328,22 @@ TEST(Replay, TheCommandPrintsATablePerBudgetWritesTheCurvesAndRefusesBadInput) {
   EXPECT_EQ(code, kExitOk) << out;
   EXPECT_NE(out.find("metrics.achieved_bandwidth_gbps:max"), std::string::npos) << out;
 }
+
+// The two spaces of issue 27 (examples/search/syrk, examples/kernel_tuner/convolution) as a search
+// sees them: thousands of points under their restrictions, one space each, eight and seven axes.
+TEST(SearchSource, TheExampleSpacesHoldThousandsOfPoints) {
+  struct Example {
+    std::string config;
+    std::size_t points, axes;
+  };
+  for (const Example& e : {Example{"examples/search/syrk/syrk.json", 2641, 9}, Example{"examples/kernel_tuner/convolution/convolution.json", 2835, 7}}) {
+    SweepSpec spec = parse_sweep_file(kSource + "/" + e.config, builtin_registry());
+    SearchSource source(expand_sweep(spec, builtin_registry()), Strategy{"model", 132, 0});
+    EXPECT_EQ(source.candidates(), e.points) << e.config;
+    EXPECT_EQ(source.spaces(), 1u) << e.config;
+    EXPECT_EQ(source.planned(), 132u) << e.config;
+    std::vector<Coordinates> coordinates;
+    for (const auto& point : expand_sweep(spec, builtin_registry())) coordinates.push_back(point_coordinates(point));
+    EXPECT_EQ(SearchSpace(coordinates).dimensions().size(), e.axes) << e.config << ": the variant and each axis";
+  }
+}
