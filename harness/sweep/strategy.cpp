@@ -26,6 +26,9 @@ void check_strategy(const Strategy& strategy, const std::string& file, const std
                       "expected a budget: --max-points N and/or --time-limit S (max_points, time_limit_s)");
   if (strategy.max_points && *strategy.max_points == 0)
     throw ConfigError(file, path("--max-points 0", "max_points"), "expected at least 1 point");
+  if (strategy.time_limit_s && !strategy.is_adaptive())
+    throw ConfigError(file, path("--time-limit", "time_limit_s"),
+                      fmt::format("a time limit is a search's budget (local, genetic, model), not {}'s", strategy.name));
   if (strategy.time_limit_s && !(*strategy.time_limit_s > 0))
     throw ConfigError(file, path(fmt::format("--time-limit {}", *strategy.time_limit_s), "time_limit_s"), "expected seconds > 0");
 }
