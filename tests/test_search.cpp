@@ -279,6 +279,12 @@ TEST(SearchCli, DryRunDescribesTheSearchAndBadCombinationsExit2) {
   EXPECT_NE(out.find("--time-limit"), std::string::npos) << out;
   out = run_cli_out({"run", config, "--dry-run", "--strategy", "local", "--max-points", "5", "--objective", "timing.median_ms:best"}, code);
   EXPECT_EQ(code, kExitBadInput) << out;
+  out = run_cli_out({"run", config, "--dry-run", "--strategy", "local", "--max-points", "5", "--objective", "energy.joules_per_launch"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  EXPECT_NE(out.find("the run records no energy section: add --energy"), std::string::npos) << out;
+  out = run_cli_out({"run", config, "--dry-run", "--strategy", "local", "--max-points", "5", "--objective", "energy.joules_per_launch",
+                     "--energy"}, code);
+  EXPECT_EQ(code, kExitOk) << out;
   out = run_cli_out({"run", config, "--dry-run", "--strategy", "genetic", "--max-points", "5", "--shard", "1/2"}, code);
   EXPECT_EQ(code, kExitBadInput) << out;
   EXPECT_NE(out.find("a search runs on one GPU"), std::string::npos) << out;

@@ -25,7 +25,9 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <tuple>
 #include <iostream>
 #include <memory>
 
@@ -156,11 +158,18 @@ Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlC
   if (resumed.header.contains("strategy")) base = strategy_from_json(resumed.header["strategy"], flags.resume_path);
   Strategy strategy = apply_strategy_flags(flags, base);
   check_strategy(strategy);
+  Objective objective;
   try {
-    parse_objective(strategy.objective);
+    objective = parse_objective(strategy.objective);
   } catch (const std::invalid_argument& e) {
     throw ConfigError("command line", "--objective (or search.objective)", e.what());
   }
+  // A section the run does not record would leave every point without a value.
+  for (auto [section, on, flag] : {std::tuple{"energy.", spec.measurement.energy, "--energy"},
+                                   std::tuple{"counters.", spec.measurement.counters, "--counters"}})
+    if (strategy.is_adaptive() && objective.field.rfind(section, 0) == 0 && !on)
+      throw ConfigError("command line", "--objective " + strategy.objective,
+                        fmt::format("the run records no {} section: add {}", std::string(section).substr(0, std::strlen(section) - 1), flag));
   bool shared = !flags.devices.empty() || flags.each_device || !flags.selection.shard.empty() || !flags.claim_dir.empty();
   if (strategy.is_adaptive() && shared)
     throw ConfigError("command line", "--strategy " + strategy.name,
