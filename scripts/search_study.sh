@@ -29,7 +29,7 @@ budget=$(( (points * 5 + 99) / 100 ))
 timed "$space-plan" plan "$config" --out "$out/plan"
 timed "$space-full" run "$config" --out "$out/full"
 full=$(ls "$out"/full/*.jsonl | head -1)
-timed "$space-replay" replay "$full" --seeds 50 --out "$out/replay_$space.json"
+timed "$space-replay" replay "$full" --seeds 50 --strategy local,genetic,model,model_plan --out "$out/replay_$space.json"
 for strategy in model local; do
   for seed in 1 2; do timed "$space-live-$strategy-$seed" run "$config" --strategy $strategy --max-points $budget --seed $seed --out "$out/live-$strategy-$seed"; done
 done

@@ -114,6 +114,14 @@ TEST(SearchSpace, DimensionsAreOrderedAndAbsentAxesAreAValueOfTheirOwn) {
   EXPECT_EQ(space.find({0, 0}), std::nullopt);
 }
 
+TEST(SearchSpace, ExtraFeaturesAreScaledAndFollowTheCoordinates) {
+  SearchSpace space({{{"x", 1}}, {{"x", 2}}, {{"x", 4}}});
+  space.add_features({{10, 5}, {20, 5}, {30, 5}});
+  EXPECT_EQ(space.features(0), (std::vector<double>{0.0, 0.0, 0.0}));
+  EXPECT_EQ(space.features(1), (std::vector<double>{0.5, 0.5, 0.0}));
+  EXPECT_EQ(space.features(2), (std::vector<double>{1.0, 1.0, 0.0})) << "a feature that never changes is 0";
+}
+
 TEST(SearchSpace, NeighboursAreOneStepAwayAndBridgeHolesLeftByRestrictions) {
   std::vector<Coordinates> grid;
   for (int x : {1, 2, 4, 8})
@@ -317,9 +325,9 @@ TEST(Replay, TheCommandPrintsATablePerBudgetWritesTheCurvesAndRefusesBadInput) {
   testing_support::TempDir dir;
   std::string out_path = dir.file("replay.json");
   int code = -1;
-  std::string out = run_cli_out({"replay", kStencilRecord, "--strategy", "local,model", "--seeds", "6", "--out", out_path}, code);
+  std::string out = run_cli_out({"replay", kStencilRecord, "--strategy", "local,model_plan", "--seeds", "6", "--out", out_path}, code);
   EXPECT_EQ(code, kExitOk) << out;
-  EXPECT_NE(out.find("| budget | points | random | local | model |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| budget | points | random | local | model_plan |"), std::string::npos) << out;
   EXPECT_NE(out.find("| 5.0% | 9 |"), std::string::npos) << out;
   json curves = json::parse(std::ifstream(out_path));
   EXPECT_EQ(curves["seeds"], 6);

@@ -80,7 +80,8 @@ Command add_replay_command(CLI::App& app) {
   CLI::App* replay = app.add_subcommand("replay", "Search strategies against a run measured in full, without a GPU: how near "
                                                   "the optimum each gets per budget, against random sampling");
   replay->add_option("record", flags->input, "A run's results over the whole space: the .json document or the .jsonl")->required();
-  replay->add_option("--strategy", flags->strategies, "Strategies, comma-separated: random, local, genetic, model (random is always added)")
+  replay->add_option("--strategy", flags->strategies, "Strategies, comma-separated: random, local, genetic, model, and model_plan (the model also fitted on each "
+                     "point's occupancy, registers, shared memory and grid, as plan knows them; random is always added)")
       ->capture_default_str();
   replay->add_option("--budgets", flags->budgets, "Budgets as percentages of each space's points")->capture_default_str();
   replay->add_option("--max-points", flags->max_points, "One budget of N points instead of --budgets")->check(CLI::PositiveNumber);

@@ -24,7 +24,23 @@ struct RecordedSpace {
   std::vector<Coordinates> candidates;
   std::vector<std::optional<double>> values;
   std::vector<std::string> ids;
+  std::vector<std::vector<double>> plan_features;  // what plan knows of each point before it runs
 };
+
+// Theoretical occupancy, resident blocks per SM, registers per thread, shared memory per block and
+// log2 of the grid's blocks: known for every point before it runs (occbench plan), 0 where absent.
+std::vector<double> plan_features(const json& record) {
+  auto number = [&](const char* section, const char* field) {
+    const json& s = record.value(section, json::object());
+    return s.is_object() && s.contains(field) && s[field].is_number() ? s[field].get<double>() : 0.0;
+  };
+  double blocks = 1;
+  const json& launch = record.value("launch", json::object());
+  if (launch.is_object() && launch.contains("grid") && launch["grid"].is_array())
+    for (const auto& d : launch["grid"]) blocks *= d.is_number() ? d.get<double>() : 1.0;
+  return {number("occupancy", "theoretical"), number("occupancy", "active_blocks_per_sm"), number("resources", "registers_per_thread"),
+          number("resources", "static_smem_bytes") + number("launch", "dynamic_smem_bytes"), std::log2(std::max(blocks, 1.0))};
+}
 
 std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objective& objective) {
   std::vector<std::string> sizes = size_names(input);
@@ -44,11 +60,12 @@ std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objec
         coordinates.emplace_back(item.key(), item.value());
     }
     auto [found, added] = space_of.emplace(size_text, spaces.size());
-    if (added) spaces.push_back({size_text, {}, {}, {}});
+    if (added) spaces.push_back({size_text, {}, {}, {}, {}});
     RecordedSpace& space = spaces[found->second];
     space.candidates.push_back(std::move(coordinates));
     space.values.push_back(objective_value(record, objective));
     space.ids.push_back(id);
+    space.plan_features.push_back(plan_features(record));
   }
   return spaces;
 }
@@ -108,12 +125,15 @@ std::vector<std::size_t> budgets_in_points(const ReplayOptions& options, std::si
   return out;
 }
 
-ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded,
-                         const ReplayOptions& options, double optimum, std::size_t steps) {
+// `planned`: the space with plan's features, which model_plan (the model strategy) is fitted on.
+ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, const SearchSpace& planned,
+                         const RecordedSpace& recorded, const ReplayOptions& options, double optimum, std::size_t steps) {
   std::vector<std::vector<double>> runs(std::size_t(options.seeds));
+  bool with_plan = strategy == "model_plan";
   parallel_for(runs.size(), [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s)
-      runs[s] = trajectory(strategy, space, recorded.values, options.objective, optimum, options.first_seed + s, steps);
+      runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded.values, options.objective, optimum,
+                           options.first_seed + s, steps);
   }, 2);
   ReplayCurve curve{strategy, {}};
   for (std::size_t k = 0; k < steps; ++k) {
@@ -141,9 +161,11 @@ ReplaySpace replay_space(const RecordedSpace& recorded, const ReplayOptions& opt
   out.optimum = *recorded.values[*best];
   out.optimum_point = recorded.ids[*best];
   out.budgets = budgets_in_points(options, out.points);
-  SearchSpace space(recorded.candidates);
+  SearchSpace space(recorded.candidates), planned(recorded.candidates);
+  planned.add_features(recorded.plan_features);
   std::size_t steps = *std::max_element(out.budgets.begin(), out.budgets.end());
-  for (const auto& strategy : options.strategies) out.curves.push_back(replay_curve(strategy, space, recorded, options, out.optimum, steps));
+  for (const auto& strategy : options.strategies)
+    out.curves.push_back(replay_curve(strategy, space, planned, recorded, options, out.optimum, steps));
   return out;
 }
 
@@ -160,8 +182,8 @@ json step_json(const ReplayStep& s) {
 
 std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& options) {
   for (const auto& strategy : options.strategies)
-    if (strategy != "random" && strategy != "local" && strategy != "genetic" && strategy != "model")
-      throw std::invalid_argument(fmt::format("--strategy {}: expected random, local, genetic or model", strategy));
+    if (strategy != "random" && strategy != "local" && strategy != "genetic" && strategy != "model" && strategy != "model_plan")
+      throw std::invalid_argument(fmt::format("--strategy {}: expected random, local, genetic, model or model_plan", strategy));
   std::vector<ReplaySpace> out;
   for (const auto& recorded : recorded_spaces(input, options.objective)) out.push_back(replay_space(recorded, options));
   return out;

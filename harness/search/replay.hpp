@@ -16,6 +16,9 @@
 
 namespace occbench {
 
+// model_plan, in replay only: the model strategy fitted on each point's axes and on what plan knows
+// of it before it runs (theoretical occupancy, resident blocks, registers, shared memory, grid
+// size), read from the records: does that knowledge help the model?
 struct ReplayOptions {
   std::vector<std::string> strategies = {"random", "local", "genetic", "model"};
   std::vector<double> budget_percents = {1, 2, 5, 10, 20};  // of the space's points

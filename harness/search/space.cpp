@@ -96,7 +96,18 @@ std::vector<double> SearchSpace::features(std::size_t candidate) const {
     int count = int(dimensions_[d].values.size());
     out.push_back(count > 1 ? double(indices_[candidate][d]) / (count - 1) : 0.0);
   }
+  if (!extra_.empty()) out.insert(out.end(), extra_[candidate].begin(), extra_[candidate].end());
   return out;
+}
+
+void SearchSpace::add_features(std::vector<std::vector<double>> extra) {
+  if (extra.size() != indices_.size() || extra.empty()) return;
+  for (std::size_t f = 0; f < extra[0].size(); ++f) {
+    double lo = extra[0][f], hi = lo;
+    for (const auto& row : extra) lo = std::min(lo, row[f]), hi = std::max(hi, row[f]);
+    for (auto& row : extra) row[f] = hi > lo ? (row[f] - lo) / (hi - lo) : 0.0;
+  }
+  extra_ = std::move(extra);
 }
 
 }  // namespace occbench

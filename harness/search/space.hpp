@@ -41,8 +41,12 @@ class SearchSpace {
   // unordered dimension to any other value; where none exists (a hole), those that differ in one
   // dimension by any amount.
   const std::vector<std::size_t>& neighbours(std::size_t candidate) const;
-  // Each coordinate scaled to [0, 1] by its value index: what a model is fitted on.
+  // Each coordinate scaled to [0, 1] by its value index, then the extra features: what a model is
+  // fitted on.
   std::vector<double> features(std::size_t candidate) const;
+  // Features of each candidate beyond its coordinates (e.g. what plan knows of a point before it
+  // runs: occupancy, registers, shared memory), one row per candidate, each column scaled to [0, 1].
+  void add_features(std::vector<std::vector<double>> extra);
   // The candidate nearest to `wanted` (value steps summed over dimensions) that `allowed` lets
   // through, ties broken by the generator; nullopt when none is allowed.
   template <class Allowed>
@@ -52,6 +56,7 @@ class SearchSpace {
   std::vector<std::size_t> one_step(std::size_t candidate, bool any_amount) const;
   std::vector<SearchDimension> dimensions_;
   std::vector<std::vector<int>> indices_;
+  std::vector<std::vector<double>> extra_;  // per candidate, scaled
   std::map<std::vector<int>, std::size_t> lookup_;
   mutable std::map<std::size_t, std::vector<std::size_t>> neighbours_;
 };
