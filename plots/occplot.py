@@ -2,10 +2,11 @@
 """Figures from occbench results (schema_version 1): sweep, comparison, roofline, occupancy map,
 occupancy sensitivity, for results of `occbench run --counters` a hierarchical roofline from
 measured bytes, and for results of `occbench run --energy` time against energy with its Pareto
-front and, over the sm_clock_mhz axis, energy against the SM clock (plots/energy.py).
+front and, over the sm_clock_mhz axis, energy against the SM clock (plots/energy.py), and for a
+live search (run --strategy local|genetic|model) its progress point by point (plots/search.py).
 
     python3 plots/occplot.py RESULTS.json [more.json ...] [--out DIR] [--formats png,svg]
-                             [--kinds sweep,compare,roofline,occupancy,sensitivity,hierarchy,energy]
+                             [--kinds sweep,compare,roofline,occupancy,sensitivity,hierarchy,energy,search]
     python3 plots/occplot.py --overlay A.json B.json ... [--out DIR] [--name overlay]
 
 Every figure is written as each format, named <results stem>_<kind>[_<detail>], next to the results
@@ -49,6 +50,7 @@ from study import (  # noqa: E402
     LIMITER_SHORT,
 )
 import energy  # noqa: E402 (plots/energy.py: the figures of run --energy)
+import search  # noqa: E402 (plots/search.py: a live search's progress)
 import matplotlib  # noqa: E402 (study.py chose the Agg backend, or said what to install)
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
@@ -608,6 +610,9 @@ def figures_for(doc, kinds=KINDS, notes=None):
             energy_figs, why = energy.energy_figures(study)
             produced += energy_figs
             missing.append(why)
+        if "search" in kinds:
+            # Only a live search (run --strategy local|genetic|model) has a progress figure.
+            produced += search.progress_figures(doc, study)
         notes += [f"{family}: {why}" for why in missing if why]
         figures += [(prefix + slug, fig) for slug, fig in produced]
     return figures

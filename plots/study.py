@@ -24,7 +24,7 @@ except ImportError as missing:  # say what to install instead of a traceback (ex
     sys.exit(2)
 
 SCHEMA_VERSION = 1
-KINDS = ("sweep", "compare", "roofline", "occupancy", "sensitivity", "hierarchy", "energy")
+KINDS = ("sweep", "compare", "roofline", "occupancy", "sensitivity", "hierarchy", "energy", "search")
 OCCUPANCY_LIMIT = "occupancy_limit"  # occbench's harness axis that forces resident blocks per SM
 KNEE_TOLERANCE = 0.05  # the knee: the lowest occupancy within 5% of the best time (as occbench report)
 MARKERS = "osD^vP*Xh<>"

@@ -229,6 +229,14 @@ TEST(SearchSource, AResumedSearchProposesWhatTheKilledOneWould) {
   }
 }
 
+TEST(SearchSource, ALostDeviceEndsTheSearch) {
+  SweepSpec spec = spec_of_text(kTwoSizes);
+  SearchSource source(expand_sweep(spec, builtin_registry()), Strategy{"genetic", 20, 1});
+  EXPECT_EQ(drive_ids(source, 3).size(), 3u);
+  source.device_lost();
+  EXPECT_EQ(source.next(), nullptr) << "no points for a process whose context is lost";
+}
+
 TEST(SearchSource, ATimeLimitStopsTheSearchOnThePointsTime) {
   SweepSpec spec = spec_of_text(kTwoSizes);
   Strategy strategy{"model", std::nullopt, 0, 3.0};  // 1.5 s per size, each point taking 0.5 s

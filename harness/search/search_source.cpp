@@ -37,6 +37,7 @@ bool SearchSource::exhausted(const Group& group) const {
 }
 
 const Point* SearchSource::next() {
+  if (lost_) return nullptr;
   for (; current_ < groups_.size(); ++current_) {
     Group& group = groups_[current_];
     if (exhausted(group)) continue;

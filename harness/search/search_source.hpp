@@ -22,6 +22,9 @@ class SearchSource : public PointSource {
   SearchSource(std::vector<Point> points, const Strategy& strategy);
   const Point* next() override;
   void tell(const Point& point, const nlohmann::ordered_json& record) override;
+  // The CUDA context is lost: no more points (a supervised run goes on in a new process, which
+  // resumes the search where this one stopped).
+  void device_lost() override { lost_ = true; }
   // At most this many points (the budget, or every point where only a time limit is given).
   std::size_t planned() const;
   std::size_t candidates() const { return points_.size(); }
@@ -42,6 +45,7 @@ class SearchSource : public PointSource {
   std::optional<double> seconds_per_group_;
   std::size_t current_ = 0;
   std::optional<std::size_t> asked_;  // the candidate of the point next gave last
+  bool lost_ = false;
 };
 
 }  // namespace occbench

@@ -6,6 +6,7 @@ from pathlib import Path
 PLOTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(PLOTS))
 
+import occplot  # noqa: E402
 import search  # noqa: E402
 
 
@@ -50,3 +51,33 @@ def test_a_file_that_is_not_a_replay_exits_2(tmp_path, capsys):
     path.write_text("{not json")
     assert search.main([str(path)]) == 2
     assert "expected the JSON of occbench replay --out" in capsys.readouterr().err
+
+
+def search_run(strategy="model"):
+    rows = []
+    for i, (variant, median, status) in enumerate([("a", 3.0, "ok"), ("b", 2.0, "ok"), ("a", None, "failed"), ("b", 2.5, "ok"),
+                                                    ("a", 1.5, "ok")]):
+        rows.append({"point_id": f"f/{variant}/n=1/t={i}", "family": "f", "variant": variant, "status": status,
+                     "params": {"n": 1, "t": i}, "timing": {"median_ms": median} if median else {}})
+    return {"schema_version": 1, "device": {"name": "GPU"},
+            "run": {"kind": "run", "strategy": {"name": strategy, "max_points": 10, "seed": 4, "objective": "timing.median_ms"}},
+            "config": {"name": "s", "family": "f", "variants": ["a", "b"], "sizes": {"n": [1]}, "axes": {"t": [0, 1, 2, 3, 4]}},
+            "results": rows}
+
+
+def test_a_live_search_draws_each_point_in_order_and_the_best_so_far():
+    figures = dict(occplot.figures_for(search_run(), ["search"]))
+    assert list(figures) == ["search_progress"]
+    ax = figures["search_progress"].axes[0]
+    best = [line for line in ax.get_lines() if line.get_label() == "best so far"][0]
+    assert list(best.get_ydata()) == [3.0, 2.0, 2.0, 2.0, 1.5]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert "failed or skipped" in labels and "a" in labels and "b" in labels
+    assert "budget of 10" in ax.get_title() and "seed 4" in ax.get_title()
+
+
+def test_a_sweep_or_a_sample_has_no_search_figure():
+    assert occplot.figures_for(search_run("random"), ["search"]) == []
+    doc = search_run()
+    del doc["run"]["strategy"]
+    assert occplot.figures_for(doc, ["search"]) == []
