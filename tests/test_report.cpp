@@ -200,3 +200,12 @@ TEST(Summary, DurationsReadWithUnits) {
   EXPECT_EQ(format_duration_ms(310.0), "310.0 ms");
   EXPECT_EQ(format_duration_ms(2500.0), "2.500 s");
 }
+
+TEST(Summary, ASampleOrASearchSaysSoBesideTheSweepsName) {
+  auto doc = make_doc("NVIDIA H100 80GB HBM3", {make_record("global", 256, 0.06678, 0.012)});
+  doc["run"]["strategy"] = {{"name", "model"}, {"max_points", 132}, {"time_limit_s", nullptr}, {"seed", 3}, {"objective", "timing.median_ms"}};
+  std::vector<ResultsFile> files = {results_from_json(doc, "run.json")};
+  assign_labels(files);
+  std::string md = report_markdown(files);
+  EXPECT_TRUE(contains(md, "strategy model (at most 132 points, seed 3)")) << md;
+}

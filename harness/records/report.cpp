@@ -225,6 +225,13 @@ std::string provenance(const ordered_json& doc) {
         run["measurement"]["mode"].is_string())
       parts.push_back(run["measurement"]["mode"].get<std::string>() + " L2");
     if (run.contains("kind") && run["kind"].is_string() && run["kind"] != "run") parts.push_back(run["kind"].get<std::string>());
+    // A sample or a search measured part of the sweep: say which and how.
+    if (run.contains("strategy") && run["strategy"].is_object() && run["strategy"].contains("name")) {
+      const auto& s = run["strategy"];
+      std::string budget = s.contains("max_points") && s["max_points"].is_number() ? fmt::format("at most {} points, ", s["max_points"].dump()) : "";
+      if (s.contains("time_limit_s") && s["time_limit_s"].is_number()) budget += fmt::format("{} s, ", s["time_limit_s"].dump());
+      parts.push_back(fmt::format("strategy {} ({}seed {})", s["name"].get<std::string>(), budget, s.value("seed", 0)));
+    }
     if (run.contains("finished_utc") && run["finished_utc"].is_string()) parts.push_back(run["finished_utc"].get<std::string>());
   }
   std::string text;
