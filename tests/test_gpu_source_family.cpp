@@ -112,6 +112,24 @@ TEST(GpuSourceFamily, CompileErrorFailsOnlyItsVariant) {
 namespace occbench {
 namespace {
 
+void expect_all_verified(const std::vector<ordered_json>& records) {
+  for (const auto& r : records) {
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["verification"]["status"], "passed");
+  }
+}
+
+// An example config with other sizes and axes, parsed as if it were the file itself.
+SweepSpec example_with(const std::string& relative_path, ordered_json sizes, ordered_json axes) {
+  std::string path = kExamples + "/" + relative_path;
+  std::ifstream in(path);
+  auto doc = ordered_json::parse(in);
+  doc["sizes"] = std::move(sizes);
+  doc["axes"] = std::move(axes);
+  return parse_sweep_json(doc, path, builtin_registry());
+}
+
 // Global arguments: a __constant__ array and a __device__ scalar filled before launch. The kernel
 // that reads them must match the one that takes the same values as parameters; unfilled (zero)
 // globals would write zeros, or nothing, and fail verification.
@@ -145,11 +163,7 @@ extern "C" __global__ void by_globals(float* out, const float* in, float, unsign
   SweepSpec spec = parse_sweep_json(doc, (dir / "globals.json").string(), builtin_registry());
   auto records = measure_all(spec);
   ASSERT_EQ(records.size(), 4u);
-  for (const auto& r : records) {
-    SCOPED_TRACE(r.dump());
-    EXPECT_EQ(r["status"], "ok");
-    EXPECT_EQ(r["verification"]["status"], "passed");
-  }
+  expect_all_verified(records);
   std::filesystem::remove_all(dir);
 }
 
@@ -157,20 +171,11 @@ extern "C" __global__ void by_globals(float* out, const float* in, float, unsign
 // several shapes, padded or not, read-only loads or not, each verified against the naive kernel.
 TEST(GpuSourceFamily, KernelTunerConvolutionVerifiesAcrossTileShapes) {
   OCCBENCH_REQUIRE_GPU();
-  std::string path = kExamples + "/kernel_tuner/convolution/convolution.json";
-  std::ifstream in(path);
-  auto doc = ordered_json::parse(in);
-  doc["sizes"] = {{"image_width", {256}}, {"image_height", {256}}};
-  doc["axes"] = {{"block_size_x", {16, 48}}, {"block_size_y", {4, 8}}, {"tile_size_x", {1, 3}}, {"tile_size_y", {2}},
-                 {"use_padding", {0, 1}}, {"read_only", {1}}};
-  SweepSpec spec = parse_sweep_json(doc, path, builtin_registry());
-  auto records = measure_all(spec);
+  auto records = measure_all(example_with("kernel_tuner/convolution/convolution.json", {{"image_width", {256}}, {"image_height", {256}}},
+                                          {{"block_size_x", {16, 48}}, {"block_size_y", {4, 8}}, {"tile_size_x", {1, 3}},
+                                           {"tile_size_y", {2}}, {"use_padding", {0, 1}}, {"read_only", {1}}}));
   ASSERT_GE(records.size(), 9u);
-  for (const auto& r : records) {
-    SCOPED_TRACE(r.dump());
-    EXPECT_EQ(r["status"], "ok");
-    EXPECT_EQ(r["verification"]["status"], "passed");
-  }
+  expect_all_verified(records);
 }
 
 // The register-tiled SYRK of examples/search/syrk at an awkward size (n = 333: partial tiles):
@@ -178,20 +183,11 @@ TEST(GpuSourceFamily, KernelTunerConvolutionVerifiesAcrossTileShapes) {
 // atomics (3: m = 1001 split unevenly), each verified against the naive kernel.
 TEST(GpuSourceFamily, SearchSpaceSyrkVerifiesAcrossItsChoices) {
   OCCBENCH_REQUIRE_GPU();
-  std::string path = kExamples + "/search/syrk/syrk.json";
-  std::ifstream in(path);
-  auto doc = ordered_json::parse(in);
-  doc["sizes"] = {{"m", {1001}}, {"n", {333}}};
-  doc["axes"] = {{"block_tile", {32, 64}}, {"thread_rows", {4}}, {"thread_cols", {4}}, {"k_step", {8}},
-                 {"smem_vector", {1, 4}}, {"padding", {0, 4}}, {"double_buffer", {0, 1}}, {"split_k", {1, 3}}};
-  SweepSpec spec = parse_sweep_json(doc, path, builtin_registry());
-  auto records = measure_all(spec);
+  auto records = measure_all(example_with("search/syrk/syrk.json", {{"m", {1001}}, {"n", {333}}},
+                                          {{"block_tile", {32, 64}}, {"thread_rows", {4}}, {"thread_cols", {4}}, {"k_step", {8}},
+                                           {"smem_vector", {1, 4}}, {"padding", {0, 4}}, {"double_buffer", {0, 1}}, {"split_k", {1, 3}}}));
   ASSERT_EQ(records.size(), 33u) << "32 register-tiled points and the naive one";
-  for (const auto& r : records) {
-    SCOPED_TRACE(r.dump());
-    EXPECT_EQ(r["status"], "ok");
-    EXPECT_EQ(r["verification"]["status"], "passed");
-  }
+  expect_all_verified(records);
 }
 
 }  // namespace
