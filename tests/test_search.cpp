@@ -6,6 +6,7 @@
 #include "harness/search/replay.hpp"
 #include "harness/search/search_source.hpp"
 #include "harness/search/searcher.hpp"
+#include "harness/sweep/claims.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
@@ -303,7 +304,7 @@ TEST(SearchCli, DryRunDescribesTheSearchAndBadCombinationsExit2) {
   EXPECT_EQ(code, kExitOk) << out;
   out = run_cli_out({"run", config, "--dry-run", "--strategy", "genetic", "--max-points", "5", "--shard", "1/2"}, code);
   EXPECT_EQ(code, kExitBadInput) << out;
-  EXPECT_NE(out.find("a search runs on one GPU"), std::string::npos) << out;
+  EXPECT_NE(out.find("a search runs over the whole sweep"), std::string::npos) << out;
 }
 
 TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget) {
@@ -370,4 +371,69 @@ TEST(SearchSource, TheExampleSpacesHoldThousandsOfPoints) {
     for (const auto& point : expand_sweep(spec, builtin_registry())) coordinates.push_back(point_coordinates(point));
     EXPECT_EQ(SearchSpace(coordinates).dimensions().size(), e.axes) << e.config << ": the variant and each axis";
   }
+}
+
+namespace {
+
+// A worker of a shared search: its source, and its part (a .jsonl the runner would write).
+struct FakeWorker {
+  std::unique_ptr<SharedSearchSource> source;
+  std::string part;
+  std::vector<std::string> measured;
+  // One point: chosen, "measured", written to the part, told. False when it has none left.
+  bool step() {
+    const Point* p = source->next();
+    if (!p) return false;
+    measured.push_back(p->id);
+    json record = fake_record(*p);
+    std::ofstream(part, std::ios::app) << record.dump() << "\n";
+    source->tell(*p, record);
+    return true;
+  }
+};
+
+std::vector<FakeWorker> fake_workers(const std::string& parts_dir, const SweepSpec& spec, const Strategy& strategy, int count) {
+  std::string claims = parts_dir + "/claims";
+  std::filesystem::create_directories(claims);
+  std::vector<FakeWorker> workers;
+  for (int d = 0; d < count; ++d) {
+    std::string folder = parts_dir + "/device" + std::to_string(d);
+    std::filesystem::create_directories(folder);
+    workers.push_back({std::make_unique<SharedSearchSource>(expand_sweep(spec, builtin_registry()), strategy, claims),
+                       folder + "/part.jsonl", {}});
+  }
+  return workers;
+}
+
+}  // namespace
+
+// run --devices with a search: the workers share one budget and never measure a point twice, each
+// learning from the others' parts; killed and resumed, they spend only the rest of the budget.
+TEST(SharedSearch, WorkersShareOneBudgetAndNeverMeasureAPointTwice) {
+  testing_support::TempDir dir;
+  std::string parts = dir.file("run.parts");
+  json doc = json::parse(kTwoSizes);
+  doc["sizes"] = {{"n", {1048576}}};
+  SweepSpec spec = parse_sweep_json(doc, "shared.json", builtin_registry());
+  Strategy strategy{"model", 10, 7};
+  std::vector<FakeWorker> workers = fake_workers(parts, spec, strategy, 2);
+  for (int i = 0; i < 3; ++i) workers[0].step(), workers[1].step();  // killed after 6 points
+  // run --resume: claims and slots dropped, finished points claimed again (multi_device's prepare_claims).
+  std::filesystem::remove_all(parts + "/claims");
+  std::filesystem::remove_all(parts + "/slots");
+  std::filesystem::create_directories(parts + "/claims");
+  std::vector<std::string> finished = workers[0].measured;
+  finished.insert(finished.end(), workers[1].measured.begin(), workers[1].measured.end());
+  mark_claimed(parts + "/claims", finished);
+  std::vector<FakeWorker> resumed = fake_workers(parts, spec, strategy, 2);
+  for (bool more = true; more;) {
+    bool a = resumed[0].step(), b = resumed[1].step();
+    more = a || b;
+  }
+  std::vector<std::string> all = finished;
+  for (const auto& w : resumed) all.insert(all.end(), w.measured.begin(), w.measured.end());
+  EXPECT_EQ(all.size(), 10u) << "the budget, shared";
+  EXPECT_EQ(std::set<std::string>(all.begin(), all.end()).size(), all.size()) << "no point measured twice";
+  EXPECT_FALSE(resumed[0].measured.empty());
+  EXPECT_FALSE(resumed[1].measured.empty());
 }

@@ -170,10 +170,9 @@ Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlC
     if (strategy.is_adaptive() && objective.field.rfind(section, 0) == 0 && !on)
       throw ConfigError("command line", "--objective " + strategy.objective,
                         fmt::format("the run records no {} section: add {}", std::string(section).substr(0, std::strlen(section) - 1), flag));
-  bool shared = !flags.devices.empty() || flags.each_device || !flags.selection.shard.empty() || !flags.claim_dir.empty();
-  if (strategy.is_adaptive() && shared)
+  if (strategy.is_adaptive() && (flags.each_device || !flags.selection.shard.empty()))
     throw ConfigError("command line", "--strategy " + strategy.name,
-                      "a search runs on one GPU, over the whole sweep: not with --devices, --each-device or --shard");
+                      "a search runs over the whole sweep, on one GPU or shared by --devices: not with --each-device or --shard");
   return strategy;
 }
 

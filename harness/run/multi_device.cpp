@@ -183,6 +183,7 @@ void prepare_claims(const MultiDeviceRun& run, const SharedSweep& s) {
     return;
   }
   fs::remove_all(s.claims);
+  fs::remove_all(s.parts_dir / "slots");  // a shared search's budget slots: its workers take them again
   fs::create_directories(s.claims);
   for (int d : s.devices) {
     std::string part = part_file(s.parts_dir / fmt::format("device{}", d), ".jsonl");

@@ -173,7 +173,9 @@ std::unique_ptr<PointSource> worker_claims(const std::vector<Point>& points, con
 RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunOptions& options, std::ostream& log) {
   std::unique_ptr<ListSource> list;
   std::unique_ptr<SearchSource> search;
-  if (options.strategy.is_adaptive())
+  if (options.strategy.is_adaptive() && !options.claim_dir.empty())  // a worker of run --devices: one search for all
+    search = std::make_unique<SharedSearchSource>(selected_points(spec, registry), options.strategy, options.claim_dir);
+  else if (options.strategy.is_adaptive())
     search = std::make_unique<SearchSource>(selected_points(spec, registry), options.strategy);
   else
     list = make_point_source(spec, registry, options.strategy);

@@ -1,8 +1,15 @@
 #include "harness/search/search_source.hpp"
 
-#include <map>
+#include "harness/sweep/claims.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
 
 namespace occbench {
+
+namespace fs = std::filesystem;
 
 Coordinates point_coordinates(const Point& point) {
   Coordinates coordinates = {{"variant", point.variant->name}};
@@ -12,11 +19,12 @@ Coordinates point_coordinates(const Point& point) {
 }
 
 SearchSource::SearchSource(std::vector<Point> points, const Strategy& strategy)
-    : points_(std::move(points)), objective_(parse_objective(strategy.objective)) {
+    : points_(std::move(points)), told_(points_.size(), 0), objective_(parse_objective(strategy.objective)) {
   std::map<std::string, std::size_t> group_of_sizes;
   for (std::size_t i = 0; i < points_.size(); ++i) {
     auto [found, added] = group_of_sizes.emplace(points_[i].sizes.to_string(), groups_.size());
     if (added) groups_.emplace_back();
+    place_[points_[i].id] = {found->second, groups_[found->second].members.size()};
     groups_[found->second].members.push_back(i);
   }
   std::size_t count = groups_.size();
@@ -38,32 +46,91 @@ bool SearchSource::exhausted(const Group& group) const {
 
 const Point* SearchSource::next() {
   if (lost_) return nullptr;
-  for (; current_ < groups_.size(); ++current_) {
+  before_choosing();
+  for (; current_ < groups_.size() && !lost_; ++current_) {
     Group& group = groups_[current_];
-    if (exhausted(group)) continue;
-    asked_ = group.searcher->ask();
-    if (asked_) return &points_[group.members[*asked_]];
+    while (!exhausted(group) && !lost_) {
+      std::optional<std::size_t> asked = group.searcher->ask();
+      if (!asked) break;
+      const Point& point = points_[group.members[*asked]];
+      Take taken = take(point, current_);
+      if (taken == Take::mine) return &point;
+      if (taken == Take::budget_spent) break;
+      group.searcher->reserve(*asked);  // another worker measures it; its record comes later
+    }
   }
   return nullptr;
 }
 
-void SearchSource::tell(const Point& point, const nlohmann::ordered_json& record) {
-  if (!asked_ || current_ >= groups_.size()) return;
-  Group& group = groups_[current_];
-  if (&points_[group.members[*asked_]] != &point) return;  // not the point asked for
+void SearchSource::tell(const Point& point, const nlohmann::ordered_json& record) { learn(point.id, record); }
+
+void SearchSource::learn(const std::string& point_id, const nlohmann::ordered_json& record) {
+  auto found = place_.find(point_id);
+  if (found == place_.end()) return;
+  auto [g, candidate] = found->second;
+  Group& group = groups_[g];
+  std::size_t index = group.members[candidate];
+  if (told_[index]) return;
+  told_[index] = 1;
   std::optional<double> value = objective_value(record, objective_);
   if (value && objective_.maximize) *value = -*value;
-  group.searcher->tell(*asked_, value);
+  group.searcher->tell(candidate, value);
   ++group.told;
   if (record.contains("time_use") && record["time_use"].contains("point_s") && record["time_use"]["point_s"].is_number())
     group.seconds += record["time_use"]["point_s"].get<double>();
-  asked_.reset();
 }
 
 std::size_t SearchSource::planned() const {
   std::size_t total = 0;
   for (const auto& group : groups_) total += group.budget;
   return total;
+}
+
+SharedSearchSource::SharedSearchSource(std::vector<Point> points, const Strategy& strategy, std::string claim_dir)
+    : SearchSource(std::move(points), strategy),
+      claim_dir_(std::move(claim_dir)),
+      parts_dir_(fs::path(claim_dir_).parent_path().string()),
+      slots_dir_((fs::path(parts_dir_) / "slots").string()) {
+  fs::create_directories(slots_dir_);
+  // A resumed search: the points recorded so far hold the first slots (every worker takes the
+  // same ones; run --resume dropped those of points claimed but never recorded).
+  before_choosing();
+  for (std::size_t space = 0; space < spaces_count(); ++space)
+    for (std::size_t k = 0; k < told_of(space); ++k) claim_point(slots_dir_, fmt::format("space{}-slot{}", space, k));
+}
+
+// The new complete lines of every worker's part (.jsonl files in the folders beside the claims).
+void SharedSearchSource::before_choosing() {
+  std::error_code ec;
+  for (const auto& folder : fs::directory_iterator(parts_dir_, ec)) {
+    if (!folder.is_directory() || folder.path() == fs::path(claim_dir_) || folder.path() == fs::path(slots_dir_)) continue;
+    for (const auto& file : fs::directory_iterator(folder.path(), ec)) {
+      if (file.path().extension() != ".jsonl") continue;
+      std::ifstream in(file.path(), std::ios::binary);
+      std::size_t& offset = read_bytes_[file.path().string()];
+      in.seekg(std::streamoff(offset));
+      std::string line;
+      while (std::getline(in, line) && !in.eof()) {  // a last line without its newline is still being written
+        offset += line.size() + 1;
+        auto record = nlohmann::ordered_json::parse(line, nullptr, false);
+        if (record.is_object() && record.contains("point_id")) learn(record["point_id"].get<std::string>(), record);
+      }
+    }
+  }
+}
+
+SearchSource::Take SharedSearchSource::take(const Point& point, std::size_t space) {
+  if (!claim_point(claim_dir_, point.id)) return Take::elsewhere;
+  if (take_slot(space)) return Take::mine;
+  release_claim(claim_dir_, point.id);  // the budget is spent: the point is given back
+  return Take::budget_spent;
+}
+
+// A slot of the space's budget, the first free one (O_EXCL files, as the claims).
+bool SharedSearchSource::take_slot(std::size_t space) {
+  for (std::size_t k = 0; k < budget_of(space); ++k)
+    if (claim_point(slots_dir_, fmt::format("space{}-slot{}", space, k))) return true;
+  return false;
 }
 
 }  // namespace occbench

@@ -4,11 +4,14 @@
 // (--max-points split evenly, --time-limit likewise); each point's record is told to the strategy
 // as the objective's value, failed and skipped points as results without one. The same seed and
 // the same records give the same points, so a resumed search goes on where the killed one was.
+// SharedSearchSource is the same search shared by the workers of run --devices.
 #include "harness/records/best.hpp"
 #include "harness/search/searcher.hpp"
 #include "harness/sweep/point_source.hpp"
 
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace occbench {
@@ -30,6 +33,22 @@ class SearchSource : public PointSource {
   std::size_t candidates() const { return points_.size(); }
   std::size_t spaces() const { return groups_.size(); }
 
+ protected:
+  // Before each choice: results measured elsewhere are told (a shared search reads them).
+  virtual void before_choosing() {}
+  // Whether this process measures the point the strategy chose (a shared search claims it), another
+  // worker does, or the space's budget is spent (a shared search's slots are all taken).
+  enum class Take { mine, elsewhere, budget_spent };
+  virtual Take take(const Point& point, std::size_t space) {
+    (void)point, (void)space;
+    return Take::mine;
+  }
+  // Tells the strategy a point's record, once: what next() chose, or a point measured elsewhere.
+  void learn(const std::string& point_id, const nlohmann::ordered_json& record);
+  std::size_t spaces_count() const { return groups_.size(); }
+  std::size_t budget_of(std::size_t space) const { return groups_[space].budget; }
+  std::size_t told_of(std::size_t space) const { return groups_[space].told; }
+
  private:
   struct Group {
     std::vector<std::size_t> members;  // candidate -> index into points_
@@ -41,11 +60,34 @@ class SearchSource : public PointSource {
   bool exhausted(const Group& group) const;
   std::vector<Point> points_;
   std::vector<Group> groups_;
+  std::map<std::string, std::pair<std::size_t, std::size_t>> place_;  // point id -> (group, candidate)
+  std::vector<char> told_;                                             // per point
   Objective objective_;
   std::optional<double> seconds_per_group_;
   std::size_t current_ = 0;
-  std::optional<std::size_t> asked_;  // the candidate of the point next gave last
   bool lost_ = false;
+};
+
+// One search shared by the workers of run --devices, each on its GPU with its own copy of the
+// strategy (the same seed): before each choice a worker reads the records every worker has
+// written so far (their .jsonl parts) and tells them to its strategy; the point it chooses is
+// claimed (harness/sweep/claims.hpp), one another worker claimed first is set aside, and each
+// point takes a slot of the budget, so the workers together measure at most --max-points. Which
+// worker measures what depends on timing: a shared search is not repeatable point for point.
+class SharedSearchSource : public SearchSource {
+ public:
+  // `claim_dir`: the workers' claims folder; their parts are the .jsonl files in the folders
+  // beside it, the budget's slots in `claim_dir`/../slots.
+  SharedSearchSource(std::vector<Point> points, const Strategy& strategy, std::string claim_dir);
+
+ protected:
+  void before_choosing() override;
+  Take take(const Point& point, std::size_t space) override;
+
+ private:
+  bool take_slot(std::size_t space);
+  std::string claim_dir_, parts_dir_, slots_dir_;
+  std::map<std::string, std::size_t> read_bytes_;  // per part file: what was read of it
 };
 
 }  // namespace occbench

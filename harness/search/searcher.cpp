@@ -10,7 +10,7 @@
 namespace occbench {
 
 Searcher::Searcher(const SearchSpace& space, std::uint64_t seed)
-    : space_(space), generator_(seed), evaluated_flags_(space.size(), 0), costs_(space.size()) {}
+    : space_(space), generator_(seed), evaluated_flags_(space.size(), 0), told_flags_(space.size(), 0), costs_(space.size()) {}
 
 std::optional<std::size_t> Searcher::ask() {
   if (evaluated_count_ >= space_.size()) return std::nullopt;
@@ -20,14 +20,19 @@ std::optional<std::size_t> Searcher::ask() {
 }
 
 void Searcher::tell(std::size_t candidate, std::optional<double> cost) {
-  if (!evaluated_flags_[candidate]) {
-    evaluated_flags_[candidate] = 1;
-    ++evaluated_count_;
-    history_.push_back(candidate);
-  }
+  reserve(candidate);
+  if (told_flags_[candidate]) return;  // told once: a record read again changes nothing
+  told_flags_[candidate] = 1;
+  history_.push_back(candidate);
   costs_[candidate] = cost;
   if (better(cost, best_cost_)) best_cost_ = cost;
   learn(candidate, cost);
+}
+
+void Searcher::reserve(std::size_t candidate) {
+  if (evaluated_flags_[candidate]) return;
+  evaluated_flags_[candidate] = 1;
+  ++evaluated_count_;
 }
 
 std::optional<std::size_t> Searcher::random_unevaluated() {

@@ -21,8 +21,11 @@ class Searcher {
   virtual ~Searcher() = default;
   // A candidate not evaluated yet, or nullopt when every one has been.
   std::optional<std::size_t> ask();
-  // The cost of the candidate ask gave last (nullopt: failed, skipped, no value).
+  // The cost of a candidate (nullopt: failed, skipped, no value): the one ask gave last, or one
+  // measured elsewhere (another GPU of a shared search), or one reserved earlier.
   void tell(std::size_t candidate, std::optional<double> cost);
+  // Never to be asked for: another GPU of a shared search measures it; its cost may be told later.
+  void reserve(std::size_t candidate);
 
   std::size_t evaluated() const { return evaluated_count_; }
   std::optional<double> best_cost() const { return best_cost_; }
@@ -44,7 +47,7 @@ class Searcher {
   std::mt19937_64 generator_;
 
  private:
-  std::vector<char> evaluated_flags_;
+  std::vector<char> evaluated_flags_, told_flags_;
   std::vector<std::optional<double>> costs_;
   std::vector<std::size_t> history_;
   std::size_t evaluated_count_ = 0;

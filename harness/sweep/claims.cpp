@@ -62,6 +62,11 @@ bool claim_point(const std::string& claim_dir, const std::string& point_id) {
   throw std::runtime_error(fmt::format("{}: cannot create the claim of point {}: {}", path, point_id, std::strerror(errno)));
 }
 
+void release_claim(const std::string& claim_dir, const std::string& point_id) {
+  std::error_code ec;
+  fs::remove(fs::path(claim_dir) / claim_file_name(point_id), ec);
+}
+
 void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids) {
   for (const auto& id : point_ids) claim_point(claim_dir, id);
 }

@@ -19,6 +19,8 @@ namespace occbench {
 
 // True when this process claimed the point (first to create its file in `claim_dir`).
 bool claim_point(const std::string& claim_dir, const std::string& point_id);
+// Gives a claim back (the claimer will not measure the point after all).
+void release_claim(const std::string& claim_dir, const std::string& point_id);
 // Marks the points as taken (those a resumed run already finished).
 void mark_claimed(const std::string& claim_dir, const std::vector<std::string>& point_ids);
 // True when some worker holds the point's claim (finished or measuring it).
