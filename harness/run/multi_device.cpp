@@ -244,6 +244,7 @@ int merge_parts(const SharedSweep& s, const MultiDeviceRun& run, const Registry&
                             {"finished_utc", utc_now_iso()}, {"command", run.command_line}, {"config_source", s.config_path},
                             {"wall_s", wall_s},       {"timed_s", timed_s},            {"parts", merged.runs}};
   if (!merged.runs.empty()) run_block["measurement"] = merged.runs.front().value("measurement", ordered_json(nullptr));
+  if (!merged.runs.empty() && merged.runs.front().contains("strategy")) run_block["strategy"] = merged.runs.front()["strategy"];  // a sample or a shared search
   std::size_t ok = 0, failed = 0, skipped = 0;
   for (const auto& r : merged.results) {
     std::string status = r.value("status", "");
