@@ -178,6 +178,17 @@ TEST(GpuSourceFamily, KernelTunerConvolutionVerifiesAcrossTileShapes) {
   expect_all_verified(records);
 }
 
+// The Kernel-Tuner-style matmul (examples/kernel_tuner/matmul) at n = 1000 (partial tiles): its
+// alpha is a __constant__ scalar the naive reference takes as a parameter, so an unfilled one fails.
+TEST(GpuSourceFamily, KernelTunerMatmulVerifiesWithItsConstantScale) {
+  OCCBENCH_REQUIRE_GPU();
+  auto records = measure_all(example_with("kernel_tuner/matmul/matmul.json", {{"n", {1000}}},
+                                          {{"block_size_x", {16, 32}}, {"block_size_y", {4, 32}}, {"tile_size_x", {1, 4}},
+                                           {"tile_size_y", {2}}}));
+  ASSERT_EQ(records.size(), 9u) << "8 tiled points and the naive one";
+  expect_all_verified(records);
+}
+
 // The register-tiled SYRK of examples/search/syrk at an awkward size (n = 333: partial tiles):
 // scalar and 16-byte shared-memory reads, padding, single and double buffering, split-k with
 // atomics (3: m = 1001 split unevenly), each verified against the naive kernel.

@@ -54,6 +54,21 @@ TEST(SourceGlobals, TheConvolutionExampleReadsItsConstantFilter) {
   EXPECT_EQ(expand_sweep(spec, builtin_registry()).size(), 2835u) << "Kernel Tuner's axes under its restrictions, and naive";
 }
 
+TEST(SourceGlobals, TheMatmulExampleReadsItsConstantScale) {
+  std::string path = std::string(OCCBENCH_SOURCE_DIR) + "/examples/kernel_tuner/matmul/matmul.json";
+  SweepSpec spec = parse_sweep_file(path, builtin_registry());
+  EXPECT_EQ(expand_sweep(spec, builtin_registry()).size(), 462u) << "230 tiled points and naive, at two sizes";
+  json doc = json::parse(std::ifstream(path));
+  doc["arguments"][5]["type"] = "float64";
+  try {
+    parse_sweep_json(doc, path, builtin_registry());
+    ADD_FAILURE() << "a double into a float constant was accepted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.json_path(), "$.arguments[5]");
+    EXPECT_NE(e.expected().find("holds 4 bytes"), std::string::npos) << e.expected();
+  }
+}
+
 TEST(SourceGlobals, AMissingOrTooSmallVariableIsBadInputNamingTheArgument) {
   json doc = convolution();
   doc["arguments"][2]["name"] = "d_filter_missing";
