@@ -325,6 +325,9 @@ TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget
     for (std::size_t k = 1; k < curve.steps.size(); ++k)
       EXPECT_GE(curve.steps[k].worst, curve.steps[k - 1].worst) << curve.strategy << ": the best so far never gets worse";
     EXPECT_DOUBLE_EQ(curve.steps.back().worst, 1.0) << curve.strategy << " found the optimum after every point";
+    EXPECT_NEAR(curve.steps.back().time_share, 1.0, 1e-9) << curve.strategy << ": every point measured, all of the time";
+    EXPECT_GT(curve.steps[0].time_share, 0.0);
+    EXPECT_LT(curve.steps[0].time_share, 0.1);
     EXPECT_GT(curve.steps[0].median, 0.0);
     EXPECT_LT(curve.steps[0].median, 1.0);
   }

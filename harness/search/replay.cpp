@@ -17,6 +17,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
+double json_number_or(const json& record, const char* section, const char* field) {
+  const json& s = record.value(section, json::object());
+  return s.is_object() && s.contains(field) && s[field].is_number() ? s[field].get<double>() : 0.0;
+}
+
 // One size's records as candidates of a space, each with its objective value (none: failed,
 // skipped or without the field).
 struct RecordedSpace {
@@ -25,6 +30,7 @@ struct RecordedSpace {
   std::vector<std::optional<double>> values;
   std::vector<std::string> ids;
   std::vector<std::vector<double>> plan_features;  // what plan knows of each point before it runs
+  std::vector<double> seconds;                     // what measuring each took (time_use.point_s)
 };
 
 // Theoretical occupancy, resident blocks per SM, registers per thread, shared memory per block and
@@ -66,6 +72,7 @@ std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objec
     space.values.push_back(objective_value(record, objective));
     space.ids.push_back(id);
     space.plan_features.push_back(plan_features(record));
+    space.seconds.push_back(json_number_or(record, "time_use", "point_s"));
   }
   return spaces;
 }
@@ -76,19 +83,27 @@ double fraction_of_optimum(double found, double optimum, bool maximize) {
   return maximize ? found / optimum : optimum / found;
 }
 
-// The fraction of the optimum after 1, 2, ... `steps` points of one search.
-std::vector<double> trajectory(const std::string& strategy, const SearchSpace& space, const std::vector<std::optional<double>>& values,
-                               const Objective& objective, double optimum, std::uint64_t seed, std::size_t steps) {
+// One search after 1, 2, ... `steps` points: the fraction of the optimum found, and the share of
+// the space's measuring time spent.
+struct Trajectory {
+  std::vector<double> reached, time_share;
+};
+
+Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
+                      double optimum, std::uint64_t seed, std::size_t steps) {
   std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
-  std::vector<double> out;
-  double reached = 0;
-  while (out.size() < steps) {
+  double total_s = 0, spent_s = 0, reached = 0;
+  for (double s : recorded.seconds) total_s += s;
+  Trajectory out;
+  while (out.reached.size() < steps) {
     if (auto candidate = searcher->ask()) {
-      std::optional<double> value = values[*candidate];
+      std::optional<double> value = recorded.values[*candidate];
       searcher->tell(*candidate, value && objective.maximize ? std::optional<double>(-*value) : value);
       if (auto best = searcher->best_cost()) reached = fraction_of_optimum(objective.maximize ? -*best : *best, optimum, objective.maximize);
+      spent_s += recorded.seconds[*candidate];
     }
-    out.push_back(reached);
+    out.reached.push_back(reached);
+    out.time_share.push_back(total_s > 0 ? spent_s / total_s : 0.0);
   }
   return out;
 }
@@ -100,8 +115,9 @@ double quantile(const std::vector<double>& sorted, double q) {
   return sorted[below] + (position - double(below)) * (sorted[above] - sorted[below]);
 }
 
-ReplayStep summarize(std::vector<double> fractions, std::size_t points) {
+ReplayStep summarize(std::vector<double> fractions, std::vector<double> time_shares, std::size_t points) {
   std::sort(fractions.begin(), fractions.end());
+  std::sort(time_shares.begin(), time_shares.end());
   ReplayStep step;
   step.points = points;
   step.median = quantile(fractions, 0.5);
@@ -112,6 +128,7 @@ ReplayStep summarize(std::vector<double> fractions, std::size_t points) {
   for (double f : fractions) sum += f, near += f >= 0.95;
   step.mean = sum / double(fractions.size());
   step.reached_95 = near / double(fractions.size());
+  step.time_share = quantile(time_shares, 0.5);
   return step;
 }
 
@@ -128,18 +145,18 @@ std::vector<std::size_t> budgets_in_points(const ReplayOptions& options, std::si
 // `planned`: the space with plan's features, which model_plan (the model strategy) is fitted on.
 ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, const SearchSpace& planned,
                          const RecordedSpace& recorded, const ReplayOptions& options, double optimum, std::size_t steps) {
-  std::vector<std::vector<double>> runs(std::size_t(options.seeds));
+  std::vector<Trajectory> runs(std::size_t(options.seeds));
   bool with_plan = strategy == "model_plan";
   parallel_for(runs.size(), [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s)
-      runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded.values, options.objective, optimum,
+      runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded, options.objective, optimum,
                            options.first_seed + s, steps);
   }, 2);
   ReplayCurve curve{strategy, {}};
   for (std::size_t k = 0; k < steps; ++k) {
-    std::vector<double> at_k;
-    for (const auto& run : runs) at_k.push_back(run[k]);
-    curve.steps.push_back(summarize(at_k, k + 1));
+    std::vector<double> reached, time_share;
+    for (const auto& run : runs) reached.push_back(run.reached[k]), time_share.push_back(run.time_share[k]);
+    curve.steps.push_back(summarize(reached, time_share, k + 1));
   }
   return curve;
 }
@@ -169,13 +186,22 @@ ReplaySpace replay_space(const RecordedSpace& recorded, const ReplayOptions& opt
   return out;
 }
 
+// "| budget | points | random | local |" and its rule.
+std::string header(const ReplaySpace& space) {
+  std::string text = "| budget | points |";
+  for (const auto& curve : space.curves) text += " " + curve.strategy + " |";
+  text += "\n|---|---:|";
+  for (std::size_t i = 0; i < space.curves.size(); ++i) text += "---|";
+  return text + "\n";
+}
+
 std::string cell(const ReplayStep& s) {
   return fmt::format("{:.3f} [{:.3f}–{:.3f}]", s.median, s.lower_quartile, s.upper_quartile);
 }
 
 json step_json(const ReplayStep& s) {
   return {{"points", s.points}, {"median", s.median}, {"lower_quartile", s.lower_quartile}, {"upper_quartile", s.upper_quartile},
-          {"worst", s.worst}, {"mean", s.mean}, {"reached_95", s.reached_95}};
+          {"worst", s.worst}, {"mean", s.mean}, {"reached_95", s.reached_95}, {"time_share", s.time_share}};
 }
 
 }  // namespace
@@ -194,14 +220,17 @@ std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOp
   for (const auto& space : spaces) {
     text += fmt::format("space {}: {} points, {} with a value; optimum {:.6g} ({}) at {}\n", space.sizes.empty() ? "–" : space.sizes,
                         space.points, space.with_value, space.optimum, options.objective.text(), space.optimum_point);
-    text += fmt::format("fraction of the optimum found, median [quartiles] of {} seeds\n| budget | points |", options.seeds);
-    for (const auto& curve : space.curves) text += " " + curve.strategy + " |";
-    text += "\n|---|---:|";
-    for (std::size_t i = 0; i < space.curves.size(); ++i) text += "---|";
-    text += "\n";
+    text += fmt::format("fraction of the optimum found, median [quartiles] of {} seeds\n", options.seeds) + header(space);
     for (std::size_t b : space.budgets) {
       text += fmt::format("| {:.1f}% | {} |", 100.0 * double(b) / double(space.points), b);
       for (const auto& curve : space.curves) text += " " + cell(curve.steps[b - 1]) + " |";
+      text += "\n";
+    }
+    // What a live search of that many points would have spent of the full sweep's measuring time.
+    text += "\nshare of the whole space's measuring time (time_use.point_s) its points took, median\n" + header(space);
+    for (std::size_t b : space.budgets) {
+      text += fmt::format("| {:.1f}% | {} |", 100.0 * double(b) / double(space.points), b);
+      for (const auto& curve : space.curves) text += fmt::format(" {:.1f}% |", 100.0 * curve.steps[b - 1].time_share);
       text += "\n";
     }
     text += "\n";

@@ -33,6 +33,7 @@ struct ReplayStep {
   std::size_t points = 0;
   double median = 0, lower_quartile = 0, upper_quartile = 0, worst = 0, mean = 0;
   double reached_95 = 0;  // the share of seeds within 95% of the optimum
+  double time_share = 0;  // median over seeds: the measuring time of the points so far over the whole space's (time_use.point_s)
 };
 
 struct ReplayCurve {
