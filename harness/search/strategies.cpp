@@ -18,6 +18,7 @@ void shuffle(std::vector<T>& items, std::mt19937_64& generator) {
 // --- local search ---
 
 std::optional<std::size_t> LocalSearch::propose() {
+  if (history().size() < initial_sample()) return random_unevaluated();
   while (current_ && !untried_.empty()) {
     std::size_t next = untried_.front();
     untried_.pop_front();
@@ -45,7 +46,17 @@ std::optional<std::size_t> LocalSearch::restart() {
   return space_.nearest(wanted, [this](std::size_t c) { return !is_evaluated(c); }, generator_);
 }
 
+std::size_t LocalSearch::initial_sample() const { return std::max<std::size_t>(2, space_.dimensions().size()); }
+
 void LocalSearch::learn(std::size_t candidate, std::optional<double> cost) {
+  if (history().size() < initial_sample()) return;
+  if (history().size() == initial_sample()) {  // the first descent starts from the best of the sample
+    std::optional<std::size_t> best;
+    for (std::size_t c : history())
+      if (cost_of(c) && (!best || better(cost_of(c), cost_of(*best)))) best = c;
+    if (best) move_to(*best);
+    return;
+  }
   if (!current_) {
     if (cost) move_to(candidate);  // a start; a failed one is followed by another start
     return;

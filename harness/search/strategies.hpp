@@ -17,8 +17,8 @@ class RandomSearch : public Searcher {
   void learn(std::size_t, std::optional<double>) override {}
 };
 
-// Iterated first-improvement local search (as Kernel Tuner's greedy_ils): from a random start,
-// evaluate the neighbours (one axis one step away) in random order and move to the first that is
+// Iterated first-improvement local search (as Kernel Tuner's greedy_ils): from the best of a
+// random sample of one point per axis (at least two), evaluate the neighbours (one axis one step away) in random order and move to the first that is
 // better; at a local optimum, start again from the best so far with two or three axes changed at
 // random, or (one time in four) anywhere. Known costs are used before new ones.
 class LocalSearch : public Searcher {
@@ -32,6 +32,7 @@ class LocalSearch : public Searcher {
  private:
   void move_to(std::size_t candidate);
   std::optional<std::size_t> restart();
+  std::size_t initial_sample() const;
   std::optional<std::size_t> current_;
   std::deque<std::size_t> untried_;  // the current candidate's neighbours not evaluated yet
 };
