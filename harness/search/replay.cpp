@@ -1,9 +1,12 @@
 #include "harness/search/replay.hpp"
 
+#include "harness/core/json.hpp"
 #include "harness/core/parallel.hpp"
 #include "harness/search/searcher.hpp"
+#include "harness/sweep/strategy.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -16,11 +19,6 @@ namespace occbench {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-double json_number_or(const json& record, const char* section, const char* field) {
-  const json& s = record.value(section, json::object());
-  return s.is_object() && s.contains(field) && s[field].is_number() ? s[field].get<double>() : 0.0;
-}
 
 // One size's records as candidates of a space, each with its objective value (none: failed,
 // skipped or without the field).
@@ -36,10 +34,7 @@ struct RecordedSpace {
 // Theoretical occupancy, resident blocks per SM, registers per thread, shared memory per block and
 // log2 of the grid's blocks: known for every point before it runs (occbench plan), 0 where absent.
 std::vector<double> plan_features(const json& record) {
-  auto number = [&](const char* section, const char* field) {
-    const json& s = record.value(section, json::object());
-    return s.is_object() && s.contains(field) && s[field].is_number() ? s[field].get<double>() : 0.0;
-  };
+  auto number = [&](const char* section, const char* field) { return number_at(record, section, field, 0.0); };
   double blocks = 1;
   const json& launch = record.value("launch", json::object());
   if (launch.is_object() && launch.contains("grid") && launch["grid"].is_array())
@@ -72,7 +67,7 @@ std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objec
     space.values.push_back(objective_value(record, objective));
     space.ids.push_back(id);
     space.plan_features.push_back(plan_features(record));
-    space.seconds.push_back(json_number_or(record, "time_use", "point_s"));
+    space.seconds.push_back(number_at(record, "time_use", "point_s", 0.0));
   }
   return spaces;
 }
@@ -207,9 +202,14 @@ json step_json(const ReplayStep& s) {
 }  // namespace
 
 std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& options) {
+  // Every strategy run --strategy takes but exhaustive, and model_plan.
+  std::vector<std::string> replayable;
+  for (const auto& name : strategy_names())
+    if (name != "exhaustive") replayable.push_back(name);
+  replayable.push_back("model_plan");
   for (const auto& strategy : options.strategies)
-    if (strategy != "random" && strategy != "local" && strategy != "genetic" && strategy != "model" && strategy != "model_plan")
-      throw std::invalid_argument(fmt::format("--strategy {}: expected random, local, genetic, model or model_plan", strategy));
+    if (std::find(replayable.begin(), replayable.end(), strategy) == replayable.end())
+      throw std::invalid_argument(fmt::format("--strategy {}: expected one of: {}", strategy, fmt::join(replayable, ", ")));
   std::vector<ReplaySpace> out;
   for (const auto& recorded : recorded_spaces(input, options.objective)) out.push_back(replay_space(recorded, options));
   return out;

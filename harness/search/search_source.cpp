@@ -1,5 +1,6 @@
 #include "harness/search/search_source.hpp"
 
+#include "harness/core/json.hpp"
 #include "harness/sweep/claims.hpp"
 
 #include <fmt/format.h>
@@ -19,7 +20,7 @@ Coordinates point_coordinates(const Point& point) {
 }
 
 SearchSource::SearchSource(std::vector<Point> points, const Strategy& strategy)
-    : points_(std::move(points)), told_(points_.size(), 0), objective_(parse_objective(strategy.objective)) {
+    : points_(std::move(points)), objective_(parse_objective(strategy.objective)) {
   std::map<std::string, std::size_t> group_of_sizes;
   for (std::size_t i = 0; i < points_.size(); ++i) {
     auto [found, added] = group_of_sizes.emplace(points_[i].sizes.to_string(), groups_.size());
@@ -41,7 +42,7 @@ SearchSource::SearchSource(std::vector<Point> points, const Strategy& strategy)
 }
 
 bool SearchSource::exhausted(const Group& group) const {
-  return group.told >= group.budget || (seconds_per_group_ && group.seconds >= *seconds_per_group_);
+  return group.searcher->told() >= group.budget || (seconds_per_group_ && group.seconds >= *seconds_per_group_);
 }
 
 const Point* SearchSource::next() {
@@ -69,15 +70,11 @@ void SearchSource::learn(const std::string& point_id, const nlohmann::ordered_js
   if (found == place_.end()) return;
   auto [g, candidate] = found->second;
   Group& group = groups_[g];
-  std::size_t index = group.members[candidate];
-  if (told_[index]) return;
-  told_[index] = 1;
+  if (group.searcher->was_told(candidate)) return;  // a record read again (a shared search reads its own too)
   std::optional<double> value = objective_value(record, objective_);
   if (value && objective_.maximize) *value = -*value;
   group.searcher->tell(candidate, value);
-  ++group.told;
-  if (record.contains("time_use") && record["time_use"].contains("point_s") && record["time_use"]["point_s"].is_number())
-    group.seconds += record["time_use"]["point_s"].get<double>();
+  group.seconds += number_at(record, "time_use", "point_s", 0.0);
 }
 
 std::size_t SearchSource::planned() const {

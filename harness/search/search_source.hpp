@@ -47,21 +47,20 @@ class SearchSource : public PointSource {
   void learn(const std::string& point_id, const nlohmann::ordered_json& record);
   std::size_t spaces_count() const { return groups_.size(); }
   std::size_t budget_of(std::size_t space) const { return groups_[space].budget; }
-  std::size_t told_of(std::size_t space) const { return groups_[space].told; }
+  std::size_t told_of(std::size_t space) const { return groups_[space].searcher->told(); }
 
  private:
   struct Group {
     std::vector<std::size_t> members;  // candidate -> index into points_
     std::unique_ptr<SearchSpace> space;
     std::unique_ptr<Searcher> searcher;
-    std::size_t budget = 0, told = 0;
+    std::size_t budget = 0;
     double seconds = 0;
   };
   bool exhausted(const Group& group) const;
   std::vector<Point> points_;
   std::vector<Group> groups_;
   std::map<std::string, std::pair<std::size_t, std::size_t>> place_;  // point id -> (group, candidate)
-  std::vector<char> told_;                                             // per point
   Objective objective_;
   std::optional<double> seconds_per_group_;
   std::size_t current_ = 0;

@@ -27,7 +27,9 @@ class Searcher {
   // Never to be asked for: another GPU of a shared search measures it; its cost may be told later.
   void reserve(std::size_t candidate);
 
-  std::size_t evaluated() const { return evaluated_count_; }
+  std::size_t evaluated() const { return evaluated_count_; }  // told or reserved
+  std::size_t told() const { return history_.size(); }
+  bool was_told(std::size_t candidate) const { return told_flags_[candidate]; }
   std::optional<double> best_cost() const { return best_cost_; }
 
  protected:
