@@ -1,6 +1,7 @@
 #include "harness/records/best.hpp"
 
 #include "harness/core/format.hpp"
+#include "harness/records/record_writer.hpp"
 
 #include <fmt/format.h>
 
@@ -14,12 +15,6 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-std::string pairs_text(const json& values, const char* separator) {
-  std::string text;
-  for (const auto& item : values.items()) text += fmt::format("{}{}={}", text.empty() ? "" : separator, item.key(), item.value().dump());
-  return text;
-}
-
 std::string macro_part(const std::string& text) {
   std::string out;
   for (char c : text) out += std::isalnum(static_cast<unsigned char>(c)) ? char(std::toupper(static_cast<unsigned char>(c))) : '_';
@@ -31,6 +26,14 @@ std::string device_name(const ShardOutput& input) {
 }
 
 }  // namespace
+
+SplitParams split_params(const json& record, const std::vector<std::string>& size_names) {
+  SplitParams split;
+  const json params = record.value("params", json::object());  // kept: items() of a temporary would dangle
+  for (const auto& item : params.items())
+    (std::find(size_names.begin(), size_names.end(), item.key()) != size_names.end() ? split.sizes : split.axes)[item.key()] = item.value();
+  return split;
+}
 
 std::vector<std::string> size_names(const ShardOutput& input) {
   std::vector<std::string> names;
@@ -77,10 +80,8 @@ std::vector<BestPoint> best_points(const ShardOutput& input, const Objective& ob
   for (const auto& r : input.results) {
     std::optional<double> value = objective_value(r, objective);
     if (!value) continue;
-    BestPoint candidate{r.value("family", ""), r.value("variant", ""), json::object(), json::object(), r, *value, 1};
-    const json params = r.value("params", json::object());  // kept: items() of a temporary would dangle
-    for (const auto& item : params.items())
-      (std::find(sizes.begin(), sizes.end(), item.key()) != sizes.end() ? candidate.sizes : candidate.params)[item.key()] = item.value();
+    SplitParams split = split_params(r, sizes);
+    BestPoint candidate{r.value("family", ""), r.value("variant", ""), split.sizes, split.axes, r, *value, 1};
     std::string key = candidate.family + "/" + candidate.variant + "/" + candidate.sizes.dump();
     auto found = group_index.find(key);
     if (found == group_index.end()) {

@@ -25,6 +25,11 @@ std::optional<double> objective_value(const nlohmann::ordered_json& record, cons
 
 // The names of the sizes of the run's config ("m", "n"): the params that are not launch axes.
 std::vector<std::string> size_names(const ShardOutput& input);
+// A record's params split into its sizes (`size_names`) and its launch and tuning axes, each in order.
+struct SplitParams {
+  nlohmann::ordered_json sizes = nlohmann::ordered_json::object(), axes = nlohmann::ordered_json::object();
+};
+SplitParams split_params(const nlohmann::ordered_json& record, const std::vector<std::string>& size_names);
 
 struct BestPoint {
   std::string family, variant;

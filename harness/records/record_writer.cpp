@@ -280,12 +280,14 @@ JsonlContents read_jsonl(const std::string& path) {
   return contents;
 }
 
-std::string params_text(const ordered_json& r) {
+std::string pairs_text(const ordered_json& values, const char* separator) {
   std::string text;
-  if (r.contains("params") && r["params"].is_object())
-    for (const auto& item : r["params"].items()) text += fmt::format("{}{}={}", text.empty() ? "" : " ", item.key(), item.value().dump());
+  if (values.is_object())
+    for (const auto& item : values.items()) text += fmt::format("{}{}={}", text.empty() ? "" : separator, item.key(), item.value().dump());
   return text;
 }
+
+std::string params_text(const ordered_json& r) { return r.contains("params") ? pairs_text(r["params"]) : ""; }
 
 namespace {
 // ", 23.1 mJ/launch at 466 W" for a point with energy, else "".

@@ -52,6 +52,8 @@ struct JsonlContents {
 };
 JsonlContents read_jsonl(const std::string& path);  // a torn last line (killed mid-write) is ignored
 
+// An object's pairs as text, "n=1024 block_size=256".
+std::string pairs_text(const ordered_json& values, const char* separator = " ");
 // A record's params as "n=1024 block_size=256".
 std::string params_text(const ordered_json& record);
 

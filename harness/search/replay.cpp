@@ -2,6 +2,7 @@
 
 #include "harness/core/json.hpp"
 #include "harness/core/parallel.hpp"
+#include "harness/records/record_writer.hpp"
 #include "harness/search/searcher.hpp"
 #include "harness/sweep/strategy.hpp"
 
@@ -51,15 +52,10 @@ std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objec
   for (const auto& record : input.results) {
     std::string id = record.value("point_id", "");
     if (!seen.insert(id).second) continue;  // a merged document may hold a point per GPU: the first
-    std::string size_text;
+    SplitParams split = split_params(record, sizes);
+    std::string size_text = pairs_text(split.sizes);
     Coordinates coordinates = {{"variant", record.value("variant", "")}};
-    const json params = record.value("params", json::object());
-    for (const auto& item : params.items()) {
-      if (std::find(sizes.begin(), sizes.end(), item.key()) != sizes.end())
-        size_text += fmt::format("{}{}={}", size_text.empty() ? "" : " ", item.key(), item.value().dump());
-      else
-        coordinates.emplace_back(item.key(), item.value());
-    }
+    for (const auto& item : split.axes.items()) coordinates.emplace_back(item.key(), item.value());
     auto [found, added] = space_of.emplace(size_text, spaces.size());
     if (added) spaces.push_back({size_text, {}, {}, {}, {}});
     RecordedSpace& space = spaces[found->second];
