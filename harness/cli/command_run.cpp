@@ -25,9 +25,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
-#include <cstring>
-#include <filesystem>
-#include <tuple>
 #include <iostream>
 #include <memory>
 
@@ -165,11 +162,12 @@ Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlC
     throw ConfigError("command line", "--objective (or search.objective)", e.what());
   }
   // A section the run does not record would leave every point without a value.
-  for (auto [section, on, flag] : {std::tuple{"energy.", spec.measurement.energy, "--energy"},
-                                   std::tuple{"counters.", spec.measurement.counters, "--counters"}})
-    if (strategy.is_adaptive() && objective.field.rfind(section, 0) == 0 && !on)
-      throw ConfigError("command line", "--objective " + strategy.objective,
-                        fmt::format("the run records no {} section: add {}", std::string(section).substr(0, std::strlen(section) - 1), flag));
+  std::size_t dot = objective.field.find('.');
+  std::string section = dot == std::string::npos ? "" : objective.field.substr(0, dot);
+  bool recorded = section == "energy" ? spec.measurement.energy : section == "counters" ? spec.measurement.counters : true;
+  if (strategy.is_adaptive() && !recorded)
+    throw ConfigError("command line", "--objective " + strategy.objective,
+                      fmt::format("the run records no {} section: add --{}", section, section));
   if (strategy.is_adaptive() && (flags.each_device || !flags.selection.shard.empty()))
     throw ConfigError("command line", "--strategy " + strategy.name,
                       "a search runs over the whole sweep, on one GPU or shared by --devices: not with --each-device or --shard");
@@ -235,7 +233,7 @@ std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, cons
   const char* wanted = std::getenv("OCCBENCH_COMPILE_AHEAD");
   bool whole_sweep = flags.resume_path.empty() && strategy.is_default() && spec.selection.shard_count == 0 && flags.claim_dir.empty();
   if (!spec.source_family || flags.config.empty() || !whole_sweep || (wanted && std::string(wanted) == "0") ||
-      supervisor_fd_from_environment() >= 0 || std::filesystem::path(self_executable()).filename() != "occbench")
+      supervisor_fd_from_environment() >= 0 || !running_as_occbench())
     return nullptr;
   cudaDeviceProp properties{};
   if (cudaGetDeviceProperties(&properties, flags.device_ordinal) != cudaSuccess) {

@@ -1,7 +1,6 @@
 #include "harness/run/plan.hpp"
 
 #include "harness/run/compile_workers.hpp"
-
 #include "harness/sweep/selection.hpp"
 #include "harness/model/metrics.hpp"
 #include "harness/model/occupancy.hpp"
@@ -21,9 +20,7 @@
 #include <cstdio>
 
 #include <cmath>
-#include <filesystem>
 #include <ostream>
-
 
 namespace occbench {
 
@@ -217,8 +214,7 @@ void compile_ahead(const SweepSpec& spec, const Registry& registry, const std::v
   if (!family || !family->precompile) return;
   unsigned count = unsigned(std::min<std::size_t>(compile_processes(), points.size()));
   // Only the occbench command runs itself again (a test binary calling plan_main compiles here).
-  bool is_occbench = std::filesystem::path(self_executable()).filename() == "occbench";
-  if (count > 1 && is_occbench && !options.argv.empty()) CompileWorkers(options.argv, count, /*hide_gpus=*/false).wait();
+  if (count > 1 && running_as_occbench() && !options.argv.empty()) CompileWorkers(options.argv, count, /*hide_gpus=*/false).wait();
   else family->precompile(compile_wanted(points), plan_arch(target), 0, 1);
 }
 

@@ -44,6 +44,8 @@ std::string self_executable() {
   return std::string(path, std::size_t(n));
 }
 
+bool running_as_occbench() { return std::filesystem::path(self_executable()).filename() == "occbench"; }
+
 namespace {
 
 // Drops a line the killed child left half-written, then appends `record` as one line.

@@ -20,6 +20,9 @@ inline constexpr const char* kSupervisorFdVariable = "OCCBENCH_SUPERVISOR_FD";
 
 // This program's own path (/proc/self/exe), to run it again as a child.
 std::string self_executable();
+// True when this process is the occbench command (not a test binary calling its functions): only
+// then may it run itself again (workers, compile shares).
+bool running_as_occbench();
 
 // The child's side: -1 when not supervised.
 int supervisor_fd_from_environment();
