@@ -89,4 +89,11 @@ inline CliResult run_cli(std::vector<std::string> args) {
   return {code, out, err};
 }
 
+// run_cli's stdout and stderr as one text, its exit code in `code`.
+inline std::string run_cli_out(std::vector<std::string> args, int& code) {
+  CliResult r = run_cli(std::move(args));
+  code = r.code;
+  return r.out + r.err;
+}
+
 }  // namespace occbench::testing_support

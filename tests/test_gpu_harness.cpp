@@ -53,6 +53,13 @@ RunSummary resume_run(const SweepSpec& spec, const RunOptions& options, const st
   return run_sweep(spec, builtin_registry(), resume, log);
 }
 
+// The point ids of a results document, in its order.
+std::vector<std::string> result_ids(const ordered_json& doc) {
+  std::vector<std::string> ids;
+  for (const auto& r : doc["results"]) ids.push_back(r["point_id"]);
+  return ids;
+}
+
 }  // namespace
 
 TEST(GpuHarness, CalculatorAgreesWithTheOccupancyApiForEveryKernel) {
@@ -311,9 +318,7 @@ TEST(GpuHarness, RandomStrategyMeasuresItsSampleAndResumesIt) {
   RunSummary first = run_sweep(spec, builtin_registry(), options, log);
   EXPECT_EQ(first.ok, 5u) << log.str();
   ordered_json doc = read_json_file(first.json_path);
-  std::vector<std::string> measured;
-  for (const auto& r : doc["results"]) measured.push_back(r["point_id"]);
-  EXPECT_EQ(measured, expected);
+  EXPECT_EQ(result_ids(doc), expected);
   EXPECT_EQ(doc["run"]["strategy"]["name"], "random");
   EXPECT_EQ(doc["run"]["strategy"]["max_points"], 5);
   EXPECT_EQ(read_jsonl(first.jsonl_path).header["strategy"]["seed"], 11);
@@ -323,10 +328,7 @@ TEST(GpuHarness, RandomStrategyMeasuresItsSampleAndResumesIt) {
   RunSummary second = resume_run(spec, options, first.jsonl_path, log);
   EXPECT_EQ(second.reused, 2u);
   EXPECT_EQ(second.ok, 5u) << log.str();
-  measured.clear();
-  ordered_json resumed = read_json_file(second.json_path);
-  for (const auto& r : resumed["results"]) measured.push_back(r["point_id"]);
-  EXPECT_EQ(measured, expected);
+  EXPECT_EQ(result_ids(read_json_file(second.json_path)), expected);
   std::filesystem::remove_all(dir);
 }
 
@@ -349,8 +351,7 @@ TEST(GpuHarness, SearchMeasuresItsBudgetAndResumesWithTheSameNextPoint) {
   RunSummary first = run_sweep(spec, builtin_registry(), options, log);
   EXPECT_EQ(first.ok, 8u) << log.str();
   ordered_json doc = read_json_file(first.json_path);
-  std::vector<std::string> measured;
-  for (const auto& r : doc["results"]) measured.push_back(r["point_id"]);
+  std::vector<std::string> measured = result_ids(doc);
   ASSERT_EQ(measured.size(), 8u);
   EXPECT_EQ(std::set<std::string>(measured.begin(), measured.end()).size(), 8u);
   EXPECT_EQ(doc["run"]["strategy"]["name"], "local");

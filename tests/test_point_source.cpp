@@ -34,11 +34,7 @@ std::vector<std::string> drawn(PointSource& source) {
   return out;
 }
 
-std::string run_cli_out(std::vector<std::string> args, int& code) {
-  testing_support::CliResult r = testing_support::run_cli(std::move(args));
-  code = r.code;
-  return r.out + r.err;
-}
+using testing_support::run_cli_out;
 
 }  // namespace
 

@@ -92,11 +92,7 @@ std::vector<std::string> drive_ids(SearchSource& source, std::size_t stop_after 
   return ids;
 }
 
-std::string run_cli_out(std::vector<std::string> args, int& code) {
-  testing_support::CliResult r = testing_support::run_cli(std::move(args));
-  code = r.code;
-  return r.out + r.err;
-}
+using testing_support::run_cli_out;
 
 }  // namespace
 
