@@ -12,6 +12,13 @@ namespace occbench {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// The name of slot k of a space's budget in the slots folder.
+std::string slot_id(std::size_t space, std::size_t k) { return fmt::format("space{}-slot{}", space, k); }
+
+}  // namespace
+
 Coordinates point_coordinates(const Point& point) {
   Coordinates coordinates = {{"variant", point.variant->name}};
   for (const auto& [name, value] : point.params.items())
@@ -93,7 +100,7 @@ SharedSearchSource::SharedSearchSource(std::vector<Point> points, const Strategy
   // same ones; run --resume dropped those of points claimed but never recorded).
   before_choosing();
   for (std::size_t space = 0; space < spaces_count(); ++space)
-    for (std::size_t k = 0; k < told_of(space); ++k) claim_point(slots_dir_, fmt::format("space{}-slot{}", space, k));
+    for (std::size_t k = 0; k < told_of(space); ++k) claim_point(slots_dir_, slot_id(space, k));
 }
 
 // The new complete lines of every worker's part (.jsonl files in the folders beside the claims).
@@ -126,7 +133,7 @@ SearchSource::Take SharedSearchSource::take(const Point& point, std::size_t spac
 // A slot of the space's budget, the first free one (O_EXCL files, as the claims).
 bool SharedSearchSource::take_slot(std::size_t space) {
   for (std::size_t k = 0; k < budget_of(space); ++k)
-    if (claim_point(slots_dir_, fmt::format("space{}-slot{}", space, k))) return true;
+    if (claim_point(slots_dir_, slot_id(space, k))) return true;
   return false;
 }
 
