@@ -1,5 +1,5 @@
 // Deliberately broken kernels: each must fail its own point with the reason, and the sweep must
-// keep every other point (examples/broken/README.md).
+// keep every other point (docs/own-kernels.md, "Faults").
 __global__ void copy_kernel(float* out, const float* in, unsigned n) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i < n) out[i] = in[i];
