@@ -35,7 +35,7 @@ class RecordQueue {
         jsonl_.write(json);
         log_ << format_progress(json, position_, total_) << std::endl;
       }
-      results_.push_back(std::move(json));
+      results_.push_back(json);  // a copy: the loop returns the record to its source too
     }
   }
   std::vector<ordered_json>& results() { return results_; }
@@ -81,6 +81,7 @@ class PointLoop {
     announce(options_.supervisor_fd, "begin " + point.id);
     SharedRecord record = measure(point);
     records_.add(record, false);
+    if (source.learns()) observers_.settle();  // a search chooses its next point from this one's whole record
     records_.write_ready();
     announce(options_.supervisor_fd, "end " + point.id);
     if (session_.health.lost() && !lost_handled_) after_device_lost(source);

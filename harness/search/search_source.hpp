@@ -25,6 +25,7 @@ class SearchSource : public PointSource {
   SearchSource(std::vector<Point> points, const Strategy& strategy);
   const Point* next() override;
   void tell(const Point& point, const nlohmann::ordered_json& record) override;
+  bool learns() const override { return true; }
   // The CUDA context is lost: no more points (a supervised run goes on in a new process, which
   // resumes the search where this one stopped).
   void device_lost() override { lost_ = true; }

@@ -34,6 +34,9 @@ class PointSource {
     (void)point;
     (void)record;
   }
+  // Whether tell() decides from the record: the loop then completes each record (every observer's
+  // section) before telling it, instead of letting sections of several points settle together.
+  virtual bool learns() const { return false; }
   // This process can measure nothing more (its CUDA context is lost): a source that shares points
   // with other workers stops taking them; the others go on (the run records the rest as skipped).
   virtual void device_lost() {}
