@@ -100,6 +100,21 @@ TEST(Cli, SetReplacesPerVariantValuesToo) {
             std::vector<std::string>{"covariance/register_tiled/m=64/n=64/block_tile=64/thread_tile=4/split_k=2"});
 }
 
+TEST(Cli, VariantsOfAUserKernelLeaveTheOthersKernelsAndRestrictions) {
+  // The SYRK example: naive takes none of register_tiled's axes, which its kernel and the restrictions use.
+  const std::string syrk = std::string(OCCBENCH_SOURCE_DIR) + "/examples/search/syrk/syrk.json";
+  Outcome naive = run_cli({"run", syrk, "--dry-run", "--variants", "naive"});
+  ASSERT_EQ(naive.code, kExitOk) << naive.err;
+  EXPECT_EQ(lines_after_first(naive.out), std::vector<std::string>{"covariance/naive/m=20000/n=2475"});
+  Outcome tiled = run_cli({"run", syrk, "--dry-run", "--variants", "register_tiled"});
+  ASSERT_EQ(tiled.code, kExitOk) << tiled.err;
+  EXPECT_NE(tiled.out.find("2640 point(s) would run"), std::string::npos) << tiled.out;  // the restrictions still hold
+  Outcome bad = run_cli({"run", syrk, "--dry-run", "--variants", "nope"});
+  EXPECT_EQ(bad.code, kExitBadInput);
+  EXPECT_NE(bad.err.find("unknown variant 'nope' of family 'covariance'; valid variants: naive, register_tiled"), std::string::npos)
+      << bad.err;
+}
+
 TEST(Cli, BadSelectionsExitTwoNamingTheFlagAndWhatWasExpected) {
   struct Case {
     std::vector<std::string> flags;

@@ -79,29 +79,58 @@ void add_variant_names(PointSelection& selection, const std::string& text) {
   }
 }
 
+namespace {
+
+// The config narrowed to the chosen variants: variant overrides, shared axes that no chosen
+// variant takes and, for a user kernel, the other variants' kernels (the reference's stays) would be
+// refused as unknown names, and so would restrictions over the axes that went.
+json chosen_variants_doc(const SweepSpec& spec, const Family& family, const std::vector<std::string>& variants) {
+  for (const auto& name : variants)
+    if (!family.find_variant(name))
+      throw ConfigError(spec.source, fmt::format("--variants {}", fmt::join(variants, ",")),
+                        fmt::format("unknown variant '{}' of family '{}'; valid variants: {}", name, family.name,
+                                    fmt::join(family.variant_names(), ", ")));
+  json doc = spec.raw;
+  auto chosen = [&](const std::string& name) { return std::find(variants.begin(), variants.end(), name) != variants.end(); };
+  doc["variants"] = variants;
+  if (doc.contains("baseline") && !chosen(doc["baseline"].get<std::string>())) doc.erase("baseline");
+  for (const char* section : {"variant_axes", "kernels"}) {
+    if (!doc.contains(section) || !doc[section].is_object()) continue;
+    std::string reference = section == std::string("kernels") && doc.contains("reference") && doc["reference"].is_object()
+                                ? doc["reference"].value("variant", "")
+                                : "";
+    for (const auto& item : spec.raw[section].items())
+      if (!chosen(item.key()) && item.key() != reference) doc[section].erase(item.key());
+  }
+  std::vector<std::string> dropped;
+  if (doc.contains("axes") && doc["axes"].is_object())
+    for (const auto& item : spec.raw["axes"].items())
+      if (std::none_of(variants.begin(), variants.end(), [&](const std::string& name) {
+            const Variant* v = family.find_variant(name);
+            return v && v->find_axis(item.key());
+          })) {
+        doc["axes"].erase(item.key());
+        dropped.push_back(item.key());
+      }
+  if (doc.contains("restrictions") && doc["restrictions"].is_array()) {
+    json kept = json::array();
+    for (std::size_t i = 0; i < spec.restrictions.size(); ++i)
+      if (std::none_of(spec.restrictions[i].uses.begin(), spec.restrictions[i].uses.end(),
+                       [&](const std::string& name) { return std::find(dropped.begin(), dropped.end(), name) != dropped.end(); }))
+        kept.push_back(doc["restrictions"][i]);
+    doc["restrictions"] = kept;
+  }
+  return doc;
+}
+
+}  // namespace
+
 SweepSpec apply_selection(const SweepSpec& spec, const PointSelection& selection, const Registry& registry) {
   SweepSpec selected = spec;
-  json doc = spec.raw;
   const Family* family = sweep_family(spec, registry);
-  if (!selection.variants.empty()) {
-    // Variant overrides and shared axes that no chosen variant takes would be refused as unknown.
-    doc["variants"] = selection.variants;
-    std::vector<const Variant*> chosen;
-    for (const auto& name : selection.variants)
-      if (const Variant* v = family->find_variant(name)) chosen.push_back(v);
-    if (doc.contains("baseline") &&
-        std::find(selection.variants.begin(), selection.variants.end(), doc["baseline"]) == selection.variants.end())
-      doc.erase("baseline");
-    if (doc.contains("variant_axes") && doc["variant_axes"].is_object())
-      for (const auto& item : spec.raw["variant_axes"].items())
-        if (std::find(selection.variants.begin(), selection.variants.end(), item.key()) == selection.variants.end())
-          doc["variant_axes"].erase(item.key());
-    if (doc.contains("axes") && doc["axes"].is_object())
-      for (const auto& item : spec.raw["axes"].items())
-        if (std::none_of(chosen.begin(), chosen.end(), [&](const Variant* v) { return v->find_axis(item.key()); }))
-          doc["axes"].erase(item.key());
+  json doc = selection.variants.empty() ? spec.raw : chosen_variants_doc(spec, *family, selection.variants);
+  if (!selection.variants.empty())
     selected = reparse(doc, spec, fmt::format("--variants {}", fmt::join(selection.variants, ",")), registry);
-  }
   for (std::size_t i = 0; i < selection.overrides.size(); ++i) {
     const auto& [axis, values] = selection.overrides[i];
     std::string flag = i < selection.flags.size() ? selection.flags[i] : "--set " + axis;
