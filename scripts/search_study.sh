@@ -2,8 +2,8 @@
 # The GPU measurements of results/reference/<gpu>/search.md (issue 27, items 5, 6 and 8), on the
 # GPU machine, in the order a short device session can afford them:
 #   DEVICES=0,1 bash scripts/search_study.sh OUT_DIR SPACE [BUILD_DIR]
-# SPACE: syrk (examples/search/syrk, 2640 points) or convolution (examples/kernel_tuner/convolution,
-# 2834 points). DEVICES (default 0): the GPUs of the full sweep and of the live searches, so their
+# SPACE: syrk (examples/search/syrk, 2640 points) or convolution (examples/search/convolution,
+# 3488 points). DEVICES (default 0): the GPUs of the full sweep and of the live searches, so their
 # walls compare like with like. Each step's wall time goes to OUT_DIR/walls.tsv, its log beside it.
 # 1. full:    plan (compiles every instantiation ahead, one process per core), then the whole space;
 # 2. live:    the strategies searching the GPU live with 5% of the points, seeds 1 and 2 (NVRTC's
@@ -20,7 +20,7 @@ bin=${3:-build-h100-bin}/occbench
 devices=${DEVICES:-0}
 case $space in
   syrk) config=examples/search/syrk/syrk.json ;;
-  convolution) config=examples/kernel_tuner/convolution/convolution.json ;;
+  convolution) config=examples/search/convolution/convolution.json ;;
   *) echo "search_study.sh: SPACE is syrk or convolution, not $space" >&2; exit 2 ;;
 esac
 on_devices=(--devices "$devices")

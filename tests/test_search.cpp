@@ -360,7 +360,8 @@ TEST(SearchSource, TheExampleSpacesHoldThousandsOfPoints) {
     std::string config;
     std::size_t points, axes;
   };
-  for (const Example& e : {Example{"examples/search/syrk/syrk.json", 2641, 9}, Example{"examples/kernel_tuner/convolution/convolution.json", 2835, 7}}) {
+  for (const Example& e : {Example{"examples/search/syrk/syrk.json", 2641, 9}, Example{"examples/kernel_tuner/convolution/convolution.json", 2835, 7},
+                          Example{"examples/search/convolution/convolution.json", 3489, 7}}) {
     SweepSpec spec = parse_sweep_file(kSource + "/" + e.config, builtin_registry());
     SearchSource source(expand_sweep(spec, builtin_registry()), Strategy{"model", 132, 0});
     EXPECT_EQ(source.candidates(), e.points) << e.config;
