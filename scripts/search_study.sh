@@ -9,9 +9,9 @@
 # 2. live:    the strategies searching the GPU live with 5% of the points, seeds 1 and 2 (NVRTC's
 #             cache warm from step 1), and once more with a cold cache (the compiler's share;
 #             COLD=0 leaves it out);
-# 3. resume:  a search on one GPU killed with kill -9 after 20 points and resumed, and the same
-#             search uninterrupted: the same points in the same order;
-# 4. syrk:    cuBLAS SSYRK at the same size and the best point found, both with --counters (item 8).
+# 3. syrk:    cuBLAS SSYRK at the same size and the best point found, both with --counters (item 8);
+# 4. resume:  a search on one GPU killed with kill -9 after 20 points and resumed, and the same
+#             search uninterrupted: the same points in the same order.
 # The replays need no GPU: occbench replay OUT_DIR/full/*.jsonl, here or anywhere.
 set -euo pipefail
 out=${1:?usage: search_study.sh OUT_DIR syrk|convolution [BUILD_DIR]}
@@ -43,6 +43,14 @@ for strategy in model local; do
 done
 [ "${COLD:-1}" = 0 ] || OCCBENCH_CACHE_DIR=$(mktemp -d) timed "$space-live-model-1-cold" run "$config" "${on_devices[@]}" --strategy model --max-points $budget --seed 1 --out "$out/live-model-1-cold"
 
+if [ "$space" = syrk ]; then
+  full=$(ls "$out"/full/*.jsonl | head -1)
+  "$bin" best "$full" --out "$out/best" > "$out/best.log" 2>&1 || true
+  best=$(python3 -c 'import json,sys; print([b["point_id"] for b in json.load(open(sys.argv[1]))["best"] if b["variant"] == "register_tiled"][0])' "$out/best.json" 2>/dev/null || true)
+  timed "$space-cublas" run configs/covariance_chunk_sweep.json --variants cublas_syrk --counters --out "$out/cublas"
+  [ -n "$best" ] && timed "$space-best-counters" run "$config" --filter "^${best//+/\\+}\$" --counters --out "$out/best-counters"
+fi
+
 # Killed with kill -9 after 20 points, then resumed; and the same search uninterrupted.
 "$bin" run "$config" --strategy model --max-points 40 --seed 3 --out "$out/resume" > "$out/resume-killed.log" 2>&1 &
 pid=$!
@@ -53,15 +61,7 @@ while kill -0 $pid 2>/dev/null; do
   sleep 0.2
 done
 wait $pid 2>/dev/null || true
-cp "$jsonl" "$out/resume-killed.jsonl"
+[ -n "$jsonl" ] && cp "$jsonl" "$out/resume-killed.jsonl" || echo "resume: no .jsonl to kill" >> "$out/failures.txt"
 timed "$space-resume" run --resume "$jsonl"
 timed "$space-uninterrupted" run "$config" --strategy model --max-points 40 --seed 3 --out "$out/uninterrupted"
-
-if [ "$space" = syrk ]; then
-  full=$(ls "$out"/full/*.jsonl | head -1)
-  "$bin" best "$full" --out "$out/best" > "$out/best.log" 2>&1 || true
-  best=$(python3 -c 'import json,sys; print([b["point_id"] for b in json.load(open(sys.argv[1]))["best"] if b["variant"] == "register_tiled"][0])' "$out/best.json" 2>/dev/null || true)
-  timed "$space-cublas" run configs/covariance_chunk_sweep.json --variants cublas_syrk --counters --out "$out/cublas"
-  [ -n "$best" ] && timed "$space-best-counters" run "$config" --filter "^${best//+/\\+}\$" --counters --out "$out/best-counters"
-fi
 echo "search_study: $out (walls.tsv, full/, live-*/, resume/, uninterrupted/)"

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # The GPU measurements of issue 29 (kernels written for other tuners), on the GPU machine:
 #   bash scripts/tuner_kernels_study.sh OUT_DIR [BUILD_DIR]
-# 1. compile ahead (item 2): Kernel Tuner's matmul (examples/kernel_tuner/matmul) at n = 1024, 231
+# 1. faults (item 3): examples/broken/mostly_faults.json (12 of 18 points fault), and its correct
+#    points alone (--variants copy), for the cost of a contained fault.
+# 2. compile ahead (item 2): Kernel Tuner's matmul (examples/kernel_tuner/matmul) at n = 1024, 231
 #    instantiations, each run with a cold NVRTC cache: OCCBENCH_COMPILE_AHEAD=0 (before) and the
 #    default (after), on every core and on two (taskset -c 0,1 and OCCBENCH_COMPILE_PROCESSES=2, a
 #    2-core machine with this GPU); plan of the same sweep, one process and every core. The records'
 #    compile blocks say how long the measuring process waited for NVRTC.
-# 2. faults (item 3): examples/broken/mostly_faults.json (12 of 18 points fault), and its correct
-#    points alone (--variants copy), for the cost of a contained fault.
 # Each step's wall milliseconds go to OUT_DIR/walls.tsv, its log beside it.
 set -uo pipefail
 out=${1:?usage: tuner_kernels_study.sh OUT_DIR [BUILD_DIR]}
@@ -22,14 +22,14 @@ timed() {  # timed NAME [ENV=V...] [taskset ...] occbench ARGS...: the wall in w
 }
 matmul=(examples/kernel_tuner/matmul/matmul.json --set n=1024)
 cold() { echo "OCCBENCH_CACHE_DIR=$(mktemp -d)"; }
+timed faults-all "$bin" run examples/broken/mostly_faults.json --out "$out/faults-all"
+timed faults-correct "$bin" run examples/broken/mostly_faults.json --variants copy --out "$out/faults-correct"
 timed matmul-before "$(cold)" OCCBENCH_COMPILE_AHEAD=0 "$bin" run "${matmul[@]}" --out "$out/matmul-before"
 timed matmul-after "$(cold)" "$bin" run "${matmul[@]}" --out "$out/matmul-after"
-timed matmul-2core-before "$(cold)" OCCBENCH_COMPILE_AHEAD=0 OCCBENCH_COMPILE_PROCESSES=2 taskset -c 0,1 "$bin" run "${matmul[@]}" --out "$out/matmul-2core-before"
 timed matmul-2core-after "$(cold)" OCCBENCH_COMPILE_PROCESSES=2 taskset -c 0,1 "$bin" run "${matmul[@]}" --out "$out/matmul-2core-after"
+timed matmul-2core-before "$(cold)" OCCBENCH_COMPILE_AHEAD=0 OCCBENCH_COMPILE_PROCESSES=2 taskset -c 0,1 "$bin" run "${matmul[@]}" --out "$out/matmul-2core-before"
 timed plan-1process "$(cold)" OCCBENCH_COMPILE_PROCESSES=1 "$bin" plan "${matmul[@]}" --out "$out/plan-1process"
 timed plan-all "$(cold)" "$bin" plan "${matmul[@]}" --out "$out/plan-all"
 nproc > "$out/nproc.txt"
 
-timed faults-all "$bin" run examples/broken/mostly_faults.json --out "$out/faults-all"
-timed faults-correct "$bin" run examples/broken/mostly_faults.json --variants copy --out "$out/faults-correct"
 echo "tuner_kernels_study: $out (walls.tsv, matmul-*/, plan-*/, faults-*/)"
