@@ -32,11 +32,12 @@ void add_sweep_points(const json& doc, const std::vector<std::string>& size_name
     names.insert(names.end(), k.axes.begin(), k.axes.end());
     state.sweep_points.push_back(config_points(doc, k.variant, names));
   }
-  if (state.reference_kernel < 0) return;
-  for (auto sizes : config_points(doc, "", size_names)) {
-    for (const auto& [axis, value] : state.reference_axes.items()) sizes.set(axis, value);
-    state.sweep_points[std::size_t(state.reference_kernel)].push_back(sizes);
-  }
+  if (state.reference_kernel >= 0)
+    for (auto sizes : config_points(doc, "", size_names)) {
+      for (const auto& [axis, value] : state.reference_axes.items()) sizes.set(axis, value);
+      state.sweep_points[std::size_t(state.reference_kernel)].push_back(sizes);
+    }
+  state.index_sweep_names();
 }
 
 // Global arguments name variables of the source: compiled once here (on the CPU, NVRTC) at the

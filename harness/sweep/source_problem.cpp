@@ -51,18 +51,30 @@ std::optional<InitSpec> init_spec(const Initializer& init, const ElementType& ty
   return std::nullopt;
 }
 
+namespace {
+
+std::string options_key(const std::vector<std::string>& options) { return fmt::format("{}", fmt::join(options, "\x1f")); }
+
+}  // namespace
+
+void SourceState::index_sweep_names() {
+  names_by_options.clear();
+  for (std::size_t i = 0; i < kernels.size() && i < sweep_points.size(); ++i)
+    for (const auto& point : sweep_points[i]) {
+      std::vector<std::string>& names = names_by_options[options_key(user_options(kernels[i], point))];
+      std::string name = name_expression(kernels[i], point);
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+    }
+}
+
 NvrtcRequest SourceState::request_for(const KernelSpec& k, const Params& p, int arch,
                                       const std::function<bool(const std::string& name)>& compiled) const {
   std::string name = name_expression(k, p);
   std::vector<std::string> options = user_options(k, p);
   std::vector<std::string> group{name};
-  for (std::size_t i = 0; i < kernels.size(); ++i)
-    for (const auto& other : sweep_points[i]) {
-      std::string other_name = name_expression(kernels[i], other);
-      if (user_options(kernels[i], other) == options && !compiled(other_name) &&
-          std::find(group.begin(), group.end(), other_name) == group.end())
-        group.push_back(other_name);
-    }
+  if (auto found = names_by_options.find(options_key(options)); found != names_by_options.end())
+    for (const auto& other_name : found->second)
+      if (other_name != name && !compiled(other_name)) group.push_back(other_name);
   NvrtcRequest request;
   request.source_path = source_path;
   request.source_text = source_text;
