@@ -13,6 +13,7 @@
 #include "results_test_support.hpp"
 #include "search_test_support.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -301,6 +302,40 @@ TEST(SearchCli, DryRunDescribesTheSearchAndBadCombinationsExit2) {
   out = run_cli_out({"run", config, "--dry-run", "--strategy", "genetic", "--max-points", "5", "--shard", "1/2"}, code);
   EXPECT_EQ(code, kExitBadInput) << out;
   EXPECT_NE(out.find("a search runs over the whole sweep"), std::string::npos) << out;
+}
+
+// run --resume F --dry-run of a search names the point it measures next after F's records: what
+// the killed search would have measured (checked against the GPU's searches in
+// results/reference/h100/search.md with scripts/search_resume_check.py).
+TEST(SearchCli, DryRunOfAResumedSearchNamesItsNextPoint) {
+  testing_support::TempDir dir;
+  std::string config = dir.write("two.json", kTwoSizes);
+  SearchSource source(expand_sweep(spec_of_text(kTwoSizes), builtin_registry()), Strategy{"model", 6, 3});
+  std::vector<std::string> ids = drive_ids(source);
+  ASSERT_EQ(ids.size(), 6u);
+  std::vector<std::string> search = {"--dry-run", "--strategy", "model", "--max-points", "6", "--seed", "3"};
+  auto with = [&](std::vector<std::string> args) {
+    args.insert(args.end(), search.begin(), search.end());
+    return args;
+  };
+  int code = -1;
+  std::string out = run_cli_out(with({"run", config}), code);
+  EXPECT_EQ(code, kExitOk) << out;
+  EXPECT_NE(out.find("0 point(s) recorded; next: " + ids[0] + "\n"), std::string::npos) << out;
+  json header = {{"occbench_jsonl", 1}, {"config", json::parse(kTwoSizes)}, {"config_source", config}};
+  std::string lines = header.dump() + "\n";
+  SweepSpec spec = spec_of_text(kTwoSizes);
+  std::vector<Point> points = expand_sweep(spec, builtin_registry());
+  for (std::size_t k = 0; k < ids.size(); ++k) {
+    std::string jsonl = dir.write("killed.jsonl", lines);
+    out = run_cli_out(with({"run", "--resume", jsonl}), code);
+    EXPECT_EQ(code, kExitOk) << out;
+    EXPECT_NE(out.find(fmt::format("{} point(s) recorded; next: {}\n", k, ids[k])), std::string::npos) << out;
+    auto point = std::find_if(points.begin(), points.end(), [&](const Point& p) { return p.id == ids[k]; });
+    lines += fake_record(*point).dump() + "\n";
+  }
+  out = run_cli_out(with({"run", "--resume", dir.write("done.jsonl", lines)}), code);
+  EXPECT_NE(out.find("6 point(s) recorded; next: none (the search is done)"), std::string::npos) << out;
 }
 
 TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget) {

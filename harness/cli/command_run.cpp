@@ -71,21 +71,37 @@ std::vector<std::string> strategy_arguments(const Strategy& strategy) {
   return args;
 }
 
-// A search chooses its points while it runs: its space and budget.
-int describe_search(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+// The point a search measures next: the recorded points told in the order it asks for them, as
+// the run loop keeps them on --resume; "" where it proposes nothing more.
+std::string next_search_point(SearchSource& search, const JsonlContents& resumed) {
+  std::map<std::string, nlohmann::ordered_json> recorded;
+  for (const auto& r : resumed.results) recorded[r.value("point_id", "")] = r;
+  while (const Point* point = search.next()) {
+    auto found = recorded.find(point->id);
+    if (found == recorded.end()) return point->id;
+    search.tell(*point, found->second);
+  }
+  return "";
+}
+
+// A search chooses its points while it runs: its space and budget, and the point it measures next
+// (the first, or after the records of a run it resumes).
+int describe_search(const SweepSpec& spec, const Registry& registry, const Strategy& strategy, const JsonlContents& resumed) {
   SearchSource search(selected_points(spec, registry), strategy);
   std::cout << fmt::format("{}: sweep '{}', family {}: a '{}' search over {} point(s) in {} space(s) (one per size), at most {} "
                            "point(s){}; seed {}, objective {}; the points are chosen as results come in\n",
                            spec.source, spec.name, spec.family, strategy.name, search.candidates(), search.spaces(), search.planned(),
                            strategy.time_limit_s ? fmt::format(" or {} s of points", *strategy.time_limit_s) : "", strategy.seed,
                            strategy.objective);
+  std::string next = next_search_point(search, resumed);
+  std::cout << fmt::format("{} point(s) recorded; next: {}\n", resumed.results.size(), next.empty() ? "none (the search is done)" : next);
   std::cout << restrictions_summary(spec, registry);
   return kExitOk;
 }
 
 // The points a run would measure, one id a line: no GPU needed.
-int list_points(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
-  if (strategy.is_adaptive()) return describe_search(spec, registry, strategy);
+int list_points(const SweepSpec& spec, const Registry& registry, const Strategy& strategy, const JsonlContents& resumed) {
+  if (strategy.is_adaptive()) return describe_search(spec, registry, strategy, resumed);
   auto points = make_point_source(spec, registry, strategy)->points();
   std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run\n", spec.source, spec.name, spec.family,
                            points.size());
@@ -289,7 +305,7 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
   }
   SweepSpec spec = load_spec(flags, resumed, registry);
   Strategy strategy = run_strategy(flags, spec, resumed);
-  if (flags.dry_run) return list_points(spec, registry, strategy);
+  if (flags.dry_run) return list_points(spec, registry, strategy, resumed);
   if (auto reason = no_gpu_reason()) return no_gpu(*reason);
   if (!flags.devices.empty()) return run_on_several_devices(flags, spec, strategy, argv, registry);
   if (flags.each_device) {
