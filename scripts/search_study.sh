@@ -12,6 +12,7 @@
 # 3. syrk:    cuBLAS SSYRK at the same size and the best point found, both with --counters (item 8);
 # 4. resume:  a search on one GPU killed with kill -9 after 20 points and resumed, and the same
 #             search uninterrupted: the same points in the same order.
+# STEPS (default "full live syrk resume") picks steps.
 # The replays need no GPU: occbench replay OUT_DIR/full/*.jsonl, here or anywhere.
 set -euo pipefail
 out=${1:?usage: search_study.sh OUT_DIR syrk|convolution [BUILD_DIR]}
@@ -34,16 +35,20 @@ timed() {  # timed NAME ARGS...: occbench ARGS, its log in NAME.log, its wall mi
 }
 points=$("$bin" validate "$config" | sed -n 's/.* \([0-9]*\) points$/\1/p')
 budget=$(( (points * 5 + 99) / 100 ))
-timed "$space-plan" plan "$config" --out "$out/plan"
-timed "$space-full" run "$config" "${on_devices[@]}" --out "$out/full"
-for strategy in model local; do
+steps=" ${STEPS:-full live syrk resume} "
+want() { [[ $steps == *" $1 "* ]]; }
+if want full; then
+  timed "$space-plan" plan "$config" --out "$out/plan"
+  timed "$space-full" run "$config" "${on_devices[@]}" --out "$out/full"
+fi
+want live && for strategy in model local; do
   for seed in 1 2; do
     timed "$space-live-$strategy-$seed" run "$config" "${on_devices[@]}" --strategy $strategy --max-points $budget --seed $seed --out "$out/live-$strategy-$seed"
   done
 done
-[ "${COLD:-1}" = 0 ] || OCCBENCH_CACHE_DIR=$(mktemp -d) timed "$space-live-model-1-cold" run "$config" "${on_devices[@]}" --strategy model --max-points $budget --seed 1 --out "$out/live-model-1-cold"
+! want live || [ "${COLD:-1}" = 0 ] || OCCBENCH_CACHE_DIR=$(mktemp -d) timed "$space-live-model-1-cold" run "$config" "${on_devices[@]}" --strategy model --max-points $budget --seed 1 --out "$out/live-model-1-cold"
 
-if [ "$space" = syrk ]; then
+if [ "$space" = syrk ] && want syrk; then
   full=$(ls "$out"/full/*.jsonl | head -1)
   "$bin" best "$full" --out "$out/best" > "$out/best.log" 2>&1 || true
   best=$(python3 -c 'import json,sys; print([b["point_id"] for b in json.load(open(sys.argv[1]))["best"] if b["variant"] == "register_tiled"][0])' "$out/best.json" 2>/dev/null || true)
@@ -52,11 +57,12 @@ if [ "$space" = syrk ]; then
 fi
 
 # Killed with kill -9 after 20 points, then resumed; and the same search uninterrupted.
+want resume || exit 0
 "$bin" run "$config" --strategy model --max-points 40 --seed 3 --out "$out/resume" > "$out/resume-killed.log" 2>&1 &
 pid=$!
 jsonl=""
 while kill -0 $pid 2>/dev/null; do
-  jsonl=$(ls "$out"/resume/*.jsonl 2>/dev/null | head -1)
+  jsonl=$(ls "$out"/resume/*.jsonl 2>/dev/null | head -1 || true)
   if [ -n "$jsonl" ] && [ "$(wc -l < "$jsonl")" -gt 20 ]; then pkill -9 -P $pid || true; kill -9 $pid || true; break; fi
   sleep 0.2
 done
