@@ -74,8 +74,7 @@ std::vector<std::string> strategy_arguments(const Strategy& strategy) {
 // The point a search measures next: the recorded points told in the order it asks for them, as
 // the run loop keeps them on --resume; "" where it proposes nothing more.
 std::string next_search_point(SearchSource& search, const JsonlContents& resumed) {
-  std::map<std::string, nlohmann::ordered_json> recorded;
-  for (const auto& r : resumed.results) recorded[r.value("point_id", "")] = r;
+  std::map<std::string, nlohmann::ordered_json> recorded = records_by_point(resumed);
   while (const Point* point = search.next()) {
     auto found = recorded.find(point->id);
     if (found == recorded.end()) return point->id;

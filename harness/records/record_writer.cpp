@@ -250,6 +250,12 @@ void JsonlWriter::write(const ordered_json& line) {
   if (!out_) throw std::runtime_error(fmt::format("{}: write failed", path_));
 }
 
+std::map<std::string, ordered_json> records_by_point(const JsonlContents& contents) {
+  std::map<std::string, ordered_json> records;
+  for (const auto& r : contents.results) records[r.value("point_id", "")] = r;
+  return records;
+}
+
 JsonlContents read_jsonl(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,8 @@ struct JsonlContents {
   std::vector<ordered_json> results;  // one per finished point
 };
 JsonlContents read_jsonl(const std::string& path);  // a torn last line (killed mid-write) is ignored
+// Its records by point id: what run --resume keeps instead of measuring again.
+std::map<std::string, ordered_json> records_by_point(const JsonlContents& contents);
 
 // An object's pairs as text, "n=1024 block_size=256".
 std::string pairs_text(const ordered_json& values, const char* separator = " ");

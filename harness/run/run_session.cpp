@@ -60,7 +60,7 @@ void open_outputs(RunSession& s, const SweepSpec& spec, const RunOptions& option
   std::string stem;
   if (options.resume) {
     stem = options.resume_path.substr(0, options.resume_path.size() - std::string(".jsonl").size());
-    for (const auto& r : options.resume->results) s.finished[r.value("point_id", "")] = r;
+    s.finished = records_by_point(*options.resume);
     std::string previous = options.resume->header["device"].value("name", "");
     if (previous != s.device.name)
       throw ConfigError(options.resume_path, "$.device.name",
