@@ -212,6 +212,15 @@ void parse_name(const json& doc, const Checker& check, const Family& family, Swe
   if (doc.contains("description")) spec.description = check.string(doc["description"], "$.description");
 }
 
+}  // namespace
+
+std::string unknown_variant_message(const std::string& name, const Family& family) {
+  return fmt::format("unknown variant '{}' of family '{}'; valid variants: {}", name, family.name,
+                     fmt::join(family.variant_names(), ", "));
+}
+
+namespace {
+
 // Variants: a list of names, or omitted for all of the family's variants; the baseline one of them.
 void parse_variants(const json& doc, const Checker& check, const Family& family, SweepSpec& spec) {
   auto all_variants = family.variant_names();
@@ -222,9 +231,7 @@ void parse_variants(const json& doc, const Checker& check, const Family& family,
     for (std::size_t i = 0; i < list.size(); ++i) {
       std::string path = fmt::format("$.variants[{}]", i);
       auto name = check.string(list[i], path);
-      if (!family.find_variant(name))
-        check.fail(path, fmt::format("unknown variant '{}' of family '{}'; valid variants: {}", name, family.name,
-                                     fmt::join(all_variants, ", ")));
+      if (!family.find_variant(name)) check.fail(path, unknown_variant_message(name, family));
       if (std::find(spec.variants.begin(), spec.variants.end(), name) != spec.variants.end())
         check.fail(path, fmt::format("variant '{}' is listed twice", name));
       spec.variants.push_back(name);

@@ -13,5 +13,7 @@ namespace occbench {
 SweepSpec parse_sweep_file(const std::string& path, const Registry& registry);
 SweepSpec parse_sweep_text(const std::string& text, const std::string& source, const Registry& registry);
 SweepSpec parse_sweep_json(const nlohmann::ordered_json& doc, const std::string& source, const Registry& registry);
+// "unknown variant 'x' of family 'f'; valid variants: a, b": for the config's list and --variants.
+std::string unknown_variant_message(const std::string& name, const Family& family);
 
 }  // namespace occbench

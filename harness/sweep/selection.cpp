@@ -87,21 +87,18 @@ namespace {
 json chosen_variants_doc(const SweepSpec& spec, const Family& family, const std::vector<std::string>& variants) {
   for (const auto& name : variants)
     if (!family.find_variant(name))
-      throw ConfigError(spec.source, fmt::format("--variants {}", fmt::join(variants, ",")),
-                        fmt::format("unknown variant '{}' of family '{}'; valid variants: {}", name, family.name,
-                                    fmt::join(family.variant_names(), ", ")));
+      throw ConfigError(spec.source, fmt::format("--variants {}", fmt::join(variants, ",")), unknown_variant_message(name, family));
   json doc = spec.raw;
   auto chosen = [&](const std::string& name) { return std::find(variants.begin(), variants.end(), name) != variants.end(); };
   doc["variants"] = variants;
   if (doc.contains("baseline") && !chosen(doc["baseline"].get<std::string>())) doc.erase("baseline");
-  for (const char* section : {"variant_axes", "kernels"}) {
-    if (!doc.contains(section) || !doc[section].is_object()) continue;
-    std::string reference = section == std::string("kernels") && doc.contains("reference") && doc["reference"].is_object()
-                                ? doc["reference"].value("variant", "")
-                                : "";
-    for (const auto& item : spec.raw[section].items())
-      if (!chosen(item.key()) && item.key() != reference) doc[section].erase(item.key());
-  }
+  std::string reference = doc.contains("reference") && doc["reference"].is_object() ? doc["reference"].value("variant", "") : "";
+  if (doc.contains("variant_axes") && doc["variant_axes"].is_object())
+    for (const auto& item : spec.raw["variant_axes"].items())
+      if (!chosen(item.key())) doc["variant_axes"].erase(item.key());
+  if (doc.contains("kernels") && doc["kernels"].is_object())  // a user kernel's: the reference's kernel stays
+    for (const auto& item : spec.raw["kernels"].items())
+      if (!chosen(item.key()) && item.key() != reference) doc["kernels"].erase(item.key());
   std::vector<std::string> dropped;
   if (doc.contains("axes") && doc["axes"].is_object())
     for (const auto& item : spec.raw["axes"].items())
