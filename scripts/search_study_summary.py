@@ -13,14 +13,18 @@ import os
 import sys
 
 
+def records_of_file(path):
+    """The point records of a .jsonl ([] where it does not exist)."""
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [r for r in (json.loads(line) for line in f if line.strip()) if "point_id" in r]
+
+
 def records(folder):
     """The point records of the one .jsonl in folder (a --devices run: the merged one)."""
     paths = sorted(glob.glob(os.path.join(folder, "*.jsonl")))
-    if not paths:
-        return []
-    with open(paths[0]) as f:
-        lines = [json.loads(line) for line in f if line.strip()]
-    return [r for r in lines if "point_id" in r]
+    return records_of_file(paths[0]) if paths else []
 
 
 def value(record, field):
@@ -85,13 +89,6 @@ def main():
         m, m_id = best(mine, args.objective)
         print(f"\ncuBLAS SSYRK {c:.4f} ({c_id}); the best point again {m:.4f} ({m_id}): "
               f"{c / m:.3f} of cuBLAS's throughput")
-
-
-def records_of_file(path):
-    if not os.path.exists(path):
-        return []
-    with open(path) as f:
-        return [r for r in (json.loads(line) for line in f if line.strip()) if "point_id" in r]
 
 
 if __name__ == "__main__":

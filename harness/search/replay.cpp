@@ -57,7 +57,7 @@ std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objec
     Coordinates coordinates = {{"variant", record.value("variant", "")}};
     for (const auto& item : split.axes.items()) coordinates.emplace_back(item.key(), item.value());
     auto [found, added] = space_of.emplace(size_text, spaces.size());
-    if (added) spaces.push_back({size_text, {}, {}, {}, {}});
+    if (added) spaces.push_back(RecordedSpace{size_text, {}, {}, {}, {}, {}});
     RecordedSpace& space = spaces[found->second];
     space.candidates.push_back(std::move(coordinates));
     space.values.push_back(objective_value(record, objective));
