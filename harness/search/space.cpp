@@ -83,10 +83,14 @@ std::vector<std::size_t> SearchSpace::one_step(std::size_t candidate, bool any_a
 }
 
 const std::vector<std::size_t>& SearchSpace::neighbours(std::size_t candidate) const {
-  auto found = neighbours_.find(candidate);
-  if (found != neighbours_.end()) return found->second;
+  {
+    std::lock_guard<std::mutex> lock(neighbours_mutex_);
+    auto found = neighbours_.find(candidate);
+    if (found != neighbours_.end()) return found->second;  // a map's elements stay where they are
+  }
   std::vector<std::size_t> out = one_step(candidate, false);
   if (out.empty()) out = one_step(candidate, true);
+  std::lock_guard<std::mutex> lock(neighbours_mutex_);
   return neighbours_.emplace(candidate, std::move(out)).first->second;
 }
 

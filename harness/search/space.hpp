@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -58,7 +59,9 @@ class SearchSpace {
   std::vector<std::vector<int>> indices_;
   std::vector<std::vector<double>> extra_;  // per candidate, scaled
   std::map<std::vector<int>, std::size_t> lookup_;
+  // Filled as asked; replay asks from several threads (a race here crashed a replay in ctest).
   mutable std::map<std::size_t, std::vector<std::size_t>> neighbours_;
+  mutable std::mutex neighbours_mutex_;
 };
 
 template <class Allowed>
