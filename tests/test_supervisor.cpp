@@ -6,6 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
+#include <csignal>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -49,6 +52,53 @@ TEST(Supervisor, WatchdogFailsTheHangingPointAndResumes) {
   std::string args;
   std::getline(call, args);
   EXPECT_EQ(args, "run --resume " + jsonl.string() + " --device 0");
+  fs::remove_all(dir);
+}
+
+// A child that announces a lost context hands the run to the standby at once: the standby (started
+// when the child began its points, waiting) is released ("go": it reads the record) while the lost
+// child is still ending, and cleared to measure once that child is gone; a standby left unused
+// when the sweep ends is stopped.
+TEST(Supervisor, TheStandbyPreparesWhileTheLostChildEndsAndMeasuresAfter) {
+  fs::path dir = fs::temp_directory_path() / ("occbench_standby_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  fs::path jsonl = dir / "run.jsonl";
+  std::ofstream(jsonl) << "{\"occbench_jsonl\":1}\n";
+  std::string d = dir.string();
+  std::string script =
+      "if [ -n \"$OCCBENCH_STANDBY_FD\" ]; then echo $$ >> " + d + "/standby_pids; "
+      "read -r line <&$OCCBENCH_STANDBY_FD || exit 0; echo \"$line $*\" > " + d + "/released; "
+      "read -r line <&$OCCBENCH_STANDBY_FD; [ -f " + d + "/ended ] && echo \"$line\" > " + d + "/cleared_after_end; "
+      "echo \"jsonl " + jsonl.string() + "\" >&$OCCBENCH_SUPERVISOR_FD; echo \"begin c\" >&$OCCBENCH_SUPERVISOR_FD; "
+      "echo \"end c\" >&$OCCBENCH_SUPERVISOR_FD; sleep 0.5; exit 0; fi\n"
+      "echo \"jsonl " + jsonl.string() + "\" >&$OCCBENCH_SUPERVISOR_FD; echo \"begin b\" >&$OCCBENCH_SUPERVISOR_FD\n"
+      "sleep 0.5; echo lost >&$OCCBENCH_SUPERVISOR_FD; sleep 1.5\n"
+      "[ -f " + d + "/released ] && echo yes > " + d + "/released_before_end; touch " + d + "/ended; exit 75";
+  fs::path child = dir / "child.sh";
+  std::ofstream(child) << "#!/bin/bash\n" << script << "\n";
+  fs::permissions(child, fs::perms::owner_all);
+  occbench::SupervisorOptions options;
+  options.executable = child.string();
+  options.first_args = {"first"};
+  options.resume_args = {"--device", "0"};
+  options.watchdog_s = 30;
+  options.failed_record = [](const std::string& id, const std::string& reason) {
+    return occbench::ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
+  };
+  std::ostringstream log;
+  EXPECT_EQ(occbench::supervise_run(options, log), 0) << log.str();
+  std::string released, before_end, cleared;
+  std::getline(std::ifstream(dir / "released"), released);
+  EXPECT_EQ(released, "go run --resume " + jsonl.string() + " --device 0");
+  std::getline(std::ifstream(dir / "released_before_end"), before_end);
+  EXPECT_EQ(before_end, "yes") << "the standby was released only after the lost child ended";
+  std::getline(std::ifstream(dir / "cleared_after_end"), cleared);
+  EXPECT_EQ(cleared, "clear") << "the standby was cleared to measure before the lost child had ended";
+  std::ifstream pids(dir / "standby_pids");
+  int standbys = 0;
+  for (pid_t pid = 0; pids >> pid; ++standbys)
+    EXPECT_TRUE(::kill(pid, 0) != 0 && errno == ESRCH) << "standby " << pid << " outlived the run";
+  EXPECT_EQ(standbys, 2) << "one released, one started after it and stopped unused";
   fs::remove_all(dir);
 }
 

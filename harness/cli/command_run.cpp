@@ -286,6 +286,7 @@ int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strat
 }
 
 int run_command(RunFlags flags, const std::vector<std::string>& argv, const Registry& registry) {
+  if (!wait_while_standby(flags.device_ordinal)) return 0;  // a supervisor's standby, let go unused
   check_environment_switches();
   if (!flags.config.empty()) flags.config = shipped_config_path(flags.config);
   if (flags.config.empty() && flags.resume_path.empty()) {

@@ -138,6 +138,7 @@ void RunSession::close_measurement() {
 }
 
 std::unique_ptr<RunSession> open_run_session(const SweepSpec& spec, const RunOptions& options, std::ostream& log) {
+  wait_until_clear();  // a standby that replaces a lost child: the GPU's idle power and clocks once that child is gone
   auto session = std::make_unique<RunSession>();
   open_device(*session, options.device, spec.measurement,
               options.resume ? options.resume->header.value("device", ordered_json()) : ordered_json(), log);

@@ -147,6 +147,7 @@ class PointLoop {
     observers_.device_lost(session_.health.lost_reason);
     source.device_lost();
     records_.write_ready();
+    announce(options_.supervisor_fd, "lost");
     if (options_.supervisor_fd >= 0) std::_Exit(kExitContextLost);
   }
 
