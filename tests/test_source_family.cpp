@@ -10,7 +10,13 @@
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
 
+#include "harness/run/supervisor.hpp"
+
 #include <gtest/gtest.h>
+
+#include <future>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -253,6 +259,46 @@ TEST(Nvrtc, CompilesWithoutAGpuAndCachesOnDisk) {
   EXPECT_FALSE(occbench::nvrtc_compile(request, cache.string()).cache_hit);
 }
 
+// An entry another process is compiling (its KEY.lock, "HOST PID" of a live process) is waited for
+// by the measuring process and left alone by a compile-ahead worker, so none is compiled twice; a
+// lock whose process has died is taken over.
+TEST(Nvrtc, AnEntryBeingCompiledElsewhereIsWaitedForOrLeftToIt) {
+  fs::path done = scratch_dir() / "claim_done", cache = scratch_dir() / "claim_cache";
+  fs::remove_all(done);
+  fs::remove_all(cache);
+  fs::create_directories(cache);
+  occbench::NvrtcRequest request;
+  request.source_path = "claim.cu";
+  request.source_text = "__global__ void k(float* o) { o[threadIdx.x] = 1.0f; }\n";
+  request.name_expressions = {"k"};
+  std::string key = occbench::nvrtc_compile(request, done.string()).cache_key;
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  fs::path lock = cache / (key + ".lock");
+  std::ofstream(lock) << host << " " << ::getpid();  // a live process of this host compiles it
+
+  occbench::NvrtcRequest worker = request;
+  worker.leave_claimed = true;
+  EXPECT_THROW(occbench::nvrtc_compile(worker, cache.string()), occbench::NvrtcLeftToOther);
+  auto waiting = std::async(std::launch::async, [&] { return occbench::nvrtc_compile(request, cache.string()); });
+  EXPECT_EQ(waiting.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout) << "did not wait";
+  for (const char* ext : {".cubin", ".json"}) fs::copy_file(done / (key + ext), cache / (key + ext));  // "the other finished"
+  fs::remove(lock);
+  occbench::NvrtcResult waited = waiting.get();
+  EXPECT_TRUE(waited.cache_hit);
+  EXPECT_EQ(waited.compile_ms, 0);
+  EXPECT_GE(waited.waited_ms, 250);
+
+  pid_t dead = ::fork();
+  if (dead == 0) std::_Exit(0);
+  ::waitpid(dead, nullptr, 0);
+  fs::remove(cache / (key + ".cubin"));
+  std::ofstream(lock) << host << " " << dead;
+  occbench::NvrtcResult taken_over = occbench::nvrtc_compile(worker, cache.string());
+  EXPECT_FALSE(taken_over.cache_hit);
+  EXPECT_FALSE(fs::exists(lock)) << "the lock outlived its compilation";
+}
+
 TEST(Nvrtc, CompileErrorNamesTheSourceFileAndLine) {
   occbench::NvrtcRequest request;
   request.source_path = "examples/broken/x.cu";
@@ -264,6 +310,30 @@ TEST(Nvrtc, CompileErrorNamesTheSourceFileAndLine) {
   } catch (const occbench::NvrtcCompileError& e) {
     EXPECT_NE(std::string(e.what()).find("examples/broken/x.cu(2): error"), std::string::npos) << e.what();
   }
+}
+
+// A compile-ahead worker of a run that measures a sample (run --strategy random --max-points N)
+// compiles the sample's kernels, not the whole sweep's. Each share in its own occbench process, as
+// the workers are (this process remembers what it compiled).
+TEST(SourceFamily, ACompileShareOfASampleCompilesOnlyTheSample) {
+  std::string occbench = (fs::path(occbench::self_executable()).parent_path().parent_path() / "occbench").string();
+  auto entries_after = [&](const std::string& name, const std::string& sample) {
+    fs::path cache = scratch_dir() / name;
+    fs::remove_all(cache);
+    std::string command = "OCCBENCH_CACHE_DIR=" + cache.string() + " " + occbench + " plan " + kExampleDir +
+                          "/adjacent_difference.json --gpu h100 --compile-share 0/1" +
+                          (sample.empty() ? "" : " --compile-sample " + sample) + " > /dev/null";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    std::size_t cubins = 0;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(cache, ec)) cubins += entry.path().extension() == ".cubin";
+    return cubins;
+  };
+  std::size_t whole = entries_after("share_whole", "");
+  std::size_t sample = entries_after("share_sample", "random:1:7");
+  EXPECT_GE(whole, 3u) << "one instantiation per variant";
+  EXPECT_GE(sample, 1u);
+  EXPECT_LT(sample, whole);
 }
 
 TEST(SourceFamily, PlanReadsResourcesFromNvrtcWithoutAGpu) {

@@ -30,6 +30,8 @@ Command add_plan_command(CLI::App& app, const Registry& registry) {
   add_selection_options(*plan, flags->selection);
   plan->add_option("--compile-share", options.compile_share, "Internal: compile share W/N of a user kernel's instantiations")
       ->group("");
+  plan->add_option("--compile-sample", options.compile_sample, "Internal: with --compile-share, the run's sample NAME:N:SEED")
+      ->group("");
   return {plan, [&registry, flags](const std::vector<std::string>& argv) {
             flags->options.command_line = join_command(argv);
             flags->options.argv = argv;

@@ -239,15 +239,16 @@ int supervise(const RunFlags& flags, const SweepSpec& spec, const Strategy& stra
   return supervise_run(supervised, std::cerr);
 }
 
-// A whole sweep of the user's own kernels: worker processes compile its kernels ahead of the
-// points while this process measures (harness/run/compile_workers.hpp), for the GPU of the table
-// that is this one. None for a resumed run, a sample or a search (they measure part of the
-// sweep), a --devices worker, a supervised child (its parent has them), a GPU the table lacks,
-// or with OCCBENCH_COMPILE_AHEAD=0; and none where this is not the occbench command (a test).
+// A sweep of the user's own kernels, or a sample of it: worker processes compile its kernels
+// ahead of the points while this process measures (harness/run/compile_workers.hpp), for the GPU
+// of the table that is this one. None for a resumed run, a shard or a search (they measure points
+// not known ahead), a --devices worker, a supervised child (its parent has them), a GPU the table
+// lacks, or with OCCBENCH_COMPILE_AHEAD=0; and none where this is not the occbench command (a test).
 std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy) {
   const char* wanted = std::getenv("OCCBENCH_COMPILE_AHEAD");
-  bool whole_sweep = flags.resume_path.empty() && strategy.is_default() && spec.selection.shard_count == 0 && flags.claim_dir.empty();
-  if (!spec.source_family || flags.config.empty() || !whole_sweep || (wanted && std::string(wanted) == "0") ||
+  bool known_points = flags.resume_path.empty() && !strategy.is_adaptive() && !strategy.time_limit_s &&
+                      spec.selection.shard_count == 0 && flags.claim_dir.empty();
+  if (!spec.source_family || flags.config.empty() || !known_points || (wanted && std::string(wanted) == "0") ||
       supervisor_fd_from_environment() >= 0 || !running_as_occbench())
     return nullptr;
   cudaDeviceProp properties{};
@@ -259,6 +260,8 @@ std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, cons
   if (!gpu) return nullptr;
   std::vector<std::string> plan_argv = {"occbench", "plan", flags.config, "--gpu", gpu->key};
   for (auto& arg : selection_arguments(flags.selection)) plan_argv.push_back(std::move(arg));
+  if (strategy.max_points)  // a sample (random) or the first N points: the workers compile those
+    plan_argv.insert(plan_argv.end(), {"--compile-sample", fmt::format("{}:{}:{}", strategy.name, *strategy.max_points, strategy.seed)});
   return std::make_unique<CompileWorkers>(plan_argv, compile_worker_count(1), /*hide_gpus=*/true);
 }
 

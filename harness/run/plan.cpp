@@ -218,14 +218,29 @@ void compile_ahead(const SweepSpec& spec, const Registry& registry, const std::v
   else family->precompile(compile_wanted(points), plan_arch(target), 0, 1);
 }
 
+// --compile-sample NAME:N:SEED: the strategy of a run that measures a sample of the sweep.
+Strategy compile_sample_strategy(const std::string& sample) {
+  Strategy strategy;
+  if (sample.empty()) return strategy;
+  char name[16] = {};
+  std::size_t max_points = 0;
+  unsigned long long seed = 0;
+  if (std::sscanf(sample.c_str(), "%15[a-z]:%zu:%llu", name, &max_points, &seed) != 3)
+    throw PlanError(fmt::format("--compile-sample {}: expected NAME:N:SEED", sample));
+  strategy.name = name;
+  strategy.max_points = max_points;
+  strategy.seed = seed;
+  return strategy;
+}
+
 // plan --compile-share W/N (a worker of compile_ahead): compiles its share and nothing else.
-int compile_share(const SweepSpec& spec, const Registry& registry, const PlanTarget& target, const std::string& share) {
+int compile_share(const SweepSpec& spec, const Registry& registry, const PlanTarget& target, const PlanOptions& options) {
   unsigned index = 0, count = 0;
-  if (std::sscanf(share.c_str(), "%u/%u", &index, &count) != 2 || count == 0 || index >= count)
-    throw PlanError(fmt::format("--compile-share {}: expected W/N with W < N", share));
+  if (std::sscanf(options.compile_share.c_str(), "%u/%u", &index, &count) != 2 || count == 0 || index >= count)
+    throw PlanError(fmt::format("--compile-share {}: expected W/N with W < N", options.compile_share));
   const Family* family = sweep_family(spec, registry);
-  if (family && family->precompile)
-    family->precompile(compile_wanted(make_point_source(spec, registry)->points()), plan_arch(target), index, count);
+  std::vector<Point> points = make_point_source(spec, registry, compile_sample_strategy(options.compile_sample))->points();
+  if (family && family->precompile) family->precompile(compile_wanted(points), plan_arch(target), index, count);
   return 0;
 }
 }  // namespace
@@ -374,7 +389,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
     } else {
       target = plan_target(query_device(0), built);
     }
-    if (!options.compile_share.empty()) return compile_share(spec, registry, target, options.compile_share);
+    if (!options.compile_share.empty()) return compile_share(spec, registry, target, options);
     if (uses_sm_clock_axis(spec)) out << check_sm_clocks(spec, plan_sm_clocks(options, target), target.name);
     out << restrictions_summary(spec, registry);
     PlanSummary summary = plan_sweep(spec, registry, target, built_kernel_resources(), options, out);

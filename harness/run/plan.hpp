@@ -59,6 +59,9 @@ struct PlanOptions {
   // ahead (each runs it again with --compile-share W/N); empty: compile in this process only.
   std::vector<std::string> argv;
   std::string compile_share;        // internal, "W/N": compile share W of N into the cache and exit
+  // internal, with compile_share: the run's points are a sample, "random:N:SEED" or "exhaustive:N:0"
+  // (run --strategy random / --max-points): its share of those points only.
+  std::string compile_sample;
 };
 
 struct PlanSummary {

@@ -20,6 +20,10 @@
 #include <thread>
 #include <cstring>
 #include <elf.h>
+#include <fcntl.h>
+#include <csignal>
+#include <optional>
+#include <utility>
 #include <unistd.h>
 
 #ifndef OCCBENCH_CUDA_INCLUDE_DIR
@@ -127,6 +131,79 @@ std::optional<std::size_t> cubin_symbol_bytes(const std::string& cubin, const st
   return std::nullopt;
 }
 
+namespace {
+
+// A cache entry's two files, where both are whole and match the request.
+bool read_cache_entry(const fs::path& cubin_path, const fs::path& meta_path, const NvrtcRequest& request, NvrtcResult& result) {
+  std::error_code ec;
+  if (!fs::is_regular_file(cubin_path, ec) || !fs::is_regular_file(meta_path, ec)) return false;
+  try {
+    auto meta = nlohmann::json::parse(read_file_text(meta_path));
+    result.lowered = meta.at("lowered").get<std::map<std::string, std::string>>();
+    result.log = meta.at("log").get<std::string>();
+    result.cubin = read_file_text(cubin_path);
+    result.cache_hit = !result.cubin.empty() && result.lowered.size() == request.name_expressions.size();
+    return result.cache_hit;
+  } catch (const std::exception&) {
+    return false;  // a damaged entry is compiled again and overwritten
+  }
+}
+
+// The right to compile one cache entry: KEY.lock, made with O_EXCL and holding "HOST PID", removed
+// once the entry is written. A lock whose process has died (on this host), or older than ten
+// minutes (on another), is stale and taken over. Where the cache cannot be written, everyone compiles.
+class CacheClaim {
+ public:
+  static std::optional<CacheClaim> take(const fs::path& lock_path) {
+    std::error_code ec;
+    fs::create_directories(lock_path.parent_path(), ec);
+    for (int attempt = 0; attempt < 2; ++attempt) {
+      int fd = ::open(lock_path.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+      if (fd >= 0) {
+        std::string owner = host_and_pid();
+        if (::write(fd, owner.data(), owner.size()) < 0) {
+        }  // an empty lock is still a lock
+        ::close(fd);
+        return CacheClaim(lock_path);
+      }
+      if (errno != EEXIST) return CacheClaim(fs::path());  // no lock can be made: compile unclaimed
+      if (!stale(lock_path)) return std::nullopt;
+      fs::remove(lock_path, ec);
+    }
+    return std::nullopt;
+  }
+  CacheClaim(CacheClaim&& other) noexcept : path_(std::exchange(other.path_, fs::path())) {}
+  CacheClaim& operator=(CacheClaim&& other) noexcept {
+    std::swap(path_, other.path_);
+    return *this;
+  }
+  ~CacheClaim() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove(path_, ec);
+  }
+
+ private:
+  explicit CacheClaim(fs::path path) : path_(std::move(path)) {}
+  static std::string host_and_pid() {
+    char host[256] = {};
+    ::gethostname(host, sizeof host - 1);
+    return fmt::format("{} {}", host, ::getpid());
+  }
+  static bool stale(const fs::path& lock_path) {
+    std::string owner = read_file_text(lock_path);
+    auto space = owner.rfind(' ');
+    std::string here = host_and_pid();
+    if (space != std::string::npos && owner.substr(0, space) == here.substr(0, here.rfind(' ')))
+      return ::kill(pid_t(std::atol(owner.c_str() + space + 1)), 0) != 0 && errno == ESRCH;
+    std::error_code ec;
+    auto age = fs::file_time_type::clock::now() - fs::last_write_time(lock_path, ec);
+    return !ec && age > std::chrono::minutes(10);
+  }
+  fs::path path_;
+};
+
+}  // namespace
+
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
   NvrtcResult result;
   result.nvrtc_version = nvrtc_version();
@@ -153,20 +230,16 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
 
   fs::path cubin_path = fs::path(cache_dir) / (result.cache_key + ".cubin");
   fs::path meta_path = fs::path(cache_dir) / (result.cache_key + ".json");
-  std::error_code ec;
-  if (fs::is_regular_file(cubin_path, ec) && fs::is_regular_file(meta_path, ec)) {
-    try {
-      auto meta = nlohmann::json::parse(read_file_text(meta_path));
-      result.lowered = meta.at("lowered").get<std::map<std::string, std::string>>();
-      result.log = meta.at("log").get<std::string>();
-      result.cubin = read_file_text(cubin_path);
-      if (!result.cubin.empty() && result.lowered.size() == request.name_expressions.size()) {
-        result.cache_hit = true;
-        return result;
-      }
-    } catch (const std::exception&) {
-      // A damaged entry is compiled again and overwritten.
+  std::optional<CacheClaim> claim;
+  for (auto wait_start = std::chrono::steady_clock::now();;) {
+    if (read_cache_entry(cubin_path, meta_path, request, result)) {
+      result.waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
+      return result;
     }
+    claim = CacheClaim::take(fs::path(cache_dir) / (result.cache_key + ".lock"));
+    if (claim) break;
+    if (request.leave_claimed) throw NvrtcLeftToOther("another process is compiling " + result.cache_key);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // another process compiles it: its entry comes soon
   }
 
   // Where a driver is installed, NVRTC's ptxas step can be answered from the driver's compute
@@ -204,6 +277,7 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 
   // Written under temporary names and renamed, so a concurrent reader never sees half a file.
+  std::error_code ec;
   fs::create_directories(cache_dir, ec);
   if (!ec) {
     std::string tmp_suffix = fmt::format(".tmp{}", ::getpid());

@@ -18,6 +18,9 @@ struct NvrtcRequest {
   std::vector<std::string> name_expressions;  // "tile_kernel<4>", "&d_filter": resolved to their lowered names
   std::vector<std::string> options;           // -D..., -I..., beyond the defaults below
   int arch = 90;                              // sm_90
+  // A compile-ahead worker: an entry another process is compiling is left to it (NvrtcLeftToOther)
+  // instead of waited for, so that the workers and the measuring process never compile one twice.
+  bool leave_claimed = false;
 };
 
 struct NvrtcResult {
@@ -28,7 +31,14 @@ struct NvrtcResult {
   std::string nvrtc_version;                  // "13.0"
   std::vector<std::string> options;           // everything passed to NVRTC
   double compile_ms = 0;                      // NVRTC's time; 0 on a cache hit
+  double waited_ms = 0;                       // waiting for another process compiling the same entry
   bool cache_hit = false;
+};
+
+// An entry another process was compiling, left to it (NvrtcRequest::leave_claimed).
+class NvrtcLeftToOther : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
 };
 
 // A compilation error: what() is NVRTC's log (source file and line of each error).

@@ -109,6 +109,7 @@ Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) 
 void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index,
                              unsigned count) const {
   std::set<std::string> seen;
+  std::vector<NvrtcRequest> share;
   std::size_t position = 0;
   for (const auto& [variant, params] : points)
     for (const auto& k : kernels) {
@@ -116,12 +117,19 @@ void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& 
       NvrtcRequest r = request_for(k, params, arch, [](const std::string&) { return false; });
       if (!seen.insert(fmt::format("{}|{}", fmt::join(r.options, " "), fmt::join(r.name_expressions, " "))).second) continue;
       if (position++ % count != index) continue;
-      try {
-        nvrtc_compile_once(r);
-      } catch (const std::exception&) {
-        // The point's own compilation says what is wrong, in its record.
-      }
+      r.leave_claimed = true;  // the measuring process, or another worker, is compiling it
+      share.push_back(std::move(r));
     }
+  // A lone worker (two cores) starts from the sweep's end while the measuring process compiles
+  // from its start what it needs: they meet, and neither waits for the other.
+  if (count == 1) std::reverse(share.begin(), share.end());
+  for (const auto& r : share) {
+    try {
+      nvrtc_compile_once(r);
+    } catch (const std::exception&) {
+      // The point's own compilation says what is wrong, in its record.
+    }
+  }
 }
 
 std::string SourceState::compile_json(Instance& inst, int arch) {
@@ -135,7 +143,8 @@ std::string SourceState::compile_json(Instance& inst, int arch) {
                  {"nvrtc_version", c.compiled.nvrtc_version},
                  {"cache_key", c.compiled.cache_key},
                  {"cache_hit", c.reported || c.compiled.cache_hit},
-                 {"compile_ms", c.reported ? 0.0 : c.compiled.compile_ms}};
+                 {"compile_ms", c.reported ? 0.0 : c.compiled.compile_ms},
+                 {"waited_ms", c.reported ? 0.0 : c.compiled.waited_ms}};
   c.reported = true;
   return record.dump();
 }
