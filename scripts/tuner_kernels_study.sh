@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # The GPU measurements of issue 29 (kernels written for other tuners), on the GPU machine:
 #   bash scripts/tuner_kernels_study.sh OUT_DIR [BUILD_DIR]
-# 1. faults (item 3): examples/broken/mostly_faults.json (12 of 18 points fault), and its correct
-#    points alone (--variants copy), for the cost of a contained fault.
+# 1. faults (item 3): examples/broken/mostly_faults.json (12 of 18 points fault) three times with
+#    the supervisor's standby and once without (OCCBENCH_STANDBY=0), each traced
+#    (OCCBENCH_SUPERVISOR_TRACE=1: where each fault's time went), and its correct points alone
+#    (--variants copy).
 # 2. compile ahead (item 2): Kernel Tuner's matmul (examples/kernel_tuner/matmul) at n = 1024, 231
 #    instantiations, each run with a cold NVRTC cache: OCCBENCH_COMPILE_AHEAD=0 (before) and the
 #    default (after), on every core and on two (taskset -c 0,1 and OCCBENCH_COMPILE_PROCESSES=2, a
-#    2-core machine with this GPU); plan of the same sweep, one process and every core. The records'
-#    compile blocks say how long the measuring process waited for NVRTC.
-# Each step's wall milliseconds go to OUT_DIR/walls.tsv, its log beside it.
+#    2-core machine with this GPU); plan of the same sweep, one process and every core; and the
+#    17 x 17 Kernel Tuner convolution on a random sample of 200 points (its workers compile the
+#    sample). The records' compile blocks say how long the measuring process compiled and waited.
+# Each step's wall milliseconds go to OUT_DIR/walls.tsv, its log beside it; the tables:
+# python3 scripts/tuner_kernels_summary.py OUT_DIR.
 set -uo pipefail
 out=${1:?usage: tuner_kernels_study.sh OUT_DIR [BUILD_DIR]}
 bin=$(realpath "${2:-build-h100-bin}")/occbench
@@ -22,14 +26,17 @@ timed() {  # timed NAME [ENV=V...] [taskset ...] occbench ARGS...: the wall in w
 }
 matmul=(examples/kernel_tuner/matmul/matmul.json --set n=1024)
 cold() { echo "OCCBENCH_CACHE_DIR=$(mktemp -d)"; }
-timed faults-all "$bin" run examples/broken/mostly_faults.json --out "$out/faults-all"
-timed faults-correct "$bin" run examples/broken/mostly_faults.json --variants copy --out "$out/faults-correct"
+faults=examples/broken/mostly_faults.json
+for i in 1 2 3; do timed faults-standby-$i OCCBENCH_SUPERVISOR_TRACE=1 "$bin" run $faults --out "$out/faults-standby-$i"; done
+timed faults-nostandby-1 OCCBENCH_SUPERVISOR_TRACE=1 OCCBENCH_STANDBY=0 "$bin" run $faults --out "$out/faults-nostandby-1"
+timed faults-correct "$bin" run $faults --variants copy --out "$out/faults-correct"
 timed matmul-before "$(cold)" OCCBENCH_COMPILE_AHEAD=0 "$bin" run "${matmul[@]}" --out "$out/matmul-before"
 timed matmul-after "$(cold)" "$bin" run "${matmul[@]}" --out "$out/matmul-after"
 timed matmul-2core-after "$(cold)" OCCBENCH_COMPILE_PROCESSES=2 taskset -c 0,1 "$bin" run "${matmul[@]}" --out "$out/matmul-2core-after"
 timed matmul-2core-before "$(cold)" OCCBENCH_COMPILE_AHEAD=0 OCCBENCH_COMPILE_PROCESSES=2 taskset -c 0,1 "$bin" run "${matmul[@]}" --out "$out/matmul-2core-before"
 timed plan-1process "$(cold)" OCCBENCH_COMPILE_PROCESSES=1 "$bin" plan "${matmul[@]}" --out "$out/plan-1process"
 timed plan-all "$(cold)" "$bin" plan "${matmul[@]}" --out "$out/plan-all"
+timed kt-conv17 "$(cold)" "$bin" run examples/kernel_tuner/convolution/convolution.json --strategy random --max-points 200 --seed 1 --out "$out/kt-conv17"
 nproc > "$out/nproc.txt"
 
-echo "tuner_kernels_study: $out (walls.tsv, matmul-*/, plan-*/, faults-*/)"
+echo "tuner_kernels_study: $out (walls.tsv, matmul-*/, plan-*/, faults-*/, kt-conv17/)"

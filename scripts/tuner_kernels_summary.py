@@ -4,13 +4,16 @@ left in OUT_DIR:
 
     python3 scripts/tuner_kernels_summary.py OUT_DIR
 
-Compile ahead: per run, the wall, the seconds the measuring process waited for NVRTC (the compile
-blocks' compile_ms: the GPU idle between points on its account) and how many kernels came from the
-workers' cache. Faults: the sweep's wall against its correct points alone, and where the rest went
-(the faulting points' own time, from the fault's launch to its report, and the new processes)."""
+Compile ahead: per run, the wall, the seconds the measuring process compiled itself and waited for
+a worker compiling the kernel it needed (the compile blocks' compile_ms and waited_ms: the GPU idle
+between points on the compiler's account) and how many kernels came from the workers' cache.
+Faults: each sweep's wall against its correct points alone, and where the rest went (from the
+supervisor's trace, OCCBENCH_SUPERVISOR_TRACE=1: each fault from its point's start to the child's
+"lost", the lost child's teardown, and the hand-over to the next point's start)."""
 import glob
 import json
 import os
+import re
 import sys
 
 
@@ -28,35 +31,59 @@ def walls(out):
 
 
 def compile_table(out, wall):
-    print("| run | points | wall s | waited for NVRTC s | kernels from the workers' cache |")
-    print("|---|---:|---:|---:|---:|")
-    for name in ("matmul-before", "matmul-after", "matmul-2core-before", "matmul-2core-after"):
+    print("| run | points | wall s | compiled by the measuring process s | waited for a worker s | kernels from the workers' cache |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in ("matmul-before", "matmul-after", "matmul-2core-before", "matmul-2core-after", "kt-conv17"):
         doc = document(os.path.join(out, name))
         if not doc:
             continue
         compiles = [r.get("compile") or {} for r in doc["results"]]
-        waited = sum(c.get("compile_ms", 0.0) for c in compiles) / 1000
+        compiled = sum(c.get("compile_ms", 0.0) for c in compiles) / 1000
+        waited = sum(c.get("waited_ms", 0.0) for c in compiles) / 1000
         hits = sum(bool(c.get("cache_hit")) for c in compiles)
-        print(f"| {name} | {len(compiles)} | {wall.get(name, doc['run']['wall_s']):.1f} | {waited:.1f} | {hits} |")
+        print(f"| {name} | {len(compiles)} | {wall.get(name, doc['run']['wall_s']):.1f} | {compiled:.1f} | {waited:.1f} | {hits} |")
+
+
+def trace(log_path):
+    """Per fault: (its point's time to "lost", the lost child's teardown, the hand-over to the next start)."""
+    events = [(float(m.group(1)), m.group(2)) for m in
+              (re.match(r"supervisor ([\d.]+) s: (.*)", line) for line in open(log_path)) if m]
+    faults, begin, lost, gone = [], None, None, None
+    for t, what in events:
+        if what.startswith("begin "):
+            if lost is not None:
+                faults.append((lost - begin, (gone or lost) - lost, t - lost))
+                lost = gone = None
+            begin = t
+        elif what == "lost":
+            lost = t
+        elif what == "lost child gone":
+            gone = t
+    if lost is not None:  # the last fault: no point after it
+        faults.append((lost - begin, (gone or lost) - lost, None))
+    return faults
 
 
 def faults_table(out, wall):
-    doc = document(os.path.join(out, "faults-all"))
-    if not doc or "faults-correct" not in wall:
+    correct = wall.get("faults-correct")
+    if correct is None:
         return
-    failed = [r for r in doc["results"] if r["status"] == "failed"]
-    own = sum(r["time_use"]["point_s"] for r in failed)
-    correct = wall["faults-correct"]
-    total = wall["faults-all"]
-    rest = total - own - correct
-    each = ", ".join(f"{r['time_use']['point_s']:.2f}" for r in failed)
-    bound = 1.5 * correct + 0.3 * len(failed)
-    print(f"\nfaults: {len(doc['results'])} points, {len(failed)} faulted (each named: "
-          f"{all(r.get('reason') for r in failed)}); wall {total:.2f} s, its correct points alone {correct:.2f} s; "
-          f"bound 1.5 x {correct:.2f} + 0.3 x {len(failed)} = {bound:.2f} s")
-    print(f"  the faulting points' own time (launch to the fault's report) {own:.2f} s "
-          f"({each}); the rest {rest:.2f} s, "
-          f"{rest / len(failed):.3f} s per fault")
+    print(f"\nfaults: the correct points alone (--variants copy) {correct:.2f} s\n")
+    print("| run | faults | wall s | bound s | faults' own s | teardown s per fault | hand-over s per fault |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for name in sorted(n for n in wall if n.startswith("faults-") and n != "faults-correct"):
+        doc = document(os.path.join(out, name))
+        if not doc:
+            continue
+        failed = [r for r in doc["results"] if r["status"] == "failed" and r.get("reason")]
+        log = os.path.join(out, name + ".log")
+        faults = trace(log) if os.path.exists(log) else []
+        own = sum(f[0] for f in faults) if faults else sum(r["time_use"]["point_s"] for r in failed)
+        def per(i):
+            values = [f[i] for f in faults if f[i] is not None]
+            return f"{sum(values) / len(values):.3f}" if values else "–"
+        bound = 1.5 * correct + 0.3 * len(failed)
+        print(f"| {name} | {len(failed)} | {wall[name]:.2f} | {bound:.2f} | {own:.2f} | {per(1)} | {per(2)} |")
 
 
 def main():
