@@ -102,16 +102,7 @@ std::vector<std::string> toolkit_include_dirs() {
   return {};
 }
 
-// Where a driver is installed, NVRTC's ptxas step can be answered from the driver's compute
-// cache (~/.nv/ComputeCache): then ptxas never runs and the log holds no resource report, which
-// `plan` needs (seen on the H100 machine: the second compile of the same kernel had an empty log;
-// and at 8594c13 a plan's naive kernel, the first its worker compiled, after nvrtcVersion had
-// been called without this set). Our own cache already skips repeated compilations; a user's
-// setting wins. Set before NVRTC's first call in the process.
-static void keep_ptxas_report() { ::setenv("CUDA_CACHE_DISABLE", "1", 0); }
-
 std::string nvrtc_version() {
-  keep_ptxas_report();
   int major = 0, minor = 0;
   OCCBENCH_NVRTC_CHECK(nvrtcVersion(&major, &minor));
   return fmt::format("{}.{}", major, minor);
@@ -214,7 +205,6 @@ class CacheClaim {
 }  // namespace
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
-  keep_ptxas_report();
   NvrtcResult result;
   result.nvrtc_version = nvrtc_version();
   result.options = {fmt::format("--gpu-architecture=sm_{}", request.arch), "--std=c++17", "-lineinfo",
@@ -252,6 +242,11 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // another process compiles it: its entry comes soon
   }
 
+  // Where a driver is installed, NVRTC's ptxas step can be answered from the driver's compute
+  // cache (~/.nv/ComputeCache): then ptxas never runs and the log holds no resource report, which
+  // `plan` needs (seen on the H100 machine: the second compile of the same kernel had an empty
+  // log). Our own cache above already skips repeated compilations; a user's setting wins.
+  ::setenv("CUDA_CACHE_DISABLE", "1", 0);
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program;
   OCCBENCH_NVRTC_CHECK(nvrtcCreateProgram(&program, request.source_text.c_str(), request.source_path.c_str(), 0, nullptr, nullptr));
