@@ -3,8 +3,9 @@
 #   bash scripts/tuner_kernels_study.sh OUT_DIR [BUILD_DIR]
 # 1. faults (item 3): examples/broken/mostly_faults.json (12 of 18 points fault) three times with
 #    the supervisor's standby and once without (OCCBENCH_STANDBY=0), each traced
-#    (OCCBENCH_SUPERVISOR_TRACE=1: where each fault's time went), and its correct points alone
-#    (--variants copy).
+#    (OCCBENCH_SUPERVISOR_TRACE=1: where each fault's time went), its correct points alone
+#    (--variants copy), and examples/broken/one_thread_faults.json (the same copy points, 12
+#    faults of one thread each) three times. STEPS="faults" runs this part alone.
 # 2. compile ahead (item 2): Kernel Tuner's matmul (examples/kernel_tuner/matmul) at n = 1024, 231
 #    instantiations, each run with a cold NVRTC cache: OCCBENCH_COMPILE_AHEAD=0 (before) and the
 #    default (after), on every core and on two (taskset -c 0,1 and OCCBENCH_COMPILE_PROCESSES=2, a
@@ -30,6 +31,9 @@ faults=examples/broken/mostly_faults.json
 for i in 1 2 3; do timed faults-standby-$i OCCBENCH_SUPERVISOR_TRACE=1 "$bin" run $faults --out "$out/faults-standby-$i"; done
 timed faults-nostandby-1 OCCBENCH_SUPERVISOR_TRACE=1 OCCBENCH_STANDBY=0 "$bin" run $faults --out "$out/faults-nostandby-1"
 timed faults-correct "$bin" run $faults --variants copy --out "$out/faults-correct"
+# Faults the driver reports soon (one thread out of bounds), beside the same correct points.
+for i in 1 2 3; do timed faults-onethread-$i OCCBENCH_SUPERVISOR_TRACE=1 "$bin" run examples/broken/one_thread_faults.json --out "$out/faults-onethread-$i"; done
+[ "${STEPS:-all}" = faults ] && exit 0
 timed matmul-before "$(cold)" OCCBENCH_COMPILE_AHEAD=0 "$bin" run "${matmul[@]}" --out "$out/matmul-before"
 timed matmul-after "$(cold)" "$bin" run "${matmul[@]}" --out "$out/matmul-after"
 timed matmul-2core-after "$(cold)" OCCBENCH_COMPILE_PROCESSES=2 taskset -c 0,1 "$bin" run "${matmul[@]}" --out "$out/matmul-2core-after"

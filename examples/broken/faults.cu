@@ -18,6 +18,21 @@ __global__ void out_of_bounds_kernel(float* out, const float* in, unsigned n) {
   if (i < n) out[i + (1u << 30)] = in[i];
 }
 
+// One thread writes far past the end (a tile's edge thread gone wrong): cudaErrorIllegalAddress
+// or cudaErrorInvalidAddressSpace, which the driver reports much sooner than every thread's.
+__global__ void one_out_of_bounds_kernel(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == n / 2) out[i + (1u << 30)] = in[i];
+  else if (i < n) out[i] = in[i];
+}
+
+// The last thread does.
+__global__ void last_out_of_bounds_kernel(float* out, const float* in, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i == n - 1) out[i + (1u << 30)] = in[i];
+  else if (i < n) out[i] = in[i];
+}
+
 // Never finishes: only a watchdog can stop it.
 __global__ void hang_kernel(float* out, const float* in, unsigned n) {
   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
