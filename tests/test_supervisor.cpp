@@ -15,6 +15,26 @@
 
 namespace fs = std::filesystem;
 
+namespace {
+
+// Options whose child is `script` (a bash script standing in for occbench), written into `dir`.
+occbench::SupervisorOptions options_with_child(const fs::path& dir, const std::string& script, double watchdog_s) {
+  fs::path child = dir / "child.sh";
+  std::ofstream(child) << "#!/bin/bash\n" << script << "\n";
+  fs::permissions(child, fs::perms::owner_all);
+  occbench::SupervisorOptions options;
+  options.executable = child.string();
+  options.first_args = {"first"};
+  options.resume_args = {"--device", "0"};
+  options.watchdog_s = watchdog_s;
+  options.failed_record = [](const std::string& id, const std::string& reason) {
+    return occbench::ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
+  };
+  return options;
+}
+
+}  // namespace
+
 TEST(Supervisor, WatchdogFailsTheHangingPointAndResumes) {
   fs::path dir = fs::temp_directory_path() / ("occbench_supervisor_" + std::to_string(::getpid()));
   fs::create_directories(dir);
@@ -26,17 +46,7 @@ TEST(Supervisor, WatchdogFailsTheHangingPointAndResumes) {
   std::string script = "if [ \"$1\" = run ]; then echo \"$@\" > " + calls.string() + "; exit 1; fi; " +
                        "echo \"jsonl " + jsonl.string() + "\" >&$OCCBENCH_SUPERVISOR_FD; " +
                        "echo \"begin b\" >&$OCCBENCH_SUPERVISOR_FD; exec sleep 30";
-  fs::path child = dir / "child.sh";
-  std::ofstream(child) << "#!/bin/bash\n" << script << "\n";
-  fs::permissions(child, fs::perms::owner_all);
-  occbench::SupervisorOptions options;
-  options.executable = child.string();
-  options.first_args = {"first"};
-  options.resume_args = {"--device", "0"};
-  options.watchdog_s = 0.5;
-  options.failed_record = [](const std::string& id, const std::string& reason) {
-    return occbench::ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
-  };
+  occbench::SupervisorOptions options = options_with_child(dir, script, 0.5);
   std::ostringstream log;
   EXPECT_EQ(occbench::supervise_run(options, log), 1) << log.str();
   std::ifstream in(jsonl);
@@ -74,17 +84,7 @@ TEST(Supervisor, TheStandbyPreparesWhileTheLostChildEndsAndMeasuresAfter) {
       "echo \"jsonl " + jsonl.string() + "\" >&$OCCBENCH_SUPERVISOR_FD; echo \"begin b\" >&$OCCBENCH_SUPERVISOR_FD\n"
       "sleep 0.5; echo lost >&$OCCBENCH_SUPERVISOR_FD; sleep 1.5\n"
       "[ -f " + d + "/released ] && echo yes > " + d + "/released_before_end; touch " + d + "/ended; exit 75";
-  fs::path child = dir / "child.sh";
-  std::ofstream(child) << "#!/bin/bash\n" << script << "\n";
-  fs::permissions(child, fs::perms::owner_all);
-  occbench::SupervisorOptions options;
-  options.executable = child.string();
-  options.first_args = {"first"};
-  options.resume_args = {"--device", "0"};
-  options.watchdog_s = 30;
-  options.failed_record = [](const std::string& id, const std::string& reason) {
-    return occbench::ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
-  };
+  occbench::SupervisorOptions options = options_with_child(dir, script, 30);
   std::ostringstream log;
   EXPECT_EQ(occbench::supervise_run(options, log), 0) << log.str();
   std::string released, before_end, cleared;
