@@ -73,11 +73,12 @@ def faults_table(out, wall):
     print("|---|---:|---:|---:|---:|---:|---:|")
     for name in sorted(n for n in wall if n.startswith("faults-") and n != "faults-correct"):
         doc = document(os.path.join(out, name))
-        if not doc:
-            continue
-        failed = [r for r in doc["results"] if r["status"] == "failed" and r.get("reason")]
         log = os.path.join(out, name + ".log")
         faults = trace(log) if os.path.exists(log) else []
+        if not doc and not faults:
+            continue
+        # The record's failed points, each named; the trace's faults where only the log was kept.
+        failed = [r for r in doc["results"] if r["status"] == "failed" and r.get("reason")] if doc else faults
         own = sum(f[0] for f in faults) if faults else sum(r["time_use"]["point_s"] for r in failed)
         def per(i):
             values = [f[i] for f in faults if f[i] is not None]
