@@ -10,6 +10,7 @@
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
 
+#include "harness/model/kernel_resources.hpp"
 #include "harness/run/supervisor.hpp"
 
 #include <gtest/gtest.h>
@@ -334,6 +335,75 @@ TEST(SourceFamily, ACompileShareOfASampleCompilesOnlyTheSample) {
   EXPECT_GE(whole, 3u) << "one instantiation per variant";
   EXPECT_GE(sample, 1u);
   EXPECT_LT(sample, whole);
+}
+
+// The cubin records what ptxas reports of a kernel: registers, stack frame, static shared memory.
+TEST(Nvrtc, TheCubinHoldsWhatPtxasReportsOfEachKernel) {
+  occbench::NvrtcRequest request;
+  request.source_path = "resources.cu";
+  request.source_text =
+      "__global__ void plain(float* o) { o[threadIdx.x] = 1.0f; }\n"
+      "__global__ void tiled(float* o) { __shared__ float t[300]; t[threadIdx.x] = o[threadIdx.x];\n"
+      "  __syncthreads(); o[threadIdx.x] = t[299 - threadIdx.x % 300]; }\n"
+      "__global__ void framed(float* o, int k) { float a[64]; for (int i = 0; i < 64; ++i) a[i] = o[i * k];\n"
+      "  o[threadIdx.x] = a[(threadIdx.x * 7 + k) % 64]; }\n";
+  request.name_expressions = {"plain", "tiled", "framed"};
+  occbench::NvrtcResult compiled = occbench::nvrtc_compile(request, (scratch_dir() / "resources_cache").string());
+  if (compiled.log.empty()) GTEST_SKIP() << "this NVRTC returned no ptxas report to compare with";
+  occbench::KernelResourceTable report = occbench::KernelResourceTable::parse(compiled.log);
+  int compared = 0;
+  for (const auto& name : request.name_expressions) {
+    std::string lowered = compiled.lowered.at(name);
+    auto read = occbench::cubin_kernel_resources(compiled.cubin, lowered, 1024);  // sm_90 reserves 1 KiB a block
+    ASSERT_TRUE(read) << name;
+    for (const auto& k : report.kernels()) {
+      if (k.mangled_name != lowered) continue;
+      EXPECT_EQ(read->registers, k.registers) << name;
+      EXPECT_EQ(read->static_smem_bytes, k.static_smem_bytes) << name;
+      EXPECT_EQ(read->stack_frame_bytes, k.stack_frame_bytes) << name;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 3);
+  EXPECT_FALSE(occbench::cubin_kernel_resources(compiled.cubin, "no_such_kernel", 1024));
+  EXPECT_FALSE(occbench::cubin_kernel_resources("not an ELF file", "plain", 1024));
+}
+
+// Where NVRTC's log lacks ptxas's report (as the H100 machine's sometimes does), plan reads the
+// same resources from the cubin: a second plan over cache entries whose logs were emptied.
+TEST(SourceFamily, PlanReadsTheCubinWhereTheLogHasNoReport) {
+  std::string occbench = (fs::path(occbench::self_executable()).parent_path().parent_path() / "occbench").string();
+  fs::path cache = scratch_dir() / "emptied_logs", out = scratch_dir() / "emptied_logs_out";
+  fs::remove_all(cache);
+  fs::remove_all(out);
+  auto plan = [&](const std::string& name) {
+    std::string command = "OCCBENCH_CACHE_DIR=" + cache.string() + " OCCBENCH_COMPILE_PROCESSES=1 " + occbench + " plan " +
+                          kExampleDir + "/adjacent_difference.json --gpu h100 --out " + (out / name).string() + " > /dev/null";
+    EXPECT_EQ(std::system(command.c_str()), 0) << command;
+    fs::path json = fs::directory_iterator(out / name)->path();
+    for (const auto& entry : fs::directory_iterator(out / name))
+      if (entry.path().extension() == ".json") json = entry.path();
+    return nlohmann::json::parse(std::ifstream(json))["results"];
+  };
+  nlohmann::json first = plan("first");
+  int emptied = 0;
+  for (const auto& entry : fs::directory_iterator(cache)) {
+    if (entry.path().extension() != ".json") continue;
+    nlohmann::json meta = nlohmann::json::parse(std::ifstream(entry.path()));
+    meta["log"] = "";
+    std::ofstream(entry.path()) << meta.dump();
+    ++emptied;
+  }
+  ASSERT_GT(emptied, 0);
+  nlohmann::json second = plan("second");
+  ASSERT_EQ(first.size(), second.size());
+  for (std::size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(second[i]["status"], first[i]["status"]) << second[i].dump();
+    for (const char* field : {"registers_per_thread", "static_smem_bytes", "local_bytes_per_thread"})
+      EXPECT_EQ(second[i]["resources"][field], first[i]["resources"][field]) << first[i]["point_id"] << " " << field;
+    EXPECT_NE(second[i]["resources"]["from"].get<std::string>().find("cubin"), std::string::npos);
+    EXPECT_EQ(second[i]["occupancy"], first[i]["occupancy"]) << first[i]["point_id"];
+  }
 }
 
 TEST(SourceFamily, PlanReadsResourcesFromNvrtcWithoutAGpu) {

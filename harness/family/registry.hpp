@@ -119,6 +119,7 @@ struct CompiledSource {
   std::string ptxas_log;     // ptxas's own resource report of that compilation (-Xptxas -v)
   std::string mangled_name;  // the entry function to read from it
   std::string compile_json;  // as LaunchSpec::compile_json
+  std::string cubin;         // the compiled code, where the log lacks the report
 };
 
 // Work of one launch, from the family's model, in FLOPs (a multiply-add counts 2) and bytes.

@@ -67,6 +67,22 @@ int resource_arch_for(const std::string& what, int major, int minor, const std::
   return *arch;
 }
 
+// A kernel's resources read from its cubin, where NVRTC's log lacks ptxas's report of them (seen
+// on the H100 machine, for a kernel compiled there before).
+CompiledKernel from_cubin(const CompiledSource& source, int arch, std::size_t reserved_smem_bytes) {
+  std::optional<CubinKernelResources> read = cubin_kernel_resources(source.cubin, source.mangled_name, reserved_smem_bytes);
+  if (!read) throw KernelLookupError("NVRTC's log has no ptxas resource report for " + source.mangled_name + ", nor its cubin");
+  CompiledKernel k;
+  k.mangled_name = k.name = source.mangled_name;
+  k.arch = arch;
+  k.arch_name = fmt::format("sm_{}", arch);
+  k.complete = true;
+  k.registers = read->registers;
+  k.stack_frame_bytes = read->stack_frame_bytes;
+  k.static_smem_bytes = read->static_smem_bytes;
+  return k;
+}
+
 }  // namespace
 
 const GpuSpec& gpu_by_key(const std::string& key) {
@@ -138,6 +154,7 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
 
   const CompiledKernel* kernel = nullptr;
   KernelResourceTable compiled;  // a source-defined kernel: ptxas's report of its NVRTC compilation
+  CompiledKernel read_from_cubin;  // or, where that report is missing, its cubin's
   std::string from = "ptxas --resource-usage of this build";
   try {
     if (variant.compile) {
@@ -147,8 +164,12 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
       compiled = KernelResourceTable::parse(source.ptxas_log);
       for (const auto& k : compiled.kernels())
         if (k.mangled_name == source.mangled_name && k.complete) kernel = &k;
-      if (!kernel) throw KernelLookupError("NVRTC's log has no ptxas resource report for " + source.mangled_name);
       from = fmt::format("ptxas -v of the NVRTC compilation for sm_{}", arch);
+      if (!kernel) {
+        from = fmt::format("the cubin of the NVRTC compilation for sm_{} (its log had no ptxas report; spills unknown)", arch);
+        read_from_cubin = from_cubin(source, arch, target.limits.reserved_smem_per_block_bytes);
+        kernel = &read_from_cubin;
+      }
     } else {
       kernel = &resources.lookup(launch.kernel_name, target.resource_arch);
     }

@@ -61,6 +61,19 @@ std::string nvrtc_version();
 // cubin (an ELF file), read from its symbol table; nullopt where there is no such symbol.
 std::optional<std::size_t> cubin_symbol_bytes(const std::string& cubin, const std::string& lowered_name);
 
+// What ptxas's report says of a kernel, as the cubin itself records it: registers per thread and
+// stack frame (the .nv.info attributes EIATTR_REGCOUNT and EIATTR_FRAME_SIZE), static shared
+// memory (the size of .nv.shared.KERNEL, less the system's `reserved_smem_bytes` per block where
+// the cubin reserves it: .nv.reservedSmem). For where NVRTC's log lacks the report (seen on the
+// H100 machine); spills are not recorded there. nullopt where the cubin has no such kernel.
+struct CubinKernelResources {
+  int registers = 0;
+  std::size_t stack_frame_bytes = 0;
+  std::size_t static_smem_bytes = 0;
+};
+std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cubin, const std::string& lowered_name,
+                                                           std::size_t reserved_smem_bytes);
+
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 
 // nvrtc_compile, once per distinct request in this process, from any thread: a second caller of

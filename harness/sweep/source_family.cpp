@@ -135,6 +135,7 @@ Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& stat
     c.ptxas_log = inst.compilation->compiled.log;
     c.mangled_name = inst.compilation->compiled.lowered.at(inst.name_expression);
     c.compile_json = state->compile_json(inst, arch);
+    c.cubin = inst.compilation->compiled.cubin;
     return c;
   };
   return v;
