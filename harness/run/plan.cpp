@@ -83,6 +83,19 @@ CompiledKernel from_cubin(const CompiledSource& source, int arch, std::size_t re
   return k;
 }
 
+// A user kernel's resources: ptxas's report in NVRTC's log, or its cubin where the log lacks it;
+// `from` says which.
+CompiledKernel compiled_kernel(const CompiledSource& source, int arch, std::size_t reserved_smem_bytes, std::string& from) {
+  KernelResourceTable report = KernelResourceTable::parse(source.ptxas_log);
+  for (const auto& k : report.kernels())
+    if (k.mangled_name == source.mangled_name && k.complete) {
+      from = fmt::format("ptxas -v of the NVRTC compilation for sm_{}", arch);
+      return k;
+    }
+  from = fmt::format("the cubin of the NVRTC compilation for sm_{} (its log had no ptxas report; spills unknown)", arch);
+  return from_cubin(source, arch, reserved_smem_bytes);
+}
+
 }  // namespace
 
 const GpuSpec& gpu_by_key(const std::string& key) {
@@ -152,41 +165,31 @@ ordered_json plan_point(const Point& point, const PlanTarget& target, const Kern
     return r;
   }
 
-  const CompiledKernel* kernel = nullptr;
-  KernelResourceTable compiled;  // a source-defined kernel: ptxas's report of its NVRTC compilation
-  CompiledKernel read_from_cubin;  // or, where that report is missing, its cubin's
+  CompiledKernel kernel;
   std::string from = "ptxas --resource-usage of this build";
   try {
     if (variant.compile) {
       int arch = target.limits.compute_major * 10 + target.limits.compute_minor;
       CompiledSource source = variant.compile(point.params, arch);
       r["compile"] = ordered_json::parse(source.compile_json);
-      compiled = KernelResourceTable::parse(source.ptxas_log);
-      for (const auto& k : compiled.kernels())
-        if (k.mangled_name == source.mangled_name && k.complete) kernel = &k;
-      from = fmt::format("ptxas -v of the NVRTC compilation for sm_{}", arch);
-      if (!kernel) {
-        from = fmt::format("the cubin of the NVRTC compilation for sm_{} (its log had no ptxas report; spills unknown)", arch);
-        read_from_cubin = from_cubin(source, arch, target.limits.reserved_smem_per_block_bytes);
-        kernel = &read_from_cubin;
-      }
+      kernel = compiled_kernel(source, arch, target.limits.reserved_smem_per_block_bytes, from);
     } else {
-      kernel = &resources.lookup(launch.kernel_name, target.resource_arch);
+      kernel = resources.lookup(launch.kernel_name, target.resource_arch);
     }
   } catch (const KernelLookupError& e) {
     r["status"] = "failed";
     r["reason"] = e.what();
     return r;
   }
-  KernelResources k = kernel->resources();
+  KernelResources k = kernel.resources();
   r["resources"] = {{"registers_per_thread", k.registers_per_thread},
                     {"static_smem_bytes", k.static_smem_bytes},
                     {"local_bytes_per_thread", k.local_bytes_per_thread},
                     {"max_threads_per_block", nullptr},
-                    {"spill_store_bytes", kernel->spill_store_bytes},
-                    {"spill_load_bytes", kernel->spill_load_bytes},
-                    {"arch", kernel->arch_name},
-                    {"kernel", kernel->name},
+                    {"spill_store_bytes", kernel.spill_store_bytes},
+                    {"spill_load_bytes", kernel.spill_load_bytes},
+                    {"arch", kernel.arch_name},
+                    {"kernel", kernel.name},
                     {"from", from}};
   if (r["status"] != "planned") return r;
 
