@@ -109,29 +109,6 @@ std::string nvrtc_version() {
   return fmt::format("{}.{}", major, minor);
 }
 
-std::optional<std::size_t> cubin_symbol_bytes(const std::string& cubin, const std::string& lowered_name) {
-  auto fits = [&](std::size_t offset, std::size_t bytes) { return offset <= cubin.size() && bytes <= cubin.size() - offset; };
-  if (!fits(0, sizeof(Elf64_Ehdr)) || std::memcmp(cubin.data(), ELFMAG, SELFMAG) != 0) return std::nullopt;
-  Elf64_Ehdr header;
-  std::memcpy(&header, cubin.data(), sizeof header);
-  for (std::size_t i = 0; i < header.e_shnum; ++i) {
-    Elf64_Shdr section, strings;
-    if (!fits(header.e_shoff + i * sizeof section, sizeof section)) return std::nullopt;
-    std::memcpy(&section, cubin.data() + header.e_shoff + i * sizeof section, sizeof section);
-    if (section.sh_type != SHT_SYMTAB || !fits(header.e_shoff + section.sh_link * sizeof strings, sizeof strings)) continue;
-    std::memcpy(&strings, cubin.data() + header.e_shoff + section.sh_link * sizeof strings, sizeof strings);
-    for (std::size_t s = 0; s < section.sh_size / sizeof(Elf64_Sym); ++s) {
-      Elf64_Sym symbol;
-      if (!fits(section.sh_offset + s * sizeof symbol, sizeof symbol)) break;
-      std::memcpy(&symbol, cubin.data() + section.sh_offset + s * sizeof symbol, sizeof symbol);
-      std::size_t name_at = strings.sh_offset + symbol.st_name;
-      if (ELF64_ST_TYPE(symbol.st_info) != STT_OBJECT || !fits(name_at, lowered_name.size() + 1)) continue;
-      if (std::memcmp(cubin.data() + name_at, lowered_name.c_str(), lowered_name.size() + 1) == 0) return symbol.st_size;
-    }
-  }
-  return std::nullopt;
-}
-
 namespace {
 
 // A cubin's sections, bounds-checked: each ELF header copied out of the file, or nothing.
@@ -165,9 +142,14 @@ class CubinElf {
   Elf64_Ehdr header_{};
 };
 
-// The symbol table's index of the first symbol `wanted` accepts (its type and name), or nullopt.
+struct CubinSymbol {
+  std::uint32_t index = 0;  // in the symbol table
+  Elf64_Sym symbol{};
+};
+
+// The first symbol `wanted` accepts (its type and name), or nullopt.
 template <class Wanted>
-std::optional<std::uint32_t> find_symbol(const CubinElf& elf, Wanted wanted) {
+std::optional<CubinSymbol> find_symbol(const CubinElf& elf, Wanted wanted) {
   for (std::size_t i = 0; i < elf.sections(); ++i) {
     auto s = elf.section(i);
     if (!s || s->sh_type != SHT_SYMTAB) continue;
@@ -175,7 +157,7 @@ std::optional<std::uint32_t> find_symbol(const CubinElf& elf, Wanted wanted) {
     for (std::size_t k = 0; (k + 1) * sizeof(Elf64_Sym) <= table.size(); ++k) {
       Elf64_Sym symbol;
       std::memcpy(&symbol, table.data() + k * sizeof symbol, sizeof symbol);
-      if (wanted(ELF64_ST_TYPE(symbol.st_info), elf.name(s->sh_link, symbol.st_name))) return std::uint32_t(k);
+      if (wanted(ELF64_ST_TYPE(symbol.st_info), elf.name(s->sh_link, symbol.st_name))) return CubinSymbol{std::uint32_t(k), symbol};
     }
   }
   return std::nullopt;
@@ -183,14 +165,20 @@ std::optional<std::uint32_t> find_symbol(const CubinElf& elf, Wanted wanted) {
 
 }  // namespace
 
+std::optional<std::size_t> cubin_symbol_bytes(const std::string& cubin, const std::string& lowered_name) {
+  auto found = find_symbol(CubinElf(cubin), [&](int type, const std::string& name) { return type == STT_OBJECT && name == lowered_name; });
+  if (!found) return std::nullopt;
+  return found->symbol.st_size;
+}
+
 std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cubin, const std::string& lowered_name,
                                                            std::size_t reserved_smem_bytes) {
   constexpr std::uint32_t kCudaInfo = 0x70000000;  // SHT_LOPROC: .nv.info
   constexpr std::uint8_t kValueWithSize = 0x04, kRegCount = 0x2f, kFrameSize = 0x11;  // EIFMT_SVAL, EIATTR_*
   CubinElf elf(cubin);
-  std::optional<std::uint32_t> symbol =
+  std::optional<CubinSymbol> function =
       find_symbol(elf, [&](int type, const std::string& name) { return type == STT_FUNC && name == lowered_name; });
-  if (!symbol) return std::nullopt;
+  if (!function) return std::nullopt;
   // Where the module uses the system's reserved shared memory, each kernel's section counts it too.
   bool reserves = find_symbol(elf, [](int, const std::string& name) { return name.rfind(".nv.reservedSmem", 0) == 0; }).has_value();
   CubinKernelResources out;
@@ -214,11 +202,11 @@ std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cu
       }
       std::memcpy(&size, info.data() + at + 2, sizeof size);
       if (size == 8 && at + 12 <= info.size()) {
-        std::uint32_t function = 0, value = 0;
-        std::memcpy(&function, info.data() + at + 4, 4);
+        std::uint32_t of = 0, value = 0;
+        std::memcpy(&of, info.data() + at + 4, 4);
         std::memcpy(&value, info.data() + at + 8, 4);
-        if (function == *symbol && attribute == kRegCount) out.registers = int(value), registers_found = true;
-        if (function == *symbol && attribute == kFrameSize) out.stack_frame_bytes = value;
+        if (of == function->index && attribute == kRegCount) out.registers = int(value), registers_found = true;
+        if (of == function->index && attribute == kFrameSize) out.stack_frame_bytes = value;
       }
       at += 4 + size;
     }
