@@ -1,6 +1,5 @@
 #include "harness/run/supervisor.hpp"
 #include "harness/core/files.hpp"
-#include "harness/measure/nvml.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -66,7 +65,6 @@ struct Child {
   pid_t pid = -1;
   int read_fd = -1;   // its announcements (OCCBENCH_SUPERVISOR_FD)
   int go_fd = -1;     // a standby's release: "go\n", or closed to let it end unused
-  int exit_status = 0;
   bool started() const { return pid > 0; }
 };
 
@@ -125,13 +123,12 @@ class Supervision {
       if (ending.lost_announced) {  // the standby prepares during the lost child's teardown, then measures
         ::close(ended.read_fd);
         bool released = release_standby();
-        ended.exit_status = wait_exit_status(ended.pid);
+        wait_exit_status(ended.pid);
         trace("lost child gone");
         released ? clear_child() : start_new_child();
         continue;
       }
-      reap(ended);
-      if (std::optional<int> exit_code = settle(ending, ended.exit_status)) return finish(*exit_code);
+      if (std::optional<int> exit_code = settle(ending, reap(ended))) return finish(*exit_code);
       release_standby() ? clear_child() : start_new_child();
     }
     return finish(1);
@@ -199,9 +196,10 @@ class Supervision {
     return args;
   }
 
-  void reap(Child& child) {
+  // Its exit status.
+  int reap(const Child& child) {
     ::close(child.read_fd);
-    child.exit_status = wait_exit_status(child.pid);
+    return wait_exit_status(child.pid);
   }
 
   // The child's end: its exit code where the sweep is over, nothing where a new child goes on.
@@ -315,12 +313,8 @@ bool wait_while_standby(int device) {
   if (!text || !*text) return true;
   int fd = std::atoi(text);
   ::unsetenv(kStandbyFdVariable);
-  // The context and NVML (the clocks every run reads, ~0.1 s to start) now, while the child before it
-  // measures; an error here is the run's to report after "go".
-  char pci_bus_id[32] = {};
-  if (cudaSetDevice(device) == cudaSuccess && cudaFree(nullptr) == cudaSuccess &&
-      cudaDeviceGetPCIBusId(pci_bus_id, sizeof pci_bus_id, device) == cudaSuccess)
-    Nvml::get().device(pci_bus_id, nullptr);
+  // The context now, while the child before it measures; an error here is the run's to report after "go".
+  if (cudaSetDevice(device) == cudaSuccess) cudaFree(nullptr);
   cudaGetLastError();
   if (read_line(fd) != "go") {
     ::close(fd);
