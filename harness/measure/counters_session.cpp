@@ -2,6 +2,7 @@
 
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"
+#include "harness/core/driver_api.hpp"
 #include "harness/measure/timer_kernels.hpp"
 
 #include <cuda_runtime_api.h>
@@ -27,11 +28,8 @@ std::unique_ptr<CounterSession> CounterSession::open(int device_ordinal) {
       return session;
     }
     // The runtime's primary context, through the driver entry point (the binary links no libcuda).
-    using GetCurrent = CUresult (*)(CUcontext*);
-    void* entry = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    if (cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 12000, cudaEnableDefault, &found) != cudaSuccess ||
-        !entry || reinterpret_cast<GetCurrent>(entry)(&s.context) != CUDA_SUCCESS || !s.context) {
+    auto get_current = driver_function<decltype(cuCtxGetCurrent)>("cuCtxGetCurrent");
+    if (!get_current || get_current(&s.context) != CUDA_SUCCESS || !s.context) {
       session->unavailable_reason_ = "no GPU: no current CUDA context for CUPTI";
       return session;
     }
