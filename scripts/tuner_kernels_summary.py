@@ -7,7 +7,8 @@ left in OUT_DIR:
 Compile ahead: per run, the wall, the seconds the measuring process compiled itself and waited for
 a worker compiling the kernel it needed (the compile blocks' compile_ms and waited_ms: the GPU idle
 between points on the compiler's account) and how many kernels came from the workers' cache.
-Faults: each sweep's wall against its correct points alone, and where the rest went (from the
+Faults: each sweep's wall against its correct points alone (the issue's bound: 1.5 x that plus 0.3 s
+per failed point), how many of its failed points lost the context, and where the rest went (from the
 supervisor's trace, OCCBENCH_SUPERVISOR_TRACE=1: each fault from its point's start to the child's
 "lost", the lost child's teardown, and the hand-over to the next point's start)."""
 import glob
@@ -69,8 +70,8 @@ def faults_table(out, wall):
     if correct is None:
         return
     print(f"\nfaults: the correct points alone (--variants copy) {correct:.2f} s\n")
-    print("| run | faults | wall s | bound s | faults' own s | teardown s per fault | hand-over s per fault |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| run | failed points | of them lost the context | wall s | bound s | faults' own s | teardown s per fault | hand-over s per fault |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in sorted(n for n in wall if n.startswith("faults-") and n != "faults-correct"):
         doc = document(os.path.join(out, name))
         log = os.path.join(out, name + ".log")
@@ -84,7 +85,7 @@ def faults_table(out, wall):
             values = [f[i] for f in faults if f[i] is not None]
             return f"{sum(values) / len(values):.3f}" if values else "–"
         bound = 1.5 * correct + 0.3 * len(failed)
-        print(f"| {name} | {len(failed)} | {wall[name]:.2f} | {bound:.2f} | {own:.2f} | {per(1)} | {per(2)} |")
+        print(f"| {name} | {len(failed)} | {len(faults)} | {wall[name]:.2f} | {bound:.2f} | {own:.2f} | {per(1)} | {per(2)} |")
 
 
 def main():

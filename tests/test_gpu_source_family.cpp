@@ -8,6 +8,7 @@
 #include "kernels/families.hpp"
 #include "harness/measure/kernel_attributes.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -87,6 +88,36 @@ TEST(GpuSourceFamily, WrongKernelFailsVerificationAndIsNeverTimed) {
   EXPECT_TRUE(records[1]["timing"].is_null());
   EXPECT_NE(records[1]["reason"].get<std::string>().find("out[7]"), std::string::npos) << records[1]["reason"];
   EXPECT_EQ(records[2]["status"], "ok");
+}
+
+// Writes outside a buffer land in its guard zones: the point fails, named with the buffer and the
+// side, and the process goes on (the point after it runs in the same context).
+TEST(GpuSourceFamily, OutOfBoundsWritesAreCaughtInTheGuardZonesWithoutAFault) {
+  OCCBENCH_REQUIRE_GPU();
+  std::string path = kExamples + "/broken/out_of_bounds.json";
+  std::ifstream in(path);
+  auto doc = ordered_json::parse(in);
+  const std::int64_t n = 4099;
+  doc["sizes"] = {{"n", {n}}};
+  for (const char* name : {"past_end", "before_start"})
+    doc["kernels"][name] = {{"kernel", std::string(name) + "_kernel"}, {"grid", "ceil_div(n, block_size)"}, {"block", "block_size"}};
+  doc["variants"] = {"copy", "out_of_bounds", "past_end", "before_start", "after"};
+  std::vector<ordered_json> records = measure_all(parse_sweep_json(doc, path, builtin_registry()));
+  ASSERT_EQ(records.size(), 5u);
+  const std::string caught[] = {"", fmt::format("{} bytes after 'out'", n * 4), "4 bytes after 'out'", "4 bytes before 'out'", ""};
+  for (std::size_t i = 0; i < records.size(); ++i) {
+    const ordered_json& r = records[i];
+    SCOPED_TRACE(r["point_id"].get<std::string>());
+    EXPECT_EQ(r["verification"]["guard_zones"], "16 GiB on each side of every buffer");
+    if (caught[i].empty()) {
+      EXPECT_EQ(r["status"], "ok") << r.dump();
+      EXPECT_FALSE(r["verification"].contains("out_of_bounds"));
+      continue;
+    }
+    EXPECT_EQ(r["status"], "failed");
+    EXPECT_EQ(r["reason"], "out-of-bounds write: " + caught[i] + " (caught in the guard zones, no fault)");
+    EXPECT_TRUE(r["timing"].is_null());
+  }
 }
 
 TEST(GpuSourceFamily, CompileErrorFailsOnlyItsVariant) {

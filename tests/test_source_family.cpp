@@ -229,6 +229,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"reference_both", [](json& d) { d["reference"]["npy"] = {{"b", "x.npy"}}; }, "$.reference", "exactly one"},
         BadConfig{"work_unknown_name", [](json& d) { d["work"]["flops"] = "n * flops_per_item"; }, "$.work.flops",
                   "unknown name 'flops_per_item'"},
+        BadConfig{"negative_guard_zone", [](json& d) { d["guard_zone_gib"] = -1; }, "$.guard_zone_gib",
+                  "from 0 (no guard zones) to 1024"},
+        BadConfig{"fractional_guard_zone", [](json& d) { d["guard_zone_gib"] = 0.5; }, "$.guard_zone_gib", "expected an integer"},
         BadConfig{"unknown_top_level_key", [](json& d) { d["kernel"] = "x"; }, "$.kernel", "unknown key 'kernel'"}),
     [](const testing::TestParamInfo<BadConfig>& info) { return std::string(info.param.label); });
 

@@ -140,6 +140,8 @@ struct Verification {
   std::uint64_t checked = 0;     // elements compared
   std::uint64_t mismatches = 0;  // elements over tolerance (NaN counts as a mismatch)
   std::string detail;            // first mismatch, for the failure message
+  std::string out_of_bounds;     // writes found outside the buffers (in guard zones); empty if none
+  std::string guard_zones;       // user kernels: the guard zones around the buffers, or why there are none
 };
 
 // One family's data at one problem size: inputs (random, never zeros), outputs, CPU reference.

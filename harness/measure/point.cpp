@@ -45,8 +45,11 @@ ordered_json base_record(const Point& point) {
 }
 
 ordered_json to_json(const Verification& v) {
-  return {{"status", v.status}, {"max_rel_error", v.max_rel_error}, {"tolerance", v.tolerance},
-          {"checked", v.checked}, {"mismatches", v.mismatches}, {"detail", v.detail}};
+  ordered_json j = {{"status", v.status}, {"max_rel_error", v.max_rel_error}, {"tolerance", v.tolerance},
+                    {"checked", v.checked}, {"mismatches", v.mismatches}, {"detail", v.detail}};
+  if (!v.guard_zones.empty()) j["guard_zones"] = v.guard_zones;
+  if (!v.out_of_bounds.empty()) j["out_of_bounds"] = v.out_of_bounds;
+  return j;
 }
 
 ordered_json to_json(const TimingStats& t) {
@@ -137,12 +140,13 @@ void verify_once(const Point& point, Problem& problem, const LaunchSpec& launch,
   Verification verification = problem.verify();
   r["verification"] = to_json(verification);
   r["time_use"]["verify_s"] = seconds_since(verify_t0);
-  if (verification.status == "failed") {
-    r["status"] = "failed";
-    r["reason"] = fmt::format("wrong result: {} of {} elements over tolerance {:g} (max relative error {:g}); {}",
-                              verification.mismatches, verification.checked, verification.tolerance,
-                              verification.max_rel_error, verification.detail);
-  }
+  if (verification.status != "failed") return;
+  r["status"] = "failed";
+  r["reason"] = verification.out_of_bounds.empty()
+                    ? fmt::format("wrong result: {} of {} elements over tolerance {:g} (max relative error {:g}); {}",
+                                  verification.mismatches, verification.checked, verification.tolerance,
+                                  verification.max_rel_error, verification.detail)
+                    : "out-of-bounds write: " + verification.out_of_bounds;
 }
 
 // The timed samples: cudaEvents (or the range profiler) on the device, the host clock for host code.

@@ -398,4 +398,12 @@ void parse_reference(const Reader& r, const json& doc, const fs::path& base, Sou
   else parse_reference_files(r, ref["npy"], base, state);
 }
 
+std::size_t parse_guard_zone(const Reader& r, const json& doc) {
+  if (!doc.contains("guard_zone_gib")) return kDefaultGuardZoneBytes;
+  const json& v = doc["guard_zone_gib"];
+  if (!v.is_number_integer() || v.get<std::int64_t>() < 0 || v.get<std::int64_t>() > 1024)
+    r.fail("$.guard_zone_gib", fmt::format("expected an integer from 0 (no guard zones) to 1024, got {}", v.dump()));
+  return std::size_t(v.get<std::int64_t>()) << 30;
+}
+
 }  // namespace occbench

@@ -94,6 +94,9 @@ std::vector<KernelSpec> parse_kernels(const Reader& r, const json& doc, const So
 // $.reference: a reference variant (state.reference_kernel and its axes) or expected outputs from .npy files.
 void parse_reference(const Reader& r, const json& doc, const fs::path& base, SourceState& state);
 
+// $.guard_zone_gib: the guard zone on each side of every buffer argument, in bytes (0: none).
+std::size_t parse_guard_zone(const Reader& r, const json& doc);
+
 // Every combination of the config's values for `names` (sizes, then the kernel's axes: its
 // variant_axes first, else the shared axes). Values that are not lists of integers are left to
 // the config's own checks.

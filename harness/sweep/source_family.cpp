@@ -144,7 +144,7 @@ Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& stat
 }  // namespace
 
 const std::vector<std::string>& source_config_keys() {
-  static const std::vector<std::string> keys{"source", "compile", "arguments", "kernels", "reference", "work"};
+  static const std::vector<std::string> keys{"source", "compile", "arguments", "kernels", "reference", "work", "guard_zone_gib"};
   return keys;
 }
 
@@ -162,6 +162,7 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   state->arguments = parse_arguments(r, doc, axes, base);
   state->kernels = parse_kernels(r, doc, axes, compile);
   parse_reference(r, doc, base, *state);
+  state->guard_zone_bytes = parse_guard_zone(r, doc);
   add_sweep_points(doc, axes.size_names, *state);
   check_globals(r, doc, axes.size_names, *state);
   add_problem(family, state);

@@ -107,6 +107,9 @@ struct Instance {
 };
 
 // Everything the family's callbacks share: the parsed config and the compiled kernels.
+// Guard zones of 16 GiB: as far as an unsigned 32-bit index of 4-byte elements reaches.
+constexpr std::size_t kDefaultGuardZoneBytes = std::size_t(16) << 30;
+
 struct SourceState {
   std::string config_file, source_path, source_text;
   std::vector<std::string> include_options;  // -I of the config's include_dirs
@@ -114,6 +117,7 @@ struct SourceState {
   std::vector<KernelSpec> kernels;
   int reference_kernel = -1;     // index in kernels, or -1 for .npy files
   Params reference_axes;         // the reference variant's launch axes
+  std::size_t guard_zone_bytes = kDefaultGuardZoneBytes;  // each side of every buffer argument (0: none)
   std::map<std::string, Instance> instances;
 
   std::string name_expression(const KernelSpec& k, const Params& p) const {

@@ -5,6 +5,7 @@
 #include "harness/family/device_buffer.hpp"
 #include "harness/family/npy.hpp"
 #include "harness/family/random.hpp"
+#include "harness/family/guarded_buffer.hpp"
 #include "harness/family/random_device.hpp"
 #include "harness/family/verify_device.hpp"
 
@@ -216,7 +217,7 @@ class SourceProblem : public Problem {
       const Argument& a = args[i];
       if (a.role == Argument::Role::scalar) continue;
       std::size_t count = std::size_t(a.count.evaluate_integer(sizes, 0, kMaxInt));
-      buffers_[i] = DeviceBuffer<unsigned char>(count * a.type->bytes);
+      buffers_[i] = GuardedBuffer(count * a.type->bytes, state_->guard_zone_bytes);
       if (a.role == Argument::Role::input) {
         // On the GPU where the initializer has a shared formula: a 1 GiB input took a second to
         // make on the host and upload.
@@ -260,18 +261,20 @@ class SourceProblem : public Problem {
       v.checked += part.checked;
       v.max_rel_error = std::max(v.max_rel_error, part.max_rel_error);
       if (v.mismatches == 0 && part.mismatches > 0) {
-        auto element = [&](const DeviceBuffer<unsigned char>& buffer) {
+        auto element = [&](const unsigned char* buffer) {
           unsigned char bytes[8] = {};
-          OCCBENCH_CUDA_CHECK(cudaMemcpy(bytes, buffer.get() + first_mismatch * a.type->bytes, a.type->bytes,
-                                         cudaMemcpyDeviceToHost));
+          OCCBENCH_CUDA_CHECK(cudaMemcpy(bytes, buffer + first_mismatch * a.type->bytes, a.type->bytes, cudaMemcpyDeviceToHost));
           return load_element(*a.type, bytes);
         };
         v.detail = fmt::format("first mismatch: {}[{}] = {:g}, expected {:g} (abs tolerance {:g}, rel {:g})", a.name,
-                               first_mismatch, element(buffers_[i]), element(expected_[i]), a.abs_tolerance, a.rel_tolerance);
+                               first_mismatch, element(buffers_[i].get()), element(expected_[i].get()), a.abs_tolerance,
+                               a.rel_tolerance);
       }
       v.mismatches += part.mismatches;
     }
-    if (v.mismatches) v.status = "failed";
+    v.guard_zones = guard_zones_note();
+    v.out_of_bounds = take_out_of_bounds_writes();
+    if (v.mismatches || !v.out_of_bounds.empty()) v.status = "failed";
     return v;
   }
 
@@ -304,6 +307,26 @@ class SourceProblem : public Problem {
  private:
   void compute_reference();
 
+  // What the guard zones caught since the last look, by buffer and side; empty if nothing.
+  std::string take_out_of_bounds_writes() {
+    std::vector<std::string> found;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      GuardWrites w = buffers_[i].take_writes();
+      const std::string& name = state_->arguments[i].name;
+      if (w.before) found.push_back(fmt::format("{} bytes before '{}'", w.before, name));
+      if (w.after) found.push_back(fmt::format("{} bytes after '{}'", w.after, name));
+    }
+    if (found.empty()) return "";
+    return fmt::format("{} (caught in the guard zones, no fault)", fmt::join(found, ", "));
+  }
+
+  std::string guard_zones_note() const {
+    if (state_->guard_zone_bytes == 0) return "none (guard_zone_gib 0)";
+    for (const auto& b : buffers_)
+      if (b.bytes() && !b.guarded()) return "unavailable: " + b.why_unguarded();
+    return fmt::format("{} GiB on each side of every buffer", state_->guard_zone_bytes >> 30);
+  }
+
   // Global argument i of the module of `kernel`: its input buffer (or scalar value) copied into the
   // variable, once per module for a buffer, again where a scalar's value changes.
   void fill_global(const void* kernel, std::size_t i, std::uint64_t scalar, cudaStream_t stream) {
@@ -333,7 +356,7 @@ class SourceProblem : public Problem {
   std::shared_ptr<SourceState> state_;
   std::map<std::pair<const Compilation*, std::size_t>, std::uint64_t> filled_;  // (module, argument) -> the scalar filled
   Params sizes_;
-  std::vector<DeviceBuffer<unsigned char>> buffers_;  // empty for scalars
+  std::vector<GuardedBuffer> buffers_;                // empty for scalars
   std::vector<DeviceBuffer<unsigned char>> expected_;  // on the device, beside the outputs
 };
 
@@ -373,6 +396,8 @@ void SourceProblem::compute_reference() {
   launch(spec.kernel, spec, params, nullptr);
   OCCBENCH_CUDA_CHECK(cudaGetLastError());
   OCCBENCH_CUDA_CHECK(cudaDeviceSynchronize());
+  if (std::string outside = take_out_of_bounds_writes(); !outside.empty())
+    throw std::runtime_error(fmt::format("the reference variant '{}' writes outside its buffers: {}", k.variant, outside));
   for (std::size_t i = 0; i < buffers_.size(); ++i) {
     if (state_->arguments[i].role != Argument::Role::output) continue;
     expected_[i] = DeviceBuffer<unsigned char>(buffers_[i].bytes());
