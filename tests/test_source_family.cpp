@@ -338,6 +338,25 @@ TEST(SourceFamily, ACompileShareOfASampleCompilesOnlyTheSample) {
   EXPECT_GE(whole, 3u) << "one instantiation per variant";
   EXPECT_GE(sample, 1u);
   EXPECT_LT(sample, whole);
+
+  // A resumed run's workers compile the points its record lacks: here those of one variant.
+  std::string config = kExampleDir + "/adjacent_difference.json";
+  occbench::SweepSpec spec = occbench::parse_sweep_file(config, occbench::builtin_registry());
+  fs::path record = scratch_dir() / "resumed.jsonl";
+  std::ofstream out(record);
+  out << json{{"occbench_jsonl", 1}}.dump() << "\n";
+  for (const auto& point : occbench::expand_sweep(spec, occbench::builtin_registry()))
+    if (point.variant->name != "vectorized") out << json{{"point_id", point.id}, {"status", "ok"}}.dump() << "\n";
+  out.close();
+  fs::path cache = scratch_dir() / "share_skip";
+  fs::remove_all(cache);
+  std::string command = "OCCBENCH_CACHE_DIR=" + cache.string() + " " + occbench + " plan " + config +
+                        " --gpu h100 --compile-share 0/1 --compile-skip " + record.string() + " > /dev/null";
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+  std::size_t skipped = 0;
+  for (const auto& entry : fs::directory_iterator(cache)) skipped += entry.path().extension() == ".cubin";
+  EXPECT_GE(skipped, 1u) << "the vectorized variant's kernels";
+  EXPECT_LT(skipped, whole) << "not the finished points' kernels";
 }
 
 // The cubin records what ptxas reports of a kernel: registers, stack frame, static shared memory.

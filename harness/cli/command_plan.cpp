@@ -32,6 +32,8 @@ Command add_plan_command(CLI::App& app, const Registry& registry) {
       ->group("");
   plan->add_option("--compile-sample", options.compile_sample, "Internal: with --compile-share, the run's sample NAME:N:SEED")
       ->group("");
+  plan->add_option("--compile-skip", options.compile_skip, "Internal: with --compile-share, a resumed run's .jsonl (its finished points)")
+      ->group("");
   return {plan, [&registry, flags](const std::vector<std::string>& argv) {
             flags->options.command_line = join_command(argv);
             flags->options.argv = argv;

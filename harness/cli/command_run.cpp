@@ -25,6 +25,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -239,16 +240,26 @@ int supervise(const RunFlags& flags, const SweepSpec& spec, const Strategy& stra
   return supervise_run(supervised, std::cerr);
 }
 
+// The config file the compile workers plan: the one given, or a resumed run's where it still exists.
+std::string config_to_compile(const RunFlags& flags, const JsonlContents& resumed) {
+  if (!flags.config.empty() || flags.resume_path.empty()) return flags.config;
+  std::string source = resumed.header.value("config_source", std::string());
+  std::error_code ec;
+  return !source.empty() && std::filesystem::is_regular_file(source, ec) ? source : std::string();
+}
+
 // A sweep of the user's own kernels, or a sample of it: worker processes compile its kernels
 // ahead of the points while this process measures (harness/run/compile_workers.hpp), for the GPU
-// of the table that is this one. None for a resumed run, a shard or a search (they measure points
-// not known ahead), a --devices worker, a supervised child (its parent has them), a GPU the table
-// lacks, or with OCCBENCH_COMPILE_AHEAD=0; and none where this is not the occbench command (a test).
-std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy) {
+// of the table that is this one; for a resumed run, the points its record lacks. None for a shard
+// or a search (they measure points not known ahead), a --devices worker, a supervised child (its
+// parent has them), a GPU the table lacks, or with OCCBENCH_COMPILE_AHEAD=0; and none where this
+// is not the occbench command (a test).
+std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy,
+                                                     const JsonlContents& resumed) {
   const char* wanted = std::getenv("OCCBENCH_COMPILE_AHEAD");
-  bool known_points = flags.resume_path.empty() && !strategy.is_adaptive() && !strategy.time_limit_s &&
-                      spec.selection.shard_count == 0 && flags.claim_dir.empty();
-  if (!spec.source_family || flags.config.empty() || !known_points || (wanted && std::string(wanted) == "0") ||
+  bool known_points = !strategy.is_adaptive() && !strategy.time_limit_s && spec.selection.shard_count == 0 && flags.claim_dir.empty();
+  std::string config = config_to_compile(flags, resumed);
+  if (!spec.source_family || config.empty() || !known_points || (wanted && std::string(wanted) == "0") ||
       supervisor_fd_from_environment() >= 0 || !running_as_occbench())
     return nullptr;
   cudaDeviceProp properties{};
@@ -258,10 +269,11 @@ std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, cons
   }
   const GpuSpec* gpu = find_gpu(properties.name);
   if (!gpu) return nullptr;
-  std::vector<std::string> plan_argv = {"occbench", "plan", flags.config, "--gpu", gpu->key};
+  std::vector<std::string> plan_argv = {"occbench", "plan", config, "--gpu", gpu->key};
   for (auto& arg : selection_arguments(flags.selection)) plan_argv.push_back(std::move(arg));
   if (strategy.max_points)  // a sample (random) or the first N points: the workers compile those
     plan_argv.insert(plan_argv.end(), {"--compile-sample", fmt::format("{}:{}:{}", strategy.name, *strategy.max_points, strategy.seed)});
+  if (!flags.resume_path.empty()) plan_argv.insert(plan_argv.end(), {"--compile-skip", flags.resume_path});
   return std::make_unique<CompileWorkers>(plan_argv, compile_worker_count(1), /*hide_gpus=*/true);
 }
 
@@ -278,7 +290,7 @@ int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strat
   options.claim_dir = flags.claim_dir;
   options.strategy = strategy;
   options.supervisor_fd = supervisor_fd_from_environment();
-  std::unique_ptr<CompileWorkers> compiling = compile_ahead_of_run(flags, spec, strategy);
+  std::unique_ptr<CompileWorkers> compiling = compile_ahead_of_run(flags, spec, strategy, resumed);
   if (compiling) std::cerr << fmt::format("compiling the sweep's kernels ahead in {} worker process(es)\n", compiling->count());
   if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) return supervise(flags, spec, strategy, argv, registry);
   RunSummary summary = run_sweep(spec, registry, options, std::cout);

@@ -14,9 +14,11 @@
 #include "harness/sweep/config.hpp"
 #include "harness/core/format.hpp"
 #include "harness/core/json.hpp"
+#include "harness/records/record_writer.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include <cmath>
@@ -264,6 +266,10 @@ int compile_share(const SweepSpec& spec, const Registry& registry, const PlanTar
     throw PlanError(fmt::format("--compile-share {}: expected W/N with W < N", options.compile_share));
   const Family* family = sweep_family(spec, registry);
   std::vector<Point> points = make_point_source(spec, registry, compile_sample_strategy(options.compile_sample))->points();
+  if (!options.compile_skip.empty()) {  // a resumed run measures only the points its record lacks
+    auto finished = records_by_point(read_jsonl(options.compile_skip));
+    points.erase(std::remove_if(points.begin(), points.end(), [&](const Point& p) { return finished.count(p.id) > 0; }), points.end());
+  }
   if (family && family->precompile) family->precompile(compile_wanted(points), plan_arch(target), index, count);
   return 0;
 }

@@ -62,6 +62,8 @@ struct PlanOptions {
   // internal, with compile_share: the run's points are a sample, "random:N:SEED" or "exhaustive:N:0"
   // (run --strategy random / --max-points): its share of those points only.
   std::string compile_sample;
+  // internal, with compile_share: a resumed run's .jsonl; its finished points are not compiled.
+  std::string compile_skip;
 };
 
 struct PlanSummary {
