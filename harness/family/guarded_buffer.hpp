@@ -34,7 +34,8 @@ struct GuardLayout {
 // zone_bytes is rounded up to whole chunks; chunk_bytes (at most the zone) to the granularity.
 GuardLayout guard_layout(std::size_t bytes, std::size_t granularity, std::size_t zone_bytes, std::size_t chunk_bytes);
 
-// Bytes found changed below and above the buffer.
+// Bytes found changed below and above the buffer (a byte written as 0xFF is not seen: every
+// 256th byte of random data, so the count may be a little under the bytes written).
 struct GuardWrites {
   std::uint64_t before = 0, after = 0;
   bool any() const { return before || after; }

@@ -313,8 +313,8 @@ class SourceProblem : public Problem {
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       GuardWrites w = buffers_[i].take_writes();
       const std::string& name = state_->arguments[i].name;
-      if (w.before) found.push_back(fmt::format("{} bytes before '{}'", w.before, name));
-      if (w.after) found.push_back(fmt::format("{} bytes after '{}'", w.after, name));
+      if (w.before) found.push_back(fmt::format("{} bytes changed before '{}'", w.before, name));
+      if (w.after) found.push_back(fmt::format("{} bytes changed after '{}'", w.after, name));
     }
     if (found.empty()) return "";
     return fmt::format("{} (caught in the guard zones, no fault)", fmt::join(found, ", "));
