@@ -90,10 +90,15 @@ TEST(TimeUse, SumsThePointsPhases) {
   EXPECT_DOUBLE_EQ(use.points_s, 5.5);
   json j = to_json(use);
   EXPECT_DOUBLE_EQ(j["outside_points_s"].get<double>(), 0.5);
-  EXPECT_EQ(j.size(), 5u);
+  EXPECT_EQ(j.size(), 6u);
+  EXPECT_EQ(j["kept_points"], 0u);
   std::string text = format_timing_flags(results, 0, use);
-  EXPECT_NE(text.find("sampling loops 2.2 s, problems 2.0 s, verification 0.5 s, outside the points 0.5 s"), std::string::npos)
+  EXPECT_NE(text.find("sampling loops 2.2 s, problems 2.0 s, verification 0.5 s, outside the points 0.5 s\n"), std::string::npos)
       << text;
+  // A resumed run's line says its sums are this process's points only.
+  use.kept_points = 7;
+  text = format_timing_flags(results, 0, use);
+  EXPECT_NE(text.find("outside the points 0.5 s (this process's points, not the 7 kept)"), std::string::npos) << text;
 }
 
 // The event-pair fallback: asked for by the environment, or wherever CUPTI refuses (here, on a

@@ -33,8 +33,9 @@ RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, doub
 }
 
 nlohmann::ordered_json to_json(const RunTimeUse& use) {
-  return {{"problem_s", use.problem_s},   {"verify_s", use.verify_s},  {"sampling_s", use.sampling_s},
-          {"points_s", use.points_s},     {"outside_points_s", use.outside_points_s()}};
+  return {{"problem_s", use.problem_s}, {"verify_s", use.verify_s},
+          {"sampling_s", use.sampling_s}, {"points_s", use.points_s},
+          {"outside_points_s", use.outside_points_s()}, {"kept_points", use.kept_points}};
 }
 
 std::string format_timing_flags(const std::vector<nlohmann::ordered_json>& results, double floor_ms, const RunTimeUse& use) {
@@ -57,9 +58,10 @@ std::string format_timing_flags(const std::vector<nlohmann::ordered_json>& resul
   text += fmt::format("{} point(s) measured while throttled or below the run's start clock (!clocks){}{}\n", conditions.size(),
                       conditions.empty() ? "" : ": ", fmt::join(conditions, "; "));
   text += fmt::format("time: {:.1f} s of timed samples in {:.1f} s of wall time ({:.0f}%); sampling loops {:.1f} s, "
-                      "problems {:.1f} s, verification {:.1f} s, outside the points {:.1f} s\n",
+                      "problems {:.1f} s, verification {:.1f} s, outside the points {:.1f} s{}\n",
                       use.timed_s, use.wall_s, 100 * use.timed_fraction(), use.sampling_s, use.problem_s, use.verify_s,
-                      use.outside_points_s());
+                      use.outside_points_s(),
+                      use.kept_points ? fmt::format(" (this process's points, not the {} kept)", use.kept_points) : "");
   return text;
 }
 

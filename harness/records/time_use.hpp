@@ -21,9 +21,13 @@ struct RunTimeUse {
   // (the timing floor, the flush buffer, the records).
   double problem_s = 0, verify_s = 0, sampling_s = 0, points_s = 0;
   double outside_points_s() const { return wall_s - points_s; }
+  // A resumed run's records kept from earlier processes: their time is not this wall's, so they
+  // are left out of the sums above.
+  std::size_t kept_points = 0;
 };
 nlohmann::ordered_json to_json(const RunTimeUse& use);
 
+// The sums over `results` (the points this process measured) in `wall_s`.
 RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, double wall_s);
 
 // "timing floor 0.0046 ms (empty kernel); 2 point(s) within 5x of it: ...", "N point(s) measured

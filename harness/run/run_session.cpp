@@ -157,7 +157,11 @@ RunSummary finish_run(RunSession& s, const SweepSpec& spec, const RunOptions& op
   summary.jsonl_path = s.jsonl_path;
   summary.reused = s.reused;
   assign_speedups(results, spec.baseline);
-  RunTimeUse time_use = run_time_use(results, seconds_since(s.run_t0));
+  std::vector<ordered_json> measured_here;  // a resumed run's kept records took their time before this process
+  for (const auto& r : results)
+    if (!s.finished.count(r.value("point_id", ""))) measured_here.push_back(r);
+  RunTimeUse time_use = run_time_use(measured_here, seconds_since(s.run_t0));
+  time_use.kept_points = results.size() - measured_here.size();
   for (const auto& r : results) {
     std::string status = r.value("status", "");
     summary.ok += status == "ok";
