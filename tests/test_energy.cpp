@@ -45,6 +45,7 @@ class SteppingCounter : public EnergyReadings {
     for (double t = std::max(since_s, now - 1.0); t <= now; t += 0.005) samples.emplace_back(t, watts_);
     return samples;
   }
+  std::optional<double> temperature_c() override { return 57.0; }
   std::string failure_;
   bool frozen_ = false;
 
@@ -83,6 +84,8 @@ TEST(EnergyMeter, LearnsTheCounterPeriodAndMeasuresAWindowOfWholeSteps) {
   EXPECT_DOUBLE_EQ(w.launch_ms, 0.1 * 1e3 / 1000);
   EXPECT_GE(w.power_samples, 8);  // the samples within the window's 60 ms
   EXPECT_DOUBLE_EQ(w.power_mean_w, 250.0);
+  EXPECT_EQ(w.temperature_c, 57.0);
+  EXPECT_EQ(energy_json(w, 75, 0, 0)["gpu_temperature_c"], 57.0);
   EXPECT_GT(launches.calls, 3);  // the GPU was kept busy while the counter was read
 
   nlohmann::ordered_json run = meter.to_json();
@@ -146,6 +149,7 @@ TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {
   EXPECT_NEAR(e["gb_per_j"].get<double>(), 0.5 / 0.03, 1e-9);
   EXPECT_EQ(e["launches_in_window"].get<long long>(), 2000);
   EXPECT_TRUE(energy_json(w, 75, 0, 0)["gflop_per_j"].is_null());
+  EXPECT_TRUE(e["gpu_temperature_c"].is_null());  // no reading: null, never a made-up value
 }
 
 // The stand-in for NVML's clock control: what it was told, and a refusal when asked to refuse.

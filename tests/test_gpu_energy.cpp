@@ -87,6 +87,11 @@ TEST(GpuEnergy, EveryDevicePointHasJoulesPerLaunchThatAgreeWithThePowerSamples) 
     EXPECT_GT(e["joules_per_launch"].get<double>(), 0);
     EXPECT_GT(e["gb_per_j"].get<double>(), 0);
     EXPECT_TRUE(e["throttle_reasons"].is_array());
+    // Where the driver gives a temperature (the H100's does), a die's: neither frozen nor boiling.
+    if (!e["gpu_temperature_c"].is_null()) {
+      EXPECT_GT(e["gpu_temperature_c"].get<double>(), 10);
+      EXPECT_LT(e["gpu_temperature_c"].get<double>(), 110);
+    }
     // The counter and NVML's instantaneous power over the same window (a loose bound: the two
     // sample differently; results/reference/h100/energy.md measures the agreement).
     ASSERT_GT(e["power_samples"].get<int>(), 0);

@@ -24,6 +24,7 @@ class NvmlEnergyReadings : public EnergyReadings {
   std::vector<std::pair<double, double>> power_samples(double since_s, std::string& why) override {
     return Nvml::get().power_samples(device_, (unsigned long long)(since_s * 1e6), why);
   }
+  std::optional<double> temperature_c() override { return Nvml::get().temperature_c(device_); }
 
  private:
   void* device_;
@@ -142,6 +143,7 @@ EnergyWindow EnergyMeter::measure(BusyWork& work) {
     last = *joules;
   }
   closed_s = epoch_s();
+  w.temperature_c = readings_->temperature_c();
   BusyStretch stretch = work.finish();
   w.window_s = w.counter_periods * calibration_.period_s;
   w.energy_j = last - opened_j;
@@ -191,6 +193,7 @@ ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, dou
                     {"energy_j", w.energy_j},
                     {"power_samples", w.power_samples},
                     {"power_samples_mean_w", w.power_samples ? ordered_json(w.power_mean_w) : ordered_json(nullptr)},
+                    {"gpu_temperature_c", w.temperature_c ? ordered_json(*w.temperature_c) : ordered_json(nullptr)},
                     {"wall_s", w.wall_s}};
   return j;
 }

@@ -26,6 +26,9 @@ class EnergyReadings {
   // The driver's power samples taken since `since_s` (seconds of the system clock since the
   // epoch): (timestamp in the same seconds, watts), oldest first; empty with `why`.
   virtual std::vector<std::pair<double, double>> power_samples(double since_s, std::string& why) = 0;
+  // The GPU's temperature (°C), or nullopt where it cannot be read: a board draws more power hot
+  // than cold at the same clock, so two runs' joules are compared at their temperatures.
+  virtual std::optional<double> temperature_c() { return std::nullopt; }
 };
 // NVML's readings of the GPU at a PCI bus id, or nullptr with `why` (no NVML, no such device).
 std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_id, std::string& why);
@@ -75,6 +78,7 @@ struct EnergyWindow {
   double launch_ms = 0;       // busy_s / launches
   int power_samples = 0;      // the driver's power samples within the window, and their mean
   double power_mean_w = 0;
+  std::optional<double> temperature_c;  // the GPU's, as the window closed
   double wall_s = 0;
 };
 

@@ -17,6 +17,7 @@ struct Nvml::Api {
   int (*clock)(void*, int, unsigned*) = nullptr;
   int (*reasons)(void*, unsigned long long*) = nullptr;
   int (*energy)(void*, unsigned long long*) = nullptr;  // millijoules
+  int (*temperature)(void*, int, unsigned*) = nullptr;  // nvmlDeviceGetTemperature
   int (*driver_version)(char*, unsigned) = nullptr;
   int (*samples)(void*, int, unsigned long long, int*, unsigned*, void*) = nullptr;  // nvmlDeviceGetSamples
   int (*memory_clocks)(void*, unsigned*, unsigned*) = nullptr;
@@ -49,6 +50,7 @@ Nvml::Nvml() : api_(std::make_unique<Api>()) {
   resolve(library, a.reasons, "nvmlDeviceGetCurrentClocksEventReasons");
   if (!a.reasons) resolve(library, a.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   resolve(library, a.energy, "nvmlDeviceGetTotalEnergyConsumption");
+  resolve(library, a.temperature, "nvmlDeviceGetTemperature");
   resolve(library, a.driver_version, "nvmlSystemGetDriverVersion");
   resolve(library, a.samples, "nvmlDeviceGetSamples");
   resolve(library, a.memory_clocks, "nvmlDeviceGetSupportedMemoryClocks");
@@ -96,6 +98,13 @@ ClockReading Nvml::clocks(void* device) {
   unsigned long long bits = 0;
   if (api_->reasons && api_->reasons(device, &bits) == 0) reading.throttle_reasons = bits;
   return reading;
+}
+
+std::optional<double> Nvml::temperature_c(void* device) {
+  unsigned celsius = 0;
+  constexpr int kGpuSensor = 0;  // NVML_TEMPERATURE_GPU
+  if (!device || !api_->temperature || api_->temperature(device, kGpuSensor, &celsius) != 0) return std::nullopt;
+  return double(celsius);
 }
 
 std::optional<double> Nvml::total_energy_j(void* device, std::string& why) {

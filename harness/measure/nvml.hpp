@@ -34,6 +34,9 @@ class Nvml {
   // epoch, as their timestamps): (timestamp in seconds, watts), oldest first
   // (nvmlDeviceGetSamples, NVML_TOTAL_POWER_SAMPLES); empty with `why`.
   std::vector<std::pair<double, double>> power_samples(void* device, unsigned long long since_us, std::string& why);
+  // The GPU die's temperature in degrees Celsius (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU),
+  // or nullopt where the driver does not say.
+  std::optional<double> temperature_c(void* device);
   // The SM clocks the GPU can be locked to at its highest memory clock, highest first; empty with `why`.
   std::vector<int> supported_sm_clocks_mhz(void* device, std::string& why);
   // Locks the SM clock to `mhz` (nvmlDeviceSetGpuLockedClocks, min = max) / back to the driver's
