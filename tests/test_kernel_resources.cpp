@@ -90,6 +90,23 @@ TEST(KernelResources, DuplicatesAcrossSourcesAreKeptOnce) {
   EXPECT_EQ(table.lookup("occbench::x::big<64>", 75).source, "a.cu");
 }
 
+// NVRTC's log (the H100 machine's, Kernel Tuner's matmul at 32 x 32 threads and 4 x 8 tiles)
+// prefixes the properties line with "ptxas ."; its stack frame, where the spills live, counts.
+TEST(KernelResources, ParsesNvrtcsPrefixedPropertiesLine) {
+  auto table = KernelResourceTable::parse(
+      "ptxas info    : 0 bytes gmem\n"
+      "ptxas info    : Compiling entry function 'matmul_kernel' for 'sm_90'\n"
+      "ptxas info    : Function properties for matmul_kernel\n"
+      "ptxas         .     112 bytes stack frame, 192 bytes spill stores, 152 bytes spill loads\n"
+      "ptxas info    : Used 64 registers, used 1 barriers, 112 bytes cumulative stack size, 49152 bytes smem\n");
+  ASSERT_EQ(table.kernels().size(), 1u);
+  const auto& k = table.kernels()[0];
+  EXPECT_EQ(k.stack_frame_bytes, 112u);
+  EXPECT_EQ(k.spill_store_bytes, 192u);
+  EXPECT_EQ(k.spill_load_bytes, 152u);
+  EXPECT_EQ(k.resources().local_bytes_per_thread, 112u);  // what the CUDA runtime reports for it
+}
+
 TEST(KernelResources, IncompleteEntriesAreMarked) {
   auto table = KernelResourceTable::parse("ptxas info    : Compiling entry function '_Z1kv' for 'sm_80'\n");
   ASSERT_EQ(table.kernels().size(), 1u);

@@ -157,7 +157,8 @@ KernelResourceTable KernelResourceTable::parse(const std::vector<std::pair<std::
         properties_of_current = current && name == current->mangled_name;
       } else if (l.find("bytes stack frame") != std::string_view::npos) {
         if (!properties_of_current) continue;
-        numbered_parts(l, [&](std::string_view what, std::size_t n) {
+        // NVRTC's log prefixes the line ("ptxas         .     112 bytes stack frame, ..."); nvcc's does not.
+        numbered_parts(l.substr(std::min(l.size(), l.find_first_of("0123456789"))), [&](std::string_view what, std::size_t n) {
           if (what == "bytes stack frame") current->stack_frame_bytes = n;
           else if (what == "bytes spill stores") current->spill_store_bytes = n;
           else if (what == "bytes spill loads") current->spill_load_bytes = n;
