@@ -3,6 +3,7 @@
 // "search" and the command line, and replay against committed H100 records. No GPU needed.
 #include "harness/cli/cli.hpp"
 #include "harness/records/merge.hpp"
+#include "harness/run/compile_queue.hpp"
 #include "harness/search/replay.hpp"
 #include "harness/search/search_source.hpp"
 #include "harness/search/searcher.hpp"
@@ -15,6 +16,12 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <iostream>
+
+#include <unistd.h>
+
+#include <filesystem>
 
 #include <algorithm>
 #include <fstream>
@@ -162,6 +169,35 @@ TEST(Searcher, TheSameSeedSearchesTheSameWayAndAnotherSeedDoesNot) {
   }
 }
 
+// What compiling ahead for a search is given (harness/run/compile_queue.hpp): the strategy's own
+// queue (a local search's untried neighbours, a genetic search's children), then unevaluated
+// neighbours of the best and of the last asked candidate; a local or genetic search's next ask is
+// mostly among them (random: never; it says so in the output).
+TEST(Searcher, LikelyNextAreUnevaluatedAndHoldMostOfALocalOrGeneticSearchsAsks) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  for (const char* name : kStrategies) {
+    std::unique_ptr<Searcher> searcher = make_searcher(name, space, 5);
+    std::set<std::size_t> asked;
+    std::size_t hits = 0, steps = 40;
+    std::vector<std::size_t> likely;
+    for (std::size_t step = 0; step < steps; ++step) {
+      std::optional<std::size_t> c = searcher->ask();
+      ASSERT_TRUE(c);
+      hits += std::find(likely.begin(), likely.end(), *c) != likely.end();
+      asked.insert(*c);
+      searcher->tell(*c, s.costs[*c]);
+      likely = searcher->likely_next(64);
+      EXPECT_LE(likely.size(), 64u);
+      EXPECT_FALSE(likely.empty()) << name;
+      for (std::size_t n : likely) EXPECT_EQ(asked.count(n), 0u) << name << ": an evaluated candidate";
+      EXPECT_EQ(std::set<std::size_t>(likely.begin(), likely.end()).size(), likely.size()) << name;
+    }
+    if (std::string(name) == "local" || std::string(name) == "genetic") EXPECT_GE(hits, steps * 3 / 4) << name << ": asks among the likely next";
+    std::cout << name << ": " << hits << " of " << steps << " asks were among the likely next\n";
+  }
+}
+
 TEST(Searcher, PointsThatFailAreResultsNotCrashes) {
   testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
   SearchSpace space(s.candidates);
@@ -211,6 +247,27 @@ TEST(SearchSource, SearchesEachSizeWithItsShareOfTheBudgetAndStops) {
   EXPECT_EQ(std::count_if(ids.begin(), ids.end(), at_first_size), 5) << "9 points over 2 sizes: 5, then 4";
   EXPECT_TRUE(std::all_of(ids.begin(), ids.begin() + 5, at_first_size)) << "one size after the other";
   EXPECT_EQ(source.next(), nullptr);
+}
+
+// The queue between a search and its compile workers: ids offered once each, whole lines, each
+// offer ended by an empty line; a worker compiles the points named, once each, the newest offer
+// first, and not a line still being written.
+TEST(CompileQueue, AWorkerCompilesEachNamedPointOnceTheNewestOfferFirst) {
+  std::vector<Point> points = expand_sweep(spec_of_text(kTwoSizes), builtin_registry());
+  ASSERT_GE(points.size(), 4u);
+  std::string path = (std::filesystem::temp_directory_path() / ("occbench_queue_" + std::to_string(::getpid()))).string();
+  std::remove(path.c_str());
+  CompileQueue queue(path);
+  queue.offer({&points[2], &points[0]});
+  queue.offer({&points[0], &points[1], &points[3]});  // points[0] again: not written twice
+  std::ofstream(path, std::ios::app) << "no/such/point\n\n" << points[2].id.substr(0, 5);  // then a line still being written
+  std::map<std::string, const Point*> by_id;
+  for (const auto& p : points) by_id[p.id] = &p;
+  std::vector<std::string> compiled;
+  int polls = 0;
+  follow_compile_queue(path, by_id, [&](const Point& p) { compiled.push_back(p.id); }, [&] { return polls++ < 8; });
+  EXPECT_EQ(compiled, (std::vector<std::string>{points[1].id, points[3].id, points[2].id, points[0].id}));
+  std::remove(path.c_str());
 }
 
 TEST(SearchSource, AResumedSearchProposesWhatTheKilledOneWould) {

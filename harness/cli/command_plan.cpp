@@ -34,6 +34,8 @@ Command add_plan_command(CLI::App& app, const Registry& registry) {
       ->group("");
   plan->add_option("--compile-skip", options.compile_skip, "Internal: with --compile-share, a resumed run's .jsonl (its finished points)")
       ->group("");
+  plan->add_option("--compile-queue", options.compile_queue, "Internal: a search's queue file of points to compile as they are named")
+      ->group("");
   return {plan, [&registry, flags](const std::vector<std::string>& argv) {
             flags->options.command_line = join_command(argv);
             flags->options.argv = argv;

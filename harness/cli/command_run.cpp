@@ -4,6 +4,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/measure/counters.hpp"
 #include "harness/run/clock_axis.hpp"
+#include "harness/run/compile_queue.hpp"
 #include "harness/run/compile_workers.hpp"
 #include "harness/model/gpu_table.hpp"
 #include "harness/measure/device.hpp"
@@ -26,6 +27,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <cstdio>
+#include <unistd.h>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -248,33 +252,51 @@ std::string config_to_compile(const RunFlags& flags, const JsonlContents& resume
   return !source.empty() && std::filesystem::is_regular_file(source, ec) ? source : std::string();
 }
 
+// Compiling ahead: the workers and, for a search, the queue file through which the measuring
+// process names the points they compile (removed when the run ends).
+struct CompileAhead {
+  std::unique_ptr<CompileWorkers> workers;
+  std::string queue_path;
+  ~CompileAhead() {
+    workers.reset();
+    if (!queue_path.empty()) std::remove(queue_path.c_str());
+  }
+};
+
 // A sweep of the user's own kernels, or a sample of it: worker processes compile its kernels
 // ahead of the points while this process measures (harness/run/compile_workers.hpp), for the GPU
-// of the table that is this one; for a resumed run, the points its record lacks. None for a shard
-// or a search (they measure points not known ahead), a --devices worker, a supervised child (its
-// parent has them), a GPU the table lacks, or with OCCBENCH_COMPILE_AHEAD=0; and none where this
-// is not the occbench command (a test).
-std::unique_ptr<CompileWorkers> compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy,
-                                                     const JsonlContents& resumed) {
+// of the table that is this one; for a resumed run, the points its record lacks; for a search, the
+// points it is likely to ask for next, named as it goes (harness/run/compile_queue.hpp). None for
+// a shard, a --devices worker, a supervised child (its parent has them), a GPU the table lacks,
+// or with OCCBENCH_COMPILE_AHEAD=0; and none where this is not the occbench command (a test).
+void compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy, const JsonlContents& resumed,
+                          CompileAhead& ahead) {
   const char* wanted = std::getenv("OCCBENCH_COMPILE_AHEAD");
-  bool known_points = !strategy.is_adaptive() && !strategy.time_limit_s && spec.selection.shard_count == 0 && flags.claim_dir.empty();
+  bool search = strategy.is_adaptive(), known_points = !search && !strategy.time_limit_s;
+  bool compilable = (known_points || search) && spec.selection.shard_count == 0 && flags.claim_dir.empty();
   std::string config = config_to_compile(flags, resumed);
-  if (!spec.source_family || config.empty() || !known_points || (wanted && std::string(wanted) == "0") ||
+  if (!spec.source_family || config.empty() || !compilable || (wanted && std::string(wanted) == "0") ||
       supervisor_fd_from_environment() >= 0 || !running_as_occbench())
-    return nullptr;
+    return;
   cudaDeviceProp properties{};
   if (cudaGetDeviceProperties(&properties, flags.device_ordinal) != cudaSuccess) {
     cudaGetLastError();
-    return nullptr;
+    return;
   }
   const GpuSpec* gpu = find_gpu(properties.name);
-  if (!gpu) return nullptr;
+  if (!gpu) return;
   std::vector<std::string> plan_argv = {"occbench", "plan", config, "--gpu", gpu->key};
   for (auto& arg : selection_arguments(flags.selection)) plan_argv.push_back(std::move(arg));
-  if (strategy.max_points)  // a sample (random) or the first N points: the workers compile those
+  if (search) {  // the measuring process (this one, or its supervised child) finds the queue in the environment
+    ahead.queue_path = (std::filesystem::temp_directory_path() / fmt::format("occbench-compile-queue-{}", getpid())).string();
+    std::ofstream(ahead.queue_path, std::ios::trunc);
+    setenv(kCompileQueueVariable, ahead.queue_path.c_str(), 1);
+    plan_argv.insert(plan_argv.end(), {"--compile-queue", ahead.queue_path});
+  } else if (strategy.max_points) {  // a sample (random) or the first N points: the workers compile those
     plan_argv.insert(plan_argv.end(), {"--compile-sample", fmt::format("{}:{}:{}", strategy.name, *strategy.max_points, strategy.seed)});
-  if (!flags.resume_path.empty()) plan_argv.insert(plan_argv.end(), {"--compile-skip", flags.resume_path});
-  return std::make_unique<CompileWorkers>(plan_argv, compile_worker_count(1), /*hide_gpus=*/true);
+  }
+  if (!flags.resume_path.empty() && !search) plan_argv.insert(plan_argv.end(), {"--compile-skip", flags.resume_path});
+  ahead.workers = std::make_unique<CompileWorkers>(plan_argv, compile_worker_count(1), /*hide_gpus=*/true);
 }
 
 int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy, const JsonlContents& resumed,
@@ -290,8 +312,11 @@ int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strat
   options.claim_dir = flags.claim_dir;
   options.strategy = strategy;
   options.supervisor_fd = supervisor_fd_from_environment();
-  std::unique_ptr<CompileWorkers> compiling = compile_ahead_of_run(flags, spec, strategy, resumed);
-  if (compiling) std::cerr << fmt::format("compiling the sweep's kernels ahead in {} worker process(es)\n", compiling->count());
+  CompileAhead compiling;
+  compile_ahead_of_run(flags, spec, strategy, resumed, compiling);
+  if (compiling.workers)
+    std::cerr << fmt::format("compiling {} kernels ahead in {} worker process(es)\n",
+                             compiling.queue_path.empty() ? "the sweep's" : "the search's likely next", compiling.workers->count());
   if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) return supervise(flags, spec, strategy, argv, registry);
   RunSummary summary = run_sweep(spec, registry, options, std::cout);
   if (summary.failed > 0)

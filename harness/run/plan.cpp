@@ -1,5 +1,6 @@
 #include "harness/run/plan.hpp"
 
+#include "harness/run/compile_queue.hpp"
 #include "harness/run/compile_workers.hpp"
 #include "harness/sweep/selection.hpp"
 #include "harness/model/metrics.hpp"
@@ -22,6 +23,7 @@
 #include <cstdio>
 
 #include <cmath>
+#include <map>
 #include <ostream>
 
 namespace occbench {
@@ -273,6 +275,20 @@ int compile_share(const SweepSpec& spec, const Registry& registry, const PlanTar
   if (family && family->precompile) family->precompile(compile_wanted(points), plan_arch(target), index, count);
   return 0;
 }
+
+// plan --compile-queue FILE (a search's worker): compiles the points the run names in FILE.
+int compile_queue_worker(const SweepSpec& spec, const Registry& registry, const PlanTarget& target, const PlanOptions& options) {
+  const Family* family = sweep_family(spec, registry);
+  if (!family || !family->precompile) return 0;
+  std::vector<Point> points = make_point_source(spec, registry)->points();
+  std::map<std::string, const Point*> by_id;
+  for (const auto& p : points) by_id[p.id] = &p;
+  follow_compile_queue(
+      options.compile_queue, by_id,
+      [&](const Point& p) { family->precompile({{p.variant->name, p.params}}, plan_arch(target), 0, 1); },
+      while_parent_lives());
+  return 0;
+}
 }  // namespace
 
 PlanSummary plan_sweep(const SweepSpec& spec, const Registry& registry, const PlanTarget& target,
@@ -419,6 +435,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
     } else {
       target = plan_target(query_device(0), built);
     }
+    if (!options.compile_queue.empty()) return compile_queue_worker(spec, registry, target, options);
     if (!options.compile_share.empty()) return compile_share(spec, registry, target, options);
     if (uses_sm_clock_axis(spec)) out << check_sm_clocks(spec, plan_sm_clocks(options, target), target.name);
     out << restrictions_summary(spec, registry);

@@ -64,6 +64,9 @@ struct PlanOptions {
   std::string compile_sample;
   // internal, with compile_share: a resumed run's .jsonl; its finished points are not compiled.
   std::string compile_skip;
+  // internal: a search's queue file (harness/run/compile_queue.hpp): compile the points named there
+  // as they are named, until the run that started this process ends.
+  std::string compile_queue;
 };
 
 struct PlanSummary {

@@ -1,5 +1,7 @@
 #include "harness/run/runner.hpp"
 
+#include "harness/run/compile_queue.hpp"
+
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/measure/point.hpp"
@@ -79,6 +81,8 @@ class PointLoop {
       return kept->second;
     }
     announce(options_.supervisor_fd, "begin " + point.id);
+    // A search's likely next points, compiled by the workers while this one is measured.
+    if (compile_queue_) compile_queue_->offer(source.likely_next(kCompileLookahead));
     SharedRecord record = measure(point);
     records_.add(record, false);
     if (source.learns()) observers_.settle();  // a search chooses its next point from this one's whole record
@@ -157,6 +161,8 @@ class PointLoop {
   Observers observers_;
   ProblemCache problems_;
   RecordQueue records_;
+  std::unique_ptr<CompileQueue> compile_queue_ = compile_queue_from_environment();
+  static constexpr std::size_t kCompileLookahead = 32;
   bool lost_handled_ = false;
 };
 

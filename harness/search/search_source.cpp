@@ -72,6 +72,14 @@ const Point* SearchSource::next() {
 
 void SearchSource::tell(const Point& point, const nlohmann::ordered_json& record) { learn(point.id, record); }
 
+std::vector<const Point*> SearchSource::likely_next(std::size_t limit) const {
+  std::vector<const Point*> likely;
+  if (current_ >= groups_.size()) return likely;
+  const Group& group = groups_[current_];
+  for (std::size_t candidate : group.searcher->likely_next(limit)) likely.push_back(&points_[group.members[candidate]]);
+  return likely;
+}
+
 void SearchSource::learn(const std::string& point_id, const nlohmann::ordered_json& record) {
   auto found = place_.find(point_id);
   if (found == place_.end()) return;

@@ -26,6 +26,7 @@ class SearchSource : public PointSource {
   const Point* next() override;
   void tell(const Point& point, const nlohmann::ordered_json& record) override;
   bool learns() const override { return true; }
+  std::vector<const Point*> likely_next(std::size_t limit) const override;
   // The CUDA context is lost: no more points (a supervised run goes on in a new process, which
   // resumes the search where this one stopped).
   void device_lost() override { lost_ = true; }

@@ -16,7 +16,26 @@ std::optional<std::size_t> Searcher::ask() {
   if (evaluated_count_ >= space_.size()) return std::nullopt;
   std::optional<std::size_t> choice = propose();
   if (!choice || is_evaluated(*choice)) choice = random_unevaluated();
+  if (choice) last_asked_ = choice;
   return choice;
+}
+
+std::vector<std::size_t> Searcher::likely_next(std::size_t limit) const { return likely_after({}, limit); }
+
+std::vector<std::size_t> Searcher::likely_after(const std::deque<std::size_t>& first, std::size_t limit) const {
+  std::vector<std::size_t> likely;
+  for (std::size_t c : first) {
+    if (likely.size() >= limit) return likely;
+    if (!is_evaluated(c) && std::find(likely.begin(), likely.end(), c) == likely.end()) likely.push_back(c);
+  }
+  for (const auto& around : {best_candidate_, last_asked_}) {
+    if (!around) continue;
+    for (std::size_t n : space_.neighbours(*around)) {
+      if (likely.size() >= limit) return likely;
+      if (!is_evaluated(n) && std::find(likely.begin(), likely.end(), n) == likely.end()) likely.push_back(n);
+    }
+  }
+  return likely;
 }
 
 void Searcher::tell(std::size_t candidate, std::optional<double> cost) {
@@ -25,7 +44,10 @@ void Searcher::tell(std::size_t candidate, std::optional<double> cost) {
   told_flags_[candidate] = 1;
   history_.push_back(candidate);
   costs_[candidate] = cost;
-  if (better(cost, best_cost_)) best_cost_ = cost;
+  if (better(cost, best_cost_)) {
+    best_cost_ = cost;
+    best_candidate_ = candidate;
+  }
   learn(candidate, cost);
 }
 

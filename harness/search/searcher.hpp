@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <random>
@@ -31,6 +32,12 @@ class Searcher {
   std::size_t told() const { return history_.size(); }
   bool was_told(std::size_t candidate) const { return told_flags_[candidate]; }
   std::optional<double> best_cost() const { return best_cost_; }
+  // Up to `limit` candidates not evaluated yet that the strategy is likely to ask for soon: the
+  // neighbours of the best candidate so far, then of the one asked last (what a local search
+  // moves to; other strategies go there too once they converge). A guess, for compiling ahead.
+  // A strategy that knows its next asks (a local search's untried neighbours, a genetic search's
+  // queued children) names them first.
+  virtual std::vector<std::size_t> likely_next(std::size_t limit) const;
 
  protected:
   // The strategy's choice; may return an evaluated candidate, which ask replaces by a random one.
@@ -42,6 +49,8 @@ class Searcher {
   // Lower is better; a failed candidate is worse than any with a cost.
   bool better(std::optional<double> a, std::optional<double> b) const { return a && (!b || *a < *b); }
   std::optional<std::size_t> random_unevaluated();
+  // `first` (the strategy's own queue), then the default guess, unevaluated and each once, at most `limit`.
+  std::vector<std::size_t> likely_after(const std::deque<std::size_t>& first, std::size_t limit) const;
   // The evaluated candidates, in the order they were told.
   const std::vector<std::size_t>& history() const { return history_; }
 
@@ -54,6 +63,7 @@ class Searcher {
   std::vector<std::size_t> history_;
   std::size_t evaluated_count_ = 0;
   std::optional<double> best_cost_;
+  std::optional<std::size_t> best_candidate_, last_asked_;
 };
 
 // A searcher of the strategy (harness/sweep/strategy.hpp names them): random, local, genetic or

@@ -28,6 +28,7 @@ class LocalSearch : public Searcher {
 
  protected:
   std::optional<std::size_t> propose() override;
+  std::vector<std::size_t> likely_next(std::size_t limit) const override { return likely_after(untried_, limit); }
   void learn(std::size_t candidate, std::optional<double> cost) override;
 
  private:
@@ -48,6 +49,7 @@ class GeneticSearch : public Searcher {
 
  protected:
   std::optional<std::size_t> propose() override;
+  std::vector<std::size_t> likely_next(std::size_t limit) const override { return likely_after(queued_, limit); }
   void learn(std::size_t candidate, std::optional<double> cost) override;
 
  private:

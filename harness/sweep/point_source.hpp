@@ -37,6 +37,12 @@ class PointSource {
   // Whether tell() decides from the record: the loop then completes each record (every observer's
   // section) before telling it, instead of letting sections of several points settle together.
   virtual bool learns() const { return false; }
+  // Up to `limit` points it is likely to give soon, not given yet (a search's guess; empty where
+  // the points are known ahead): compiled ahead while the GPU measures.
+  virtual std::vector<const Point*> likely_next(std::size_t limit) const {
+    (void)limit;
+    return {};
+  }
   // This process can measure nothing more (its CUDA context is lost): a source that shares points
   // with other workers stops taking them; the others go on (the run records the rest as skipped).
   virtual void device_lost() {}

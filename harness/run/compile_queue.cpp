@@ -1,0 +1,78 @@
+#include "harness/run/compile_queue.hpp"
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+namespace occbench {
+
+void CompileQueue::offer(const std::vector<const Point*>& points) {
+  std::string lines;
+  for (const Point* p : points)
+    if (offered_.insert(p->id).second) lines += p->id + "\n";
+  if (lines.empty()) return;
+  // Whole lines (a worker reads only complete ones), the offer ended by an empty line.
+  std::ofstream(path_, std::ios::app) << lines << "\n" << std::flush;
+}
+
+std::unique_ptr<CompileQueue> compile_queue_from_environment() {
+  const char* path = std::getenv(kCompileQueueVariable);
+  return path && *path ? std::make_unique<CompileQueue>(path) : nullptr;
+}
+
+namespace {
+
+// The complete lines appended to `path` since `offset`, which moves past them.
+std::vector<std::string> new_lines(const std::string& path, std::streamoff& offset) {
+  std::vector<std::string> lines;
+  std::ifstream in(path, std::ios::binary);
+  if (!in || !in.seekg(offset)) return lines;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (in.eof()) break;  // no newline yet: the rest of it is still being written
+    offset += std::streamoff(line.size() + 1);
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+}  // namespace
+
+std::function<bool()> while_parent_lives() {
+  const pid_t parent = getppid();
+  return [parent] { return getppid() == parent; };
+}
+
+// The newest offer first: a search moves on, and what it named before may never be asked for.
+void follow_compile_queue(const std::string& path, const std::map<std::string, const Point*>& points,
+                          const std::function<void(const Point&)>& compile, const std::function<bool()>& keep_going) {
+  std::streamoff offset = 0;
+  std::set<std::string> done;
+  std::vector<std::vector<std::string>> offers(1);  // the last one still open
+  while (keep_going()) {
+    for (auto& line : new_lines(path, offset)) {
+      if (!line.empty()) offers.back().push_back(std::move(line));
+      else if (!offers.back().empty()) offers.emplace_back();
+    }
+    // The newest complete offer's first point not compiled yet, else an older offer's.
+    const Point* next = nullptr;
+    for (auto offer = offers.rbegin(); offer != offers.rend() && !next; ++offer)
+      for (const auto& id : *offer) {
+        auto found = points.find(id);
+        if (found != points.end() && !done.count(id)) {
+          next = found->second;
+          break;
+        }
+      }
+    if (!next) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    done.insert(next->id);
+    compile(*next);
+  }
+}
+
+}  // namespace occbench
