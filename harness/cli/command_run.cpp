@@ -25,13 +25,13 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <cstdio>
-#include <unistd.h>
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <unistd.h>
 
 namespace occbench {
 
@@ -272,11 +272,10 @@ struct CompileAhead {
 void compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy, const JsonlContents& resumed,
                           CompileAhead& ahead) {
   const char* wanted = std::getenv("OCCBENCH_COMPILE_AHEAD");
-  bool search = strategy.is_adaptive(), known_points = !search && !strategy.time_limit_s;
-  bool compilable = (known_points || search) && spec.selection.shard_count == 0 && flags.claim_dir.empty();
+  bool search = strategy.is_adaptive();
   std::string config = config_to_compile(flags, resumed);
-  if (!spec.source_family || config.empty() || !compilable || (wanted && std::string(wanted) == "0") ||
-      supervisor_fd_from_environment() >= 0 || !running_as_occbench())
+  if (!spec.source_family || config.empty() || spec.selection.shard_count != 0 || !flags.claim_dir.empty() ||
+      (wanted && std::string(wanted) == "0") || supervisor_fd_from_environment() >= 0 || !running_as_occbench())
     return;
   cudaDeviceProp properties{};
   if (cudaGetDeviceProperties(&properties, flags.device_ordinal) != cudaSuccess) {

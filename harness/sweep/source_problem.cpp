@@ -3,9 +3,9 @@
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/parallel.hpp"
 #include "harness/family/device_buffer.hpp"
+#include "harness/family/guarded_buffer.hpp"
 #include "harness/family/npy.hpp"
 #include "harness/family/random.hpp"
-#include "harness/family/guarded_buffer.hpp"
 #include "harness/family/random_device.hpp"
 #include "harness/family/verify_device.hpp"
 
