@@ -57,9 +57,14 @@ class SteppingCounter : public EnergyReadings {
 // A GPU that ran 1000 launches of 0.1 ms each.
 class FakeLaunches : public BusyWork {
  public:
-  void keep_busy() override { ++calls; }
+  void keep_busy(double ahead_s) override {
+    ++calls;
+    max_ahead_s = std::max(max_ahead_s, ahead_s);
+    min_ahead_s = std::min(min_ahead_s, ahead_s);
+  }
   BusyStretch finish() override { return {1000, 0.1}; }
   int calls = 0;
+  double max_ahead_s = 0, min_ahead_s = 1e9;
 };
 
 EnergySettings fast_settings() {
@@ -87,10 +92,18 @@ TEST(EnergyMeter, LearnsTheCounterPeriodAndMeasuresAWindowOfWholeSteps) {
   EXPECT_EQ(w.temperature_c, 57.0);
   EXPECT_EQ(energy_json(w, 75, 0, 0)["gpu_temperature_c"], 57.0);
   EXPECT_GT(launches.calls, 3);  // the GPU was kept busy while the counter was read
+  // Queued ahead at most 20 ms, and near the close only the margin past it.
+  EXPECT_LE(launches.max_ahead_s, 0.020 + 1e-12);
+  EXPECT_GT(launches.max_ahead_s, 0.015);
+  EXPECT_LE(launches.min_ahead_s, 0.0125);
 
   nlohmann::ordered_json run = meter.to_json();
   EXPECT_EQ(run["status"], "ok");
   EXPECT_NEAR(run["counter_period_ms"].get<double>(), 20.0, 4.0);
+  // The window's steps were added to the calibration's intervals.
+  EXPECT_EQ(run["counter_intervals_learned"].get<std::size_t>(), meter.calibration().intervals_s.size() + 3);
+  EXPECT_NEAR(run["counter_period_ms_learned"].get<double>(), 20.0, 2.0);
+  EXPECT_NEAR(w.window_s, 3 * run["counter_period_ms_learned"].get<double>() * 1e-3, 1e-12);
 }
 
 TEST(EnergyMeter, SaysWhyItIsUnavailableAndMeasuresNothing) {
@@ -127,6 +140,21 @@ TEST(EnergyMeter, CalibrationNeedsThreeChanges) {
   EXPECT_EQ(counter_periods(0.3, 0.1), 3);
   EXPECT_EQ(counter_periods(0.01, 0.1), 1);
   EXPECT_EQ(counter_periods(1.0, 0.1), 10);
+  // A launch longer than the window: the window holds about one whole launch.
+  EXPECT_EQ(counter_periods(0.2, 0.1, 0.715), 7);
+  EXPECT_EQ(counter_periods(0.2, 0.1, 0.111), 2);
+}
+
+TEST(EnergyMeter, ALateChangeDoesNotMoveThePeriod) {
+  // Changes every 100 ms, the host seeing the last one 19 ms late: the median interval stays
+  // 100 ms (first to last over the count would say 103.8 ms, and every watt 3.8% low).
+  CounterCalibration c = calibrate_counter({{0.0, 0}, {0.1, 10}, {0.2, 20}, {0.3, 30}, {0.4, 40}, {0.5, 50}, {0.619, 60}});
+  ASSERT_TRUE(c.reason.empty()) << c.reason;
+  EXPECT_EQ(c.updates, 6);
+  EXPECT_NEAR(c.period_s, 0.1, 1e-12);
+  EXPECT_NEAR(c.idle_w, 100.0, 1e-9);
+  // One late in the middle: a long interval and a short one, the median still 100 ms.
+  EXPECT_NEAR(calibrate_counter({{0.0, 0}, {0.1, 10}, {0.219, 20}, {0.3, 30}, {0.4, 40}, {0.5, 50}}).period_s, 0.1, 1e-12);
 }
 
 TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {

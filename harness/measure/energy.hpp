@@ -36,22 +36,26 @@ std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_
 // What keeps the GPU busy through a window: the point's launches, back to back (a stand-in in tests).
 struct BusyStretch {
   long long launches = 0;
-  double busy_s = 0;  // GPU time from the first launch to the end of the last
+  double busy_s = 0;          // GPU time from the first launch to the end of the last
+  double host_enqueue_s = 0;  // the host's time spent queuing them
 };
 class BusyWork {
  public:
   virtual ~BusyWork() = default;
-  virtual void keep_busy() = 0;      // queues launches ahead of the GPU; returns at once
+  // Queues launches until about `ahead_s` of GPU work waits ahead of the GPU (at least one
+  // launch); returns at once.
+  virtual void keep_busy(double ahead_s) = 0;
   virtual BusyStretch finish() = 0;  // queues no more, waits for the GPU, says what ran
 };
 
 // The counter's update period and the idle power, from readings (seconds, joules) taken with the
-// GPU idle: the times its value changed, and the energy between the first and last change.
+// GPU idle: the median time between its changes, and the energy between the first and last change.
 struct CounterCalibration {
   double period_s = 0;
   double idle_w = 0;
   int updates = 0;     // changes seen
   double span_s = 0;   // from the first change to the last
+  std::vector<double> intervals_s;  // between changes
   std::string reason;  // why the counter cannot be used; "" when it can
 };
 CounterCalibration calibrate_counter(const std::vector<std::pair<double, double>>& readings);
@@ -59,11 +63,14 @@ CounterCalibration calibrate_counter(const std::vector<std::pair<double, double>
 struct EnergySettings {
   double window_s = 0.2;        // measurement.energy_window_s, rounded to whole update periods
   double calibration_s = 1.0;   // idle readings at the start of the run, at most
-  double poll_s = 0.001;        // between readings
+  double poll_s = 0.001;        // between readings in a window
+  double calibration_poll_s = 0.0002;  // between idle readings: the changes' times to 0.2 ms
 };
 
-// Whole periods in a window of `window_s` (at least one).
-int counter_periods(double window_s, double period_s);
+// Whole periods in a window of `window_s` (at least one), and in any case about one whole launch
+// of `launch_s`: a window shorter than a launch would read a part of it, and a kernel's power is
+// not the same from its start to its end (the 0.7 s covariance kernels: 4% from process to process).
+int counter_periods(double window_s, double period_s, double launch_s = 0);
 
 // One point's window.
 struct EnergyWindow {
@@ -76,6 +83,7 @@ struct EnergyWindow {
   long long launches = 0;     // back to back, from before the window opened to after it closed
   double busy_s = 0;
   double launch_ms = 0;       // busy_s / launches
+  double host_enqueue_us_per_launch = 0;  // above launch_ms x 1000 the GPU waited for the host
   int power_samples = 0;      // the driver's power samples within the window, and their mean
   double power_mean_w = 0;
   std::optional<double> temperature_c;  // the GPU's, as the window closed
@@ -91,12 +99,16 @@ class EnergyMeter {
   const std::string& unavailable_reason() const { return reason_; }
   const CounterCalibration& calibration() const { return calibration_; }
   const EnergySettings& settings() const { return settings_; }
-  EnergyWindow measure(BusyWork& work);
+  // One window while `work` keeps the GPU busy with launches of about `launch_s` each.
+  EnergyWindow measure(BusyWork& work, double launch_s = 0);
   nlohmann::ordered_json to_json() const;  // the run's energy block
 
  private:
   void calibrate();
+  void learn_interval(double interval_s);
   std::unique_ptr<EnergyReadings> readings_;
+  std::vector<double> intervals_s_;  // the calibration's and every window's, the newest kept
+  double period_s_ = 0;              // their median: the period each window is measured with
   EnergySettings settings_;
   CounterCalibration calibration_;
   std::string reason_;

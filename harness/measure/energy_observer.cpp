@@ -14,17 +14,19 @@ namespace occbench {
 
 namespace {
 
-// The point's launches queued in chunks, each closed by an event, with enough queued that the
-// GPU never waits while the host reads NVML (a reading takes up to a few ms).
+// The point's launches queued in chunks of about 3 ms, each closed by an event. The meter says
+// how far ahead of the GPU to queue (harness/measure/energy.hpp): enough that the GPU never waits
+// while the host reads NVML, and little past the window's close, so finish() waits briefly. How
+// long a chunk takes comes from the chunks already done (the shortest: a gap before one only
+// lengthens it), at first from the timed median.
 class LaunchStretch : public BusyWork {
  public:
   LaunchStretch(const std::function<void()>& enqueue, cudaStream_t stream, double launch_ms, const DeviceInfo& device)
       : enqueue_(enqueue), stream_(stream), device_(device) {
     constexpr double kChunkMs = 3.0;
-    chunk_ = int(std::clamp(std::ceil(kChunkMs / std::max(launch_ms, 1e-4)), 1.0, 2048.0));
-    // Long launches: one queued behind the one running; very long ones one at a time (a gap of a
-    // reading between them is under 1% of one), so that finish() waits for at most one.
-    in_flight_limit_ = launch_ms >= 50 ? 1 : launch_ms >= kChunkMs ? 2 : 3;
+    launch_ms = std::max(launch_ms, 1e-4);
+    chunk_ = int(std::clamp(std::ceil(kChunkMs / launch_ms), 1.0, 2048.0));
+    chunk_s_ = chunk_ * launch_ms * 1e-3;
     OCCBENCH_CUDA_CHECK(cudaEventCreate(&start_));
   }
   ~LaunchStretch() override {
@@ -34,9 +36,9 @@ class LaunchStretch : public BusyWork {
     if (last_) cudaEventDestroy(last_);
   }
 
-  void keep_busy() override {
+  void keep_busy(double ahead_s) override {
     while (!queued_.empty() && cudaEventQuery(queued_.front()) == cudaSuccess) retire_front();
-    while (int(queued_.size()) < in_flight_limit_) queue_chunk();
+    while (queued_.empty() || queued_ahead_s() < ahead_s) queue_chunk();
     read_throttle_reasons_if_due();
   }
 
@@ -48,6 +50,7 @@ class LaunchStretch : public BusyWork {
     while (!queued_.empty()) retire_front();
     BusyStretch stretch;
     stretch.launches = launches_;
+    stretch.host_enqueue_s = host_enqueue_s_;
     if (last_) {
       float ms = 0;
       OCCBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, last_));
@@ -57,9 +60,17 @@ class LaunchStretch : public BusyWork {
   }
 
  private:
+  // The GPU time still queued: the chunks not yet done, less what the oldest has run so far.
+  double queued_ahead_s() const {
+    return std::max(0.0, double(queued_.size()) * chunk_s_ - seconds_since(front_started_));
+  }
+
   void queue_chunk() {
     if (launches_ == 0) OCCBENCH_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    if (queued_.empty()) front_started_ = std::chrono::steady_clock::now();
+    auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < chunk_; ++i) enqueue_();
+    host_enqueue_s_ += seconds_since(t0);
     launches_ += chunk_;
     cudaEvent_t done = nullptr;
     if (pool_.empty()) {
@@ -71,11 +82,18 @@ class LaunchStretch : public BusyWork {
     OCCBENCH_CUDA_CHECK(cudaEventRecord(done, stream_));
     queued_.push_back(done);
   }
-  // The oldest chunk has finished: its event becomes the stretch's end so far.
+  // The oldest chunk has finished: its event becomes the stretch's end so far, and the time
+  // from the chunk before it the newest measure of a chunk's length.
   void retire_front() {
-    if (last_) pool_.push_back(last_);
+    if (last_) {
+      float ms = 0;
+      OCCBENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, last_, queued_.front()));
+      if (ms > 0) chunk_s_ = std::min(chunk_s_, ms * 1e-3);
+      pool_.push_back(last_);
+    }
     last_ = queued_.front();
     queued_.pop_front();
+    front_started_ = std::chrono::steady_clock::now();
   }
 
   void read_throttle_reasons_if_due() {
@@ -89,8 +107,9 @@ class LaunchStretch : public BusyWork {
   cudaStream_t stream_;
   const DeviceInfo& device_;
   unsigned long long throttle_reasons_ = 0;
-  std::chrono::steady_clock::time_point last_reading_{};
-  int chunk_ = 1, in_flight_limit_ = 3;
+  std::chrono::steady_clock::time_point last_reading_{}, front_started_{};
+  int chunk_ = 1;
+  double chunk_s_ = 0, host_enqueue_s_ = 0;
   long long launches_ = 0;
   cudaEvent_t start_ = nullptr, last_ = nullptr;
   std::deque<cudaEvent_t> queued_;
@@ -106,7 +125,7 @@ void EnergyObserver::after_samples(const SampledPoint& point, const SharedRecord
     return;
   }
   LaunchStretch stretch(point.enqueue_launch, point.stream, point.timing.median_ms, device_);
-  EnergyWindow window = meter_.measure(stretch);
+  EnergyWindow window = meter_.measure(stretch, point.timing.median_ms * 1e-3);
   nlohmann::ordered_json& energy = record->json["energy"];
   energy = energy_json(window, meter_.calibration().idle_w, point.work.flops, point.work.dram_bytes);
   if (window.status == "ok") energy["throttle_reasons"] = throttle_reason_names(stretch.throttle_reasons());
