@@ -157,6 +157,20 @@ TEST(EnergyMeter, ALateChangeDoesNotMoveThePeriod) {
   EXPECT_NEAR(calibrate_counter({{0.0, 0}, {0.1, 10}, {0.219, 20}, {0.3, 30}, {0.4, 40}, {0.5, 50}}).period_s, 0.1, 1e-12);
 }
 
+TEST(EnergyMeter, AWindowWhoseCounterDisagreesWithThePowerSamplesIsWorthMeasuringAgain) {
+  EnergyWindow w;
+  w.average_w = 500;
+  w.power_samples = 10;
+  w.power_mean_w = 470;  // 6% below the counter: a step a few ms off its period
+  EXPECT_NEAR(counter_vs_samples(w), 0.06, 1e-12);
+  EXPECT_TRUE(counter_disagrees_with_samples(w));
+  w.power_mean_w = 490;  // 2%: within what the two sensors differ by
+  EXPECT_FALSE(counter_disagrees_with_samples(w));
+  w.power_mean_w = 400;
+  w.power_samples = 4;  // too few samples to judge the counter by
+  EXPECT_FALSE(counter_disagrees_with_samples(w));
+}
+
 TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {
   EnergyWindow w;
   w.counter_periods = 2;

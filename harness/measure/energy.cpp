@@ -211,6 +211,17 @@ ordered_json EnergyMeter::to_json() const {
   return j;
 }
 
+double counter_vs_samples(const EnergyWindow& w) {
+  constexpr int kFewestSamples = 5;
+  if (w.power_samples < kFewestSamples || w.average_w <= 0) return 0;
+  return std::abs(w.power_mean_w / w.average_w - 1);
+}
+
+bool counter_disagrees_with_samples(const EnergyWindow& w) {
+  constexpr double kRecheckAbove = 0.03;
+  return counter_vs_samples(w) > kRecheckAbove;
+}
+
 ordered_json energy_unavailable_json(const std::string& reason) { return {{"status", "unavailable"}, {"reason", reason}}; }
 
 ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, double dram_bytes) {

@@ -114,6 +114,11 @@ class EnergyMeter {
   std::string reason_;
 };
 
+// |the power samples' mean / the counter's average watts - 1| of a window with at least 5 samples
+// (0 with fewer), and whether it is over 3%: a window worth measuring again.
+double counter_vs_samples(const EnergyWindow& window);
+bool counter_disagrees_with_samples(const EnergyWindow& window);
+
 // A point's energy section from its window and work model (flops, dram bytes per launch).
 nlohmann::ordered_json energy_json(const EnergyWindow& window, double idle_w, double flops, double dram_bytes);
 nlohmann::ordered_json energy_unavailable_json(const std::string& reason);

@@ -2,10 +2,12 @@
 // The observer that adds the energy section to every device point (run --energy,
 // measurement.energy): after its timed samples, the point's launches run back to back through
 // one window of the energy meter (harness/measure/energy.hpp), with the throttle reasons NVML
-// gave during it.
+// gave during it; a second window where the counter and the driver's power samples disagree.
 #include "harness/measure/device.hpp"
 #include "harness/measure/energy.hpp"
 #include "harness/measure/observer.hpp"
+
+#include <utility>
 
 namespace occbench {
 
@@ -15,6 +17,7 @@ class EnergyObserver : public PointObserver {
   void after_samples(const SampledPoint& point, const SharedRecord& record) override;
 
  private:
+  std::pair<EnergyWindow, unsigned long long> measure_window(const SampledPoint& point);
   EnergyMeter& meter_;
   const DeviceInfo& device_;
 };
