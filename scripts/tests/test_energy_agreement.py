@@ -8,16 +8,17 @@ from pathlib import Path
 SCRIPT = Path(__file__).resolve().parents[1] / "energy_agreement.py"
 
 
-def write_run(folder, sweep, joules, average_w=400.0, samples_w=410.0):
+def write_run(folder, sweep, joules, average_w=400.0, samples_w=410.0, windows=1):
     folder.mkdir(parents=True, exist_ok=True)
     results = [{"point_id": f"{sweep}/v/p={i}", "energy": {"status": "ok", "joules_per_launch": j, "average_w": average_w,
-                                                             "power_samples_mean_w": samples_w}}
+                                                             "power_samples_mean_w": samples_w, "windows": windows}}
                for i, j in enumerate(joules)]
     (folder / f"{sweep}-GPU-1.json").write_text(json.dumps({"results": results}))
 
 
 def test_tables_say_how_many_points_agree_and_what_energy_costs(tmp_path):
     for sweep in ("adjacent_difference", "covariance_chunk_sweep"):
+        write_run(tmp_path / "p0", sweep, [0.96, 2.0, 3.0], windows=2)  # -4%: the first run, on a cooler GPU
         write_run(tmp_path / "p1", sweep, [1.0, 2.0, 3.0])
         write_run(tmp_path / "p2", sweep, [1.01, 2.1, 3.0])  # +1%, +5%, 0%
         write_run(tmp_path / "window0.3", sweep, [1.0, 2.0, 3.0])
@@ -32,5 +33,9 @@ def test_tables_say_how_many_points_agree_and_what_energy_costs(tmp_path):
     out = done.stdout
     assert "| adjacent_difference: two processes, 0.2 s window | 3 | 1.00% | 5.00% (`adjacent_difference/v/p=1`) | 2 of 3 |" in out
     assert "| adjacent_difference: 0.3 s against 1 s window | 3 | 0.00% | 1.00% (`adjacent_difference/v/p=2`) | 3 of 3 |" in out
-    assert "| adjacent_difference window1.0 | 3 | 10.00% | 10.00% | 0 of 3 |" in out
-    assert "| matmul | 0.1 s | 0.3 s | 3.00x |" in out
+    assert "| adjacent_difference window1.0 | 3 | 10.00% | 10.00% | 0 of 3 | 0 |" in out
+    assert "| adjacent_difference p0 | 3 | 2.50% | 2.50% | 3 of 3 | 3 |" in out  # every window measured twice
+    assert ("| adjacent_difference: the first run on the GPU as found against the next, 0.2 s | 3 | 0.00% | 4.17% "
+            "(`adjacent_difference/v/p=0`) | 2 of 3 |") in out
+    assert "0.1 s against 1 s" not in out  # no such run: no row
+    assert "| matmul (energy) | 0.1 s | 0.3 s | 3.00x |" in out
