@@ -169,6 +169,15 @@ TEST(EnergyMeter, AWindowWhoseCounterDisagreesWithThePowerSamplesIsWorthMeasurin
   w.power_mean_w = 400;
   w.power_samples = 4;  // too few samples to judge the counter by
   EXPECT_FALSE(counter_disagrees_with_samples(w));
+
+  // Of the window and the one measured again, the better-agreeing one is kept, whichever came first.
+  EnergyWindow off = w, agrees = w;
+  off.power_samples = agrees.power_samples = 10;
+  off.power_mean_w = 470;     // 6% off
+  agrees.power_mean_w = 495;  // 1% off
+  EXPECT_EQ(better_window_first(off, agrees).first.power_mean_w, 495);
+  EXPECT_EQ(better_window_first(off, agrees).second.power_mean_w, 470);
+  EXPECT_EQ(better_window_first(agrees, off).first.power_mean_w, 495);
 }
 
 TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {

@@ -222,6 +222,11 @@ bool counter_disagrees_with_samples(const EnergyWindow& w) {
   return counter_vs_samples(w) > kRecheckAbove;
 }
 
+std::pair<EnergyWindow, EnergyWindow> better_window_first(const EnergyWindow& first, const EnergyWindow& again) {
+  if (counter_vs_samples(again) < counter_vs_samples(first)) return {again, first};
+  return {first, again};
+}
+
 ordered_json energy_unavailable_json(const std::string& reason) { return {{"status", "unavailable"}, {"reason", reason}}; }
 
 ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, double dram_bytes) {

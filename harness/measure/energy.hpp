@@ -118,6 +118,9 @@ class EnergyMeter {
 // (0 with fewer), and whether it is over 3%: a window worth measuring again.
 double counter_vs_samples(const EnergyWindow& window);
 bool counter_disagrees_with_samples(const EnergyWindow& window);
+// A window and the one measured again after it: the one whose counter agrees better with its
+// samples first (the first on a tie), the other second.
+std::pair<EnergyWindow, EnergyWindow> better_window_first(const EnergyWindow& first, const EnergyWindow& again);
 
 // A point's energy section from its window and work model (flops, dram bytes per launch).
 nlohmann::ordered_json energy_json(const EnergyWindow& window, double idle_w, double flops, double dram_bytes);

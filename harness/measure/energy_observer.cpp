@@ -9,6 +9,7 @@
 #include <cmath>
 #include <deque>
 #include <optional>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -134,24 +135,21 @@ void EnergyObserver::after_samples(const SampledPoint& point, const SharedRecord
     return;
   }
   auto [window, throttle_reasons] = measure_window(point);
-  std::optional<EnergyWindow> first;
+  std::optional<EnergyWindow> other;
   // The counter now and then closes a window a few ms off its period (its watts 4-6% off the
   // driver's power samples in the same window, on the H100): such a window is measured again, and
   // the one whose counter agrees better with its samples is kept.
   if (window.status == "ok" && counter_disagrees_with_samples(window)) {
     auto [again, again_reasons] = measure_window(point);
     throttle_reasons |= again_reasons;
-    if (again.status == "ok") {
-      first = window;
-      if (counter_vs_samples(again) < counter_vs_samples(window)) std::swap(window, *first);
-    }
+    if (again.status == "ok") std::tie(window, other) = better_window_first(window, again);
   }
   nlohmann::ordered_json& energy = record->json["energy"];
   energy = energy_json(window, meter_.calibration().idle_w, point.work.flops, point.work.dram_bytes);
   if (window.status != "ok") return;
   energy["throttle_reasons"] = throttle_reason_names(throttle_reasons);
-  energy["windows"] = first ? 2 : 1;
-  if (first) energy["other_window"] = {{"average_w", first->average_w}, {"power_samples_mean_w", first->power_mean_w}};
+  energy["windows"] = other ? 2 : 1;
+  if (other) energy["other_window"] = {{"average_w", other->average_w}, {"power_samples_mean_w", other->power_mean_w}};
 }
 
 }  // namespace occbench
