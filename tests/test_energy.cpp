@@ -201,6 +201,13 @@ TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {
   EXPECT_EQ(e["launches_in_window"].get<long long>(), 2000);
   EXPECT_TRUE(energy_json(w, 75, 0, 0)["gflop_per_j"].is_null());
   EXPECT_TRUE(e["gpu_temperature_c"].is_null());  // no reading: null, never a made-up value
+  EXPECT_FALSE(e["host_bound"].get<bool>());
+  // A 4 us kernel whose launch costs the host 3.5 us to queue: the GPU waits for the host.
+  w.launch_ms = 0.004;
+  w.host_enqueue_us_per_launch = 3.5;
+  EXPECT_TRUE(energy_json(w, 75, 0, 0)["host_bound"].get<bool>());
+  w.host_enqueue_us_per_launch = 1.0;
+  EXPECT_FALSE(energy_json(w, 75, 0, 0)["host_bound"].get<bool>());
 }
 
 // The stand-in for NVML's clock control: what it was told, and a refusal when asked to refuse.

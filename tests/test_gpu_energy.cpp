@@ -93,6 +93,7 @@ TEST(GpuEnergy, EveryDevicePointHasJoulesPerLaunchThatAgreeWithThePowerSamples) 
     // queue ran dry between NVML's readings took 10-20% longer), and queuing one costs the host less.
     EXPECT_NEAR(e["launch_ms"].get<double>() / r["timing"]["median_ms"].get<double>(), 1.0, 0.05);
     EXPECT_LT(e["host_enqueue_us_per_launch"].get<double>(), e["launch_ms"].get<double>() * 1e3);
+    EXPECT_FALSE(e["host_bound"].get<bool>());
     EXPECT_GT(e["joules_per_launch"].get<double>(), 0);
     EXPECT_GT(e["gb_per_j"].get<double>(), 0);
     EXPECT_TRUE(e["throttle_reasons"].is_array());

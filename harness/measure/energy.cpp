@@ -227,6 +227,11 @@ std::pair<EnergyWindow, EnergyWindow> better_window_first(const EnergyWindow& fi
   return {first, again};
 }
 
+bool host_bound(const EnergyWindow& w) {
+  constexpr double kShareOfLaunch = 0.8;
+  return w.launch_ms > 0 && w.host_enqueue_us_per_launch >= kShareOfLaunch * w.launch_ms * 1e3;
+}
+
 ordered_json energy_unavailable_json(const std::string& reason) { return {{"status", "unavailable"}, {"reason", reason}}; }
 
 ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, double dram_bytes) {
@@ -249,6 +254,7 @@ ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, dou
                     {"launches_in_window", per_launch_s > 0 ? std::llround(w.window_s / per_launch_s) : 0},
                     {"launches", w.launches},
                     {"host_enqueue_us_per_launch", w.host_enqueue_us_per_launch},
+                    {"host_bound", host_bound(w)},
                     {"energy_j", w.energy_j},
                     {"power_samples", w.power_samples},
                     {"power_samples_mean_w", w.power_samples ? ordered_json(w.power_mean_w) : ordered_json(nullptr)},

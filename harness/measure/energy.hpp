@@ -118,6 +118,9 @@ class EnergyMeter {
 // (0 with fewer), and whether it is over 3%: a window worth measuring again.
 double counter_vs_samples(const EnergyWindow& window);
 bool counter_disagrees_with_samples(const EnergyWindow& window);
+// Whether queuing a launch took the host about as long as the GPU took to run one (80% or
+// more): then the GPU waited for the host between launches, and the window's watts hold those gaps.
+bool host_bound(const EnergyWindow& window);
 // A window and the one measured again after it: the one whose counter agrees better with its
 // samples first (the first on a tie), the other second.
 std::pair<EnergyWindow, EnergyWindow> better_window_first(const EnergyWindow& first, const EnergyWindow& again);
