@@ -145,6 +145,17 @@ TEST(EnergyMeter, CalibrationNeedsThreeChanges) {
   EXPECT_EQ(counter_periods(0.2, 0.1, 0.111), 2);
 }
 
+TEST(EnergyMeter, ChunksToQueueAreDecidedOnceAndBounded) {
+  EXPECT_EQ(chunks_to_queue(0, 0.0, 0.020, 0.003), 7);    // 20 ms ahead in 3 ms chunks
+  EXPECT_EQ(chunks_to_queue(5, 0.014, 0.020, 0.003), 2);  // 6 ms short
+  EXPECT_EQ(chunks_to_queue(7, 0.021, 0.020, 0.003), 0);  // enough queued
+  EXPECT_EQ(chunks_to_queue(0, 0.0, 0.0, 0.003), 1);      // past the close: still one, never none
+  EXPECT_EQ(chunks_to_queue(30, 0.0, 0.020, 0.003), 2);   // at most 32 queued, however far behind
+  EXPECT_EQ(chunks_to_queue(32, 0.0, 0.020, 0.003), 0);
+  // A 0.7 s launch covers the 20 ms ahead by itself: one queued behind it would be waited for.
+  EXPECT_EQ(chunks_to_queue(1, 0.5, 0.020, 0.7), 0);
+}
+
 TEST(EnergyMeter, ALateChangeDoesNotMoveThePeriod) {
   // Changes every 100 ms, the host seeing the last one 19 ms late: the median interval stays
   // 100 ms (first to last over the count would say 103.8 ms, and every watt 3.8% low).

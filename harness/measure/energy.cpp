@@ -91,6 +91,13 @@ CounterCalibration calibrate_counter(const std::vector<std::pair<double, double>
   return c;
 }
 
+int chunks_to_queue(int queued, double queued_ahead_s, double ahead_s, double chunk_s) {
+  constexpr int kMostQueued = 32;
+  int missing = queued == 0 ? 1 : 0;
+  if (ahead_s > queued_ahead_s && chunk_s > 0) missing = std::max(missing, int(std::ceil((ahead_s - queued_ahead_s) / chunk_s)));
+  return std::clamp(missing, 0, std::max(0, kMostQueued - queued));
+}
+
 int counter_periods(double window_s, double period_s, double launch_s) {
   if (period_s <= 0) return 1;
   return std::max({1, int(std::lround(window_s / period_s)), int(std::lround(launch_s / period_s))});

@@ -48,6 +48,12 @@ class BusyWork {
   virtual BusyStretch finish() = 0;  // queues no more, waits for the GPU, says what ran
 };
 
+// How many chunks of `chunk_s` to queue behind `queued` ones holding `queued_ahead_s` of GPU work,
+// so that about `ahead_s` waits ahead (at least one chunk queued, at most 32). Decided once per
+// call: where the host queues slower than the GPU runs (kernels of a few us), queuing until the
+// estimate is met would never end.
+int chunks_to_queue(int queued, double queued_ahead_s, double ahead_s, double chunk_s);
+
 // The counter's update period and the idle power, from readings (seconds, joules) taken with the
 // GPU idle: the median time between its changes, and the energy between the first and last change.
 struct CounterCalibration {

@@ -41,7 +41,8 @@ class LaunchStretch : public BusyWork {
 
   void keep_busy(double ahead_s) override {
     while (!queued_.empty() && cudaEventQuery(queued_.front()) == cudaSuccess) retire_front();
-    while (queued_.empty() || queued_ahead_s() < ahead_s) queue_chunk();
+    int missing = chunks_to_queue(int(queued_.size()), queued_ahead_s(), ahead_s, chunk_s_);
+    for (int i = 0; i < missing; ++i) queue_chunk();
     read_throttle_reasons_if_due();
   }
 
