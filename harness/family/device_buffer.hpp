@@ -7,6 +7,12 @@
 
 namespace occbench {
 
+// 0xFF bytes: every float and double element becomes NaN, so an unwritten element fails (and a
+// guard zone holds them, so that any other byte there is a write out of bounds).
+inline void poison_bytes(void* device_pointer, std::size_t bytes) {
+  if (bytes) OCCBENCH_CUDA_CHECK(cudaMemset(device_pointer, 0xFF, bytes));
+}
+
 template <typename T>
 class DeviceBuffer {
  public:
@@ -41,10 +47,7 @@ class DeviceBuffer {
     if (count_) OCCBENCH_CUDA_CHECK(cudaMemcpy(host.data(), data_, bytes(), cudaMemcpyDeviceToHost));
     return host;
   }
-  // 0xFF bytes: every float and double element becomes NaN, so an unwritten element fails.
-  void poison() {
-    if (count_) OCCBENCH_CUDA_CHECK(cudaMemset(data_, 0xFF, bytes()));
-  }
+  void poison() { poison_bytes(data_, bytes()); }
 
  private:
   T* data_ = nullptr;

@@ -147,7 +147,7 @@ struct GuardedBuffer::Mapping {
   void fill(std::size_t bytes) {
     for (bool above : {false, true})
       for (const auto& [offset, size] : watched(bytes, above))
-        if (size) OCCBENCH_CUDA_CHECK(cudaMemset(at(offset), 0xFF, size));
+        poison_bytes(at(offset), size);
   }
 
   GuardWrites count(std::size_t bytes) {
@@ -197,7 +197,7 @@ void GuardedBuffer::upload(const std::vector<unsigned char>& host) {
 }
 
 void GuardedBuffer::poison() {
-  if (bytes_) OCCBENCH_CUDA_CHECK(cudaMemset(data_, 0xFF, bytes_));
+  poison_bytes(data_, bytes_);
 }
 
 GuardWrites GuardedBuffer::take_writes() {

@@ -61,8 +61,7 @@ class GuardedBuffer {
   const std::string& why_unguarded() const { return why_unguarded_; }
 
   void upload(const std::vector<unsigned char>& host);
-  // 0xFF bytes: every float and double element becomes NaN, so an unwritten element fails.
-  void poison();
+  void poison();  // poison_bytes (device_buffer.hpp) over the buffer
   // The bytes written outside the buffer since the zones were last filled; fills them again.
   GuardWrites take_writes();
 
