@@ -24,17 +24,18 @@ std::vector<std::size_t> Searcher::likely_next(std::size_t limit) const { return
 
 std::vector<std::size_t> Searcher::likely_after(const std::deque<std::size_t>& first, std::size_t limit) const {
   std::vector<std::size_t> likely;
-  for (std::size_t c : first) {
-    if (likely.size() >= limit) return likely;
+  // Adds `c` if unevaluated and new; false once `limit` are there.
+  auto add = [&](std::size_t c) {
+    if (likely.size() >= limit) return false;
     if (!is_evaluated(c) && std::find(likely.begin(), likely.end(), c) == likely.end()) likely.push_back(c);
-  }
-  for (const auto& around : {best_candidate_, last_asked_}) {
-    if (!around) continue;
-    for (std::size_t n : space_.neighbours(*around)) {
-      if (likely.size() >= limit) return likely;
-      if (!is_evaluated(n) && std::find(likely.begin(), likely.end(), n) == likely.end()) likely.push_back(n);
-    }
-  }
+    return true;
+  };
+  for (std::size_t c : first)
+    if (!add(c)) return likely;
+  for (const auto& around : {best_candidate_, last_asked_})
+    if (around)
+      for (std::size_t n : space_.neighbours(*around))
+        if (!add(n)) return likely;
   return likely;
 }
 

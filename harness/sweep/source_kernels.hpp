@@ -106,10 +106,10 @@ struct Instance {
   cudaKernel_t kernel = nullptr;
 };
 
-// Everything the family's callbacks share: the parsed config and the compiled kernels.
 // Guard zones of 16 GiB: as far as an unsigned 32-bit index of 4-byte elements reaches.
 constexpr std::size_t kDefaultGuardZoneBytes = std::size_t(16) << 30;
 
+// Everything the family's callbacks share: the parsed config and the compiled kernels.
 struct SourceState {
   std::string config_file, source_path, source_text;
   std::vector<std::string> include_options;  // -I of the config's include_dirs
