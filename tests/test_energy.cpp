@@ -46,7 +46,9 @@ class SteppingCounter : public EnergyReadings {
     return samples;
   }
   std::optional<double> temperature_c() override { return 57.0; }
+  std::optional<double> power_limit_w() override { return limit_w_; }
   std::string failure_;
+  std::optional<double> limit_w_ = 700.0;
   bool frozen_ = false;
 
  private:
@@ -189,6 +191,36 @@ TEST(EnergyMeter, AWindowWhoseCounterDisagreesWithThePowerSamplesIsWorthMeasurin
   EXPECT_EQ(better_window_first(off, agrees).first.power_mean_w, 495);
   EXPECT_EQ(better_window_first(off, agrees).second.power_mean_w, 470);
   EXPECT_EQ(better_window_first(agrees, off).first.power_mean_w, 495);
+}
+
+TEST(EnergyMeter, AKernelAtThePowerLimitIsReadAgainOverAWholeCycleOfItsController) {
+  EnergyWindow w;
+  w.average_w = 764;  // cuBLAS SSYRK's first 0.2 s on the H100: a burst over the 700 W limit
+  EXPECT_TRUE(at_power_limit(w, 700.0, false));
+  w.average_w = 713;  // within the counter's 3% of the limit, the cap not engaged: an ordinary window
+  EXPECT_FALSE(at_power_limit(w, 700.0, false));
+  EXPECT_TRUE(at_power_limit(w, 700.0, true));  // the cap engaged during it: a part of a cycle
+  EXPECT_FALSE(at_power_limit(w, std::nullopt, false));  // no limit known: only the cap can tell
+  EXPECT_TRUE(at_power_limit(w, std::nullopt, true));
+  w.status = "unavailable";
+  EXPECT_FALSE(at_power_limit(w, 700.0, true));
+
+  // The meter knows the limit from the readings, says it in the run's block, and a window asked
+  // for at least kPowerLimitWindowS holds that many whole steps (here 5 steps of 20 ms for 0.1 s).
+  EnergyMeter meter(std::make_unique<SteppingCounter>(0.02, 250.0), fast_settings());
+  ASSERT_TRUE(meter.available()) << meter.unavailable_reason();
+  EXPECT_EQ(meter.power_limit_w(), 700.0);
+  EXPECT_EQ(meter.to_json()["power_limit_w"], 700.0);
+  FakeLaunches launches;
+  EnergyWindow longer = meter.measure(launches, 0, 0.1);
+  ASSERT_EQ(longer.status, "ok") << longer.reason;
+  EXPECT_EQ(longer.counter_periods, 5);
+  EXPECT_NEAR(longer.energy_j, 5 * 0.02 * 250.0, 1e-9);
+
+  auto no_limit = std::make_unique<SteppingCounter>(0.02, 250.0);
+  no_limit->limit_w_ = std::nullopt;
+  EnergyMeter unknown(std::move(no_limit), fast_settings());
+  EXPECT_TRUE(unknown.to_json()["power_limit_w"].is_null());
 }
 
 TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {

@@ -106,8 +106,17 @@ TEST(GpuEnergy, EveryDevicePointHasJoulesPerLaunchThatAgreeWithThePowerSamples) 
     // sample differently; results/reference/h100/energy.md measures the agreement).
     ASSERT_GT(e["power_samples"].get<int>(), 0);
     // A window measured again says so, with the other window's two readings.
-    ASSERT_TRUE(e["windows"] == 1 || e["windows"] == 2) << e.dump();
-    EXPECT_EQ(e.contains("other_window"), e["windows"] == 2);
+    int windows = e["windows"].get<int>();
+    ASSERT_TRUE(windows >= 1 && windows <= 4) << e.dump();
+    if (e.contains("other_window")) EXPECT_GE(windows, 2);
+    // At the board's power limit the point was read again over a whole cycle of its controller;
+    // these kernels (memory-bound) draw far less than an H100's 700 W.
+    ASSERT_TRUE(e["at_power_limit"].is_boolean()) << e.dump();
+    EXPECT_EQ(e.contains("first_window"), e["at_power_limit"].get<bool>());
+    if (e["at_power_limit"].get<bool>()) EXPECT_GE(e["window_s"].get<double>(), 0.9);
+    if (e["power_limit_w"].is_number() && e["average_w"].get<double>() < 0.9 * e["power_limit_w"].get<double>())
+      EXPECT_FALSE(e["at_power_limit"].get<bool>());
+    if (!e["at_power_limit"].get<bool>()) EXPECT_LE(windows, 2);
     EXPECT_NEAR(e["power_samples_mean_w"].get<double>() / e["average_w"].get<double>(), 1.0, 0.25);
   }
 }

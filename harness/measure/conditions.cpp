@@ -10,7 +10,7 @@ namespace occbench {
 
 std::vector<std::string> throttle_reason_names(unsigned long long bits) {
   static const std::pair<unsigned long long, const char*> kNames[] = {
-      {0x1, "gpu_idle"},           {0x2, "applications_clocks"},      {0x4, "sw_power_cap"},
+      {0x1, "gpu_idle"},           {0x2, "applications_clocks"},      {kSwPowerCapBit, "sw_power_cap"},
       {0x8, "hw_slowdown"},        {0x10, "sync_boost"},              {0x20, "sw_thermal_slowdown"},
       {0x40, "hw_thermal_slowdown"}, {0x80, "hw_power_brake_slowdown"}, {0x100, "display_clock_setting"}};
   std::vector<std::string> names;

@@ -24,9 +24,12 @@ struct PointConditions {
 // Names of the throttle-reason bits ("sw_power_cap", "hw_slowdown", ...), unknown bits in hex.
 std::vector<std::string> throttle_reason_names(unsigned long long bits);
 
+// The software power cap: the board's power controller holds the clocks down to stay at its limit.
+constexpr unsigned long long kSwPowerCapBit = 0x4;
+
 // Reasons that make a timing suspect: power cap, thermal and hardware slowdowns, power brake.
 // Idle, application-clock and sync-boost bits say nothing about this point's speed.
-constexpr unsigned long long kSuspectThrottleBits = 0x4 | 0x8 | 0x20 | 0x40 | 0x80;
+constexpr unsigned long long kSuspectThrottleBits = kSwPowerCapBit | 0x8 | 0x20 | 0x40 | 0x80;
 
 // Adds the readings' summary and sets `flags`: throttled (a suspect reason seen) or a clock
 // below the run's start clock. Pure, for tests.

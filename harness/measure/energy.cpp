@@ -25,6 +25,7 @@ class NvmlEnergyReadings : public EnergyReadings {
     return Nvml::get().power_samples(device_, (unsigned long long)(since_s * 1e6), why);
   }
   std::optional<double> temperature_c() override { return Nvml::get().temperature_c(device_); }
+  std::optional<double> power_limit_w() override { return Nvml::get().power_limit_w(device_); }
 
  private:
   void* device_;
@@ -108,6 +109,7 @@ EnergyMeter::EnergyMeter(std::unique_ptr<EnergyReadings> readings, const EnergyS
     : readings_(std::move(readings)), settings_(settings), reason_(std::move(unavailable_reason)) {
   if (reason_.empty() && !readings_) reason_ = "no energy readings";
   if (reason_.empty()) calibrate();
+  if (reason_.empty()) power_limit_w_ = readings_->power_limit_w();
 }
 
 void EnergyMeter::calibrate() {
@@ -140,7 +142,7 @@ void EnergyMeter::learn_interval(double interval_s) {
   period_s_ = median_of(intervals_s_);
 }
 
-EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s) {
+EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s, double min_window_s) {
   EnergyWindow w;
   auto t0 = std::chrono::steady_clock::now();
   auto unavailable = [&](const std::string& why) {
@@ -153,7 +155,7 @@ EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s) {
   std::string why;
   std::optional<double> before = readings_->counter_j(why);
   if (!before) return unavailable(why);
-  w.counter_periods = counter_periods(settings_.window_s, period_s_, launch_s);
+  w.counter_periods = counter_periods(std::max(settings_.window_s, min_window_s), period_s_, launch_s);
   double timeout_s = (w.counter_periods + 4) * period_s_ + 1.0;
   double last = *before, opened_j = 0, opened_s = 0, closed_s = 0;
   int steps = -1;  // the first step opens the window
@@ -213,6 +215,7 @@ ordered_json EnergyMeter::to_json() const {
   j["counter_intervals_learned"] = intervals_s_.size();
   j["counter_periods_per_window"] = counter_periods(settings_.window_s, calibration_.period_s);
   j["idle_w"] = calibration_.idle_w;
+  j["power_limit_w"] = power_limit_w_ ? ordered_json(*power_limit_w_) : ordered_json(nullptr);
   j["idle_span_s"] = calibration_.span_s;
   j["idle_updates"] = calibration_.updates;
   return j;
@@ -232,6 +235,12 @@ bool counter_disagrees_with_samples(const EnergyWindow& w) {
 std::pair<EnergyWindow, EnergyWindow> better_window_first(const EnergyWindow& first, const EnergyWindow& again) {
   if (counter_vs_samples(again) < counter_vs_samples(first)) return {again, first};
   return {first, again};
+}
+
+bool at_power_limit(const EnergyWindow& w, std::optional<double> power_limit_w, bool power_capped) {
+  constexpr double kOverLimit = 1.03;
+  if (w.status != "ok") return false;
+  return power_capped || (power_limit_w && *power_limit_w > 0 && w.average_w > kOverLimit * *power_limit_w);
 }
 
 bool host_bound(const EnergyWindow& w) {

@@ -29,6 +29,8 @@ class EnergyReadings {
   // The GPU's temperature (°C), or nullopt where it cannot be read: a board draws more power hot
   // than cold at the same clock, so two runs' joules are compared at their temperatures.
   virtual std::optional<double> temperature_c() { return std::nullopt; }
+  // The power limit the board enforces (W), or nullopt where it cannot be read.
+  virtual std::optional<double> power_limit_w() { return std::nullopt; }
 };
 // NVML's readings of the GPU at a PCI bus id, or nullptr with `why` (no NVML, no such device).
 std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_id, std::string& why);
@@ -96,6 +98,17 @@ struct EnergyWindow {
   double wall_s = 0;
 };
 
+// A kernel that draws more than the board's power limit runs over it for a while (cuBLAS SSYRK on
+// the H100: 750-770 W against 700 W for about 0.6 s) until the power controller, which holds a
+// moving average of about a second to the limit, lowers the clock; from then on it cycles (the
+// H100: 0.9 s from one clock drop to the next, 510-770 W). A window shorter than that cycle reads
+// a part of it, and one that opens before the limit engaged reads the burst: at the limit a
+// window opens once NVML reports the power cap and lasts at least this long.
+constexpr double kPowerLimitWindowS = 1.0;
+// Whether a window read a kernel at the power limit: its average over the limit by more than the
+// counter's error (3%), or the power cap engaged during it (`power_capped`: NVML's sw_power_cap).
+bool at_power_limit(const EnergyWindow& window, std::optional<double> power_limit_w, bool power_capped);
+
 class EnergyMeter {
  public:
   // Calibrates with the GPU idle (settings.calibration_s); unavailable with the reason when
@@ -105,8 +118,10 @@ class EnergyMeter {
   const std::string& unavailable_reason() const { return reason_; }
   const CounterCalibration& calibration() const { return calibration_; }
   const EnergySettings& settings() const { return settings_; }
-  // One window while `work` keeps the GPU busy with launches of about `launch_s` each.
-  EnergyWindow measure(BusyWork& work, double launch_s = 0);
+  std::optional<double> power_limit_w() const { return power_limit_w_; }
+  // One window while `work` keeps the GPU busy with launches of about `launch_s` each, at least
+  // `min_window_s` long (kPowerLimitWindowS at the power limit).
+  EnergyWindow measure(BusyWork& work, double launch_s = 0, double min_window_s = 0);
   nlohmann::ordered_json to_json() const;  // the run's energy block
 
  private:
@@ -115,6 +130,7 @@ class EnergyMeter {
   std::unique_ptr<EnergyReadings> readings_;
   std::vector<double> intervals_s_;  // the calibration's and every window's, the newest kept
   double period_s_ = 0;              // their median: the period each window is measured with
+  std::optional<double> power_limit_w_;
   EnergySettings settings_;
   CounterCalibration calibration_;
   std::string reason_;

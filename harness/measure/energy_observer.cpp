@@ -9,6 +9,7 @@
 #include <cmath>
 #include <deque>
 #include <optional>
+#include <thread>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -123,10 +124,41 @@ class LaunchStretch : public BusyWork {
 }  // namespace
 
 // One window with a fresh stretch of the point's launches; the throttle reasons NVML gave during it.
-std::pair<EnergyWindow, unsigned long long> EnergyObserver::measure_window(const SampledPoint& point) {
+std::pair<EnergyWindow, unsigned long long> EnergyObserver::measure_window(const SampledPoint& point, double min_window_s) {
   LaunchStretch stretch(point.enqueue_launch, point.stream, point.timing.median_ms, device_);
-  EnergyWindow window = meter_.measure(stretch, point.timing.median_ms * 1e-3);
+  EnergyWindow window = meter_.measure(stretch, point.timing.median_ms * 1e-3, min_window_s);
   return {window, stretch.throttle_reasons()};
+}
+
+// A window, and a second where the first's counter disagrees with the driver's power samples.
+EnergyObserver::Reading EnergyObserver::read(const SampledPoint& point, double min_window_s) {
+  Reading r;
+  std::tie(r.window, r.throttle_reasons) = measure_window(point, min_window_s);
+  // The counter now and then closes a window a few ms off its period (its watts 4-6% off the
+  // driver's power samples in the same window, on the H100): such a window is measured again, and
+  // the one whose counter agrees better with its samples is kept.
+  if (r.window.status == "ok" && counter_disagrees_with_samples(r.window)) {
+    auto [again, again_reasons] = measure_window(point, min_window_s);
+    r.throttle_reasons |= again_reasons;
+    if (again.status == "ok") std::tie(r.window, r.other) = better_window_first(r.window, again);
+  }
+  return r;
+}
+
+// Keeps the point's launches running until NVML reports the power cap, at most kMostS (a kernel
+// over the limit reaches it within about a second on the H100); how long they ran, and whether it came.
+std::pair<double, bool> EnergyObserver::run_until_power_capped(const SampledPoint& point) {
+  constexpr double kMostS = 2.5, kQueueAheadS = 0.02;
+  LaunchStretch stretch(point.enqueue_launch, point.stream, point.timing.median_ms, device_);
+  auto t0 = std::chrono::steady_clock::now();
+  bool capped = false;
+  while (!capped && seconds_since(t0) < kMostS) {
+    stretch.keep_busy(kQueueAheadS);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    capped = (stretch.throttle_reasons() & kSwPowerCapBit) != 0;
+  }
+  stretch.finish();
+  return {seconds_since(t0), capped};
 }
 
 void EnergyObserver::after_samples(const SampledPoint& point, const SharedRecord& record) {
@@ -135,22 +167,30 @@ void EnergyObserver::after_samples(const SampledPoint& point, const SharedRecord
     record->json["energy"] = energy_unavailable_json(meter_.unavailable_reason());
     return;
   }
-  auto [window, throttle_reasons] = measure_window(point);
-  std::optional<EnergyWindow> other;
-  // The counter now and then closes a window a few ms off its period (its watts 4-6% off the
-  // driver's power samples in the same window, on the H100): such a window is measured again, and
-  // the one whose counter agrees better with its samples is kept.
-  if (window.status == "ok" && counter_disagrees_with_samples(window)) {
-    auto [again, again_reasons] = measure_window(point);
-    throttle_reasons |= again_reasons;
-    if (again.status == "ok") std::tie(window, other) = better_window_first(window, again);
+  Reading r = read(point, 0);
+  std::optional<Reading> burst;
+  std::pair<double, bool> settle{0, false};
+  // At the power limit the first window read a burst over it or a part of the controller's cycle:
+  // the point is read again once the cap has engaged, over a whole cycle.
+  if (at_power_limit(r.window, meter_.power_limit_w(), (r.throttle_reasons & kSwPowerCapBit) != 0)) {
+    settle = run_until_power_capped(point);
+    burst = std::move(r);
+    r = read(point, kPowerLimitWindowS);
   }
   nlohmann::ordered_json& energy = record->json["energy"];
-  energy = energy_json(window, meter_.calibration().idle_w, point.work.flops, point.work.dram_bytes);
-  if (window.status != "ok") return;
-  energy["throttle_reasons"] = throttle_reason_names(throttle_reasons);
-  energy["windows"] = other ? 2 : 1;
-  if (other) energy["other_window"] = {{"average_w", other->average_w}, {"power_samples_mean_w", other->power_mean_w}};
+  energy = energy_json(r.window, meter_.calibration().idle_w, point.work.flops, point.work.dram_bytes);
+  if (r.window.status != "ok") return;
+  energy["throttle_reasons"] = throttle_reason_names(r.throttle_reasons);
+  energy["windows"] = r.windows() + (burst ? burst->windows() : 0);
+  if (r.other) energy["other_window"] = {{"average_w", r.other->average_w}, {"power_samples_mean_w", r.other->power_mean_w}};
+  energy["power_limit_w"] = meter_.power_limit_w() ? nlohmann::ordered_json(*meter_.power_limit_w()) : nlohmann::ordered_json(nullptr);
+  energy["at_power_limit"] = burst.has_value();
+  if (!burst) return;
+  energy["power_cap_wait_s"] = settle.first;
+  energy["power_cap_engaged"] = settle.second;
+  const EnergyWindow& b = burst->window;
+  energy["first_window"] = {{"average_w", b.average_w}, {"launch_ms", b.launch_ms}, {"joules_per_launch", b.average_w * b.launch_ms * 1e-3},
+                            {"window_s", b.window_s}, {"throttle_reasons", throttle_reason_names(burst->throttle_reasons)}};
 }
 
 }  // namespace occbench

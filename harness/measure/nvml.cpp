@@ -18,6 +18,7 @@ struct Nvml::Api {
   int (*reasons)(void*, unsigned long long*) = nullptr;
   int (*energy)(void*, unsigned long long*) = nullptr;  // millijoules
   int (*temperature)(void*, int, unsigned*) = nullptr;  // nvmlDeviceGetTemperature
+  int (*power_limit)(void*, unsigned*) = nullptr;       // nvmlDeviceGetEnforcedPowerLimit, milliwatts
   int (*driver_version)(char*, unsigned) = nullptr;
   int (*samples)(void*, int, unsigned long long, int*, unsigned*, void*) = nullptr;  // nvmlDeviceGetSamples
   int (*memory_clocks)(void*, unsigned*, unsigned*) = nullptr;
@@ -51,6 +52,7 @@ Nvml::Nvml() : api_(std::make_unique<Api>()) {
   if (!a.reasons) resolve(library, a.reasons, "nvmlDeviceGetCurrentClocksThrottleReasons");
   resolve(library, a.energy, "nvmlDeviceGetTotalEnergyConsumption");
   resolve(library, a.temperature, "nvmlDeviceGetTemperature");
+  resolve(library, a.power_limit, "nvmlDeviceGetEnforcedPowerLimit");
   resolve(library, a.driver_version, "nvmlSystemGetDriverVersion");
   resolve(library, a.samples, "nvmlDeviceGetSamples");
   resolve(library, a.memory_clocks, "nvmlDeviceGetSupportedMemoryClocks");
@@ -105,6 +107,12 @@ std::optional<double> Nvml::temperature_c(void* device) {
   constexpr int kGpuSensor = 0;  // NVML_TEMPERATURE_GPU
   if (!device || !api_->temperature || api_->temperature(device, kGpuSensor, &celsius) != 0) return std::nullopt;
   return double(celsius);
+}
+
+std::optional<double> Nvml::power_limit_w(void* device) {
+  unsigned milliwatts = 0;
+  if (!device || !api_->power_limit || api_->power_limit(device, &milliwatts) != 0) return std::nullopt;
+  return milliwatts * 1e-3;
 }
 
 std::optional<double> Nvml::total_energy_j(void* device, std::string& why) {

@@ -37,6 +37,9 @@ class Nvml {
   // The GPU die's temperature in degrees Celsius (nvmlDeviceGetTemperature, NVML_TEMPERATURE_GPU),
   // or nullopt where the driver does not say.
   std::optional<double> temperature_c(void* device);
+  // The power limit the board enforces now, in watts (nvmlDeviceGetEnforcedPowerLimit; read only:
+  // occbench never sets it), or nullopt where the driver does not say.
+  std::optional<double> power_limit_w(void* device);
   // The SM clocks the GPU can be locked to at its highest memory clock, highest first; empty with `why`.
   std::vector<int> supported_sm_clocks_mhz(void* device, std::string& why);
   // Locks the SM clock to `mhz` (nvmlDeviceSetGpuLockedClocks, min = max) / back to the driver's
