@@ -7,8 +7,9 @@ wrote (one folder per run: p0, p1, p2, window0.1, window0.3, window1.0, plain, e
 For adjacent_difference and covariance_chunk_sweep: joules per launch of the same point in two
 processes (p1, p2; the default 0.2 s window; p0, where there is one: a first run on the GPU as
 found), in two window lengths (0.3 s, 1 s; 0.1 s), and the counter's average power against the
-mean of the driver's power samples in the same window (with how many windows were measured
-again); and the wall time of each sweep with and without --energy (logs/walls.tsv or walls.tsv).
+mean of the driver's power samples in the same window (with how many points kept a window
+measured again, the counter disagreeing with its samples, and how many were read again at the
+power limit); and the wall time of each sweep with and without --energy (logs/walls.tsv or walls.tsv).
 """
 import json
 import statistics
@@ -42,9 +43,10 @@ def spread_row(label, a, b, limit):
 def power_row(label, points):
     devs = sorted(abs(r["energy"]["power_samples_mean_w"] / r["energy"]["average_w"] - 1) * 100
                   for r in points.values() if r["energy"].get("power_samples_mean_w"))
-    again = sum(r["energy"].get("windows", 1) == 2 for r in points.values())
+    again = sum("other_window" in r["energy"] for r in points.values())
+    at_limit = sum(bool(r["energy"].get("at_power_limit")) for r in points.values())
     return (f"| {label} | {len(devs)} | {statistics.median(devs):.2f}% | {devs[-1]:.2f}% | "
-            f"{sum(d <= 5 for d in devs)} of {len(devs)} | {again} |")
+            f"{sum(d <= 5 for d in devs)} of {len(devs)} | {again} | {at_limit} |")
 
 
 RUNS = ("p0", "p1", "p2", "window0.1", "window0.3", "window1.0")
@@ -71,7 +73,8 @@ def cost_rows(walls):
 def main(root):
     root = Path(root)
     out = ["| compared | points | median | worst | within 3% |", "|---|---:|---:|---:|---:|"]
-    power = ["| run | points | median | worst | within 5% | measured again |", "|---|---:|---:|---:|---:|---:|"]
+    power = ["| run | points | median | worst | within 5% | measured again | at the power limit |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
     for sweep in SWEEPS:
         runs = {name: energy_points(root / name, sweep) for name in RUNS}
         out += [row for a, b, label in PAIRS if (row := spread_row(f"{sweep}: {label}", runs[a], runs[b], 3))]

@@ -200,6 +200,8 @@ TEST(EnergyMeter, AKernelAtThePowerLimitIsReadAgainOverAWholeCycleOfItsControlle
   w.average_w = 713;  // within the counter's 3% of the limit, the cap not engaged: an ordinary window
   EXPECT_FALSE(at_power_limit(w, 700.0, false));
   EXPECT_TRUE(at_power_limit(w, 700.0, true));  // the cap engaged during it: a part of a cycle
+  w.average_w = 565;  // the cap, but far below the limit: left engaged by the point before
+  EXPECT_FALSE(at_power_limit(w, 700.0, true));
   EXPECT_FALSE(at_power_limit(w, std::nullopt, false));  // no limit known: only the cap can tell
   EXPECT_TRUE(at_power_limit(w, std::nullopt, true));
   w.status = "unavailable";

@@ -238,9 +238,13 @@ std::pair<EnergyWindow, EnergyWindow> better_window_first(const EnergyWindow& fi
 }
 
 bool at_power_limit(const EnergyWindow& w, std::optional<double> power_limit_w, bool power_capped) {
-  constexpr double kOverLimit = 1.03;
+  constexpr double kOverLimit = 1.03, kNearLimit = 0.9;
   if (w.status != "ok") return false;
-  return power_capped || (power_limit_w && *power_limit_w > 0 && w.average_w > kOverLimit * *power_limit_w);
+  if (!power_limit_w || *power_limit_w <= 0) return power_capped;
+  // The cap also shows in the window of a kernel well below the limit when the one before left
+  // the controller's average high (560 W shared-memory kernels after 740 W ones on the H100):
+  // such a window is no part of a cycle of its own.
+  return w.average_w > kOverLimit * *power_limit_w || (power_capped && w.average_w >= kNearLimit * *power_limit_w);
 }
 
 bool host_bound(const EnergyWindow& w) {

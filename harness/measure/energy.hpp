@@ -106,7 +106,9 @@ struct EnergyWindow {
 // window opens once NVML reports the power cap and lasts at least this long.
 constexpr double kPowerLimitWindowS = 1.0;
 // Whether a window read a kernel at the power limit: its average over the limit by more than the
-// counter's error (3%), or the power cap engaged during it (`power_capped`: NVML's sw_power_cap).
+// counter's error (3%), or within 10% of it with the power cap engaged during the window
+// (`power_capped`: NVML's sw_power_cap; where the limit is unknown, the cap alone). In a cycle
+// of the controller a 0.2 s window may read below the limit (its low phase: 510-650 W on the H100).
 bool at_power_limit(const EnergyWindow& window, std::optional<double> power_limit_w, bool power_capped);
 
 class EnergyMeter {

@@ -148,7 +148,7 @@ EnergyObserver::Reading EnergyObserver::read(const SampledPoint& point, double m
 // Keeps the point's launches running until NVML reports the power cap, at most kMostS (a kernel
 // over the limit reaches it within about a second on the H100); how long they ran, and whether it came.
 std::pair<double, bool> EnergyObserver::run_until_power_capped(const SampledPoint& point) {
-  constexpr double kMostS = 2.5, kQueueAheadS = 0.02;
+  constexpr double kMostS = 1.5, kQueueAheadS = 0.02;
   LaunchStretch stretch(point.enqueue_launch, point.stream, point.timing.median_ms, device_);
   auto t0 = std::chrono::steady_clock::now();
   bool capped = false;
