@@ -19,6 +19,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <stdexcept>
 #include <filesystem>
 
 namespace occbench {
@@ -223,6 +225,24 @@ TEST(EnergyMeter, AKernelAtThePowerLimitIsReadAgainOverAWholeCycleOfItsControlle
   no_limit->limit_w_ = std::nullopt;
   EnergyMeter unknown(std::move(no_limit), fast_settings());
   EXPECT_TRUE(unknown.to_json()["power_limit_w"].is_null());
+}
+
+TEST(EnergyMeter, ASecondWindowIsAskedForThroughTheEnvironmentAndBadValuesNameTheVariable) {
+  unsetenv("OCCBENCH_ENERGY_SECOND_WINDOW_S");
+  EXPECT_EQ(second_window_s_from_environment(), 0);
+  setenv("OCCBENCH_ENERGY_SECOND_WINDOW_S", "1.0", 1);
+  EXPECT_EQ(second_window_s_from_environment(), 1.0);
+  for (const char* bad : {"1s", "0", "-1", "120", "abc"}) {
+    setenv("OCCBENCH_ENERGY_SECOND_WINDOW_S", bad, 1);
+    try {
+      second_window_s_from_environment();
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("OCCBENCH_ENERGY_SECOND_WINDOW_S"), std::string::npos);
+      EXPECT_NE(std::string(e.what()).find(bad), std::string::npos);
+    }
+  }
+  unsetenv("OCCBENCH_ENERGY_SECOND_WINDOW_S");
 }
 
 TEST(EnergySection, JoulesPerLaunchAreAveragePowerTimesTheLaunchTime) {

@@ -8,6 +8,7 @@
 #include "harness/run/compile_workers.hpp"
 #include "harness/model/gpu_table.hpp"
 #include "harness/measure/device.hpp"
+#include "harness/measure/energy.hpp"
 #include "harness/measure/kernel_activity.hpp"
 #include "harness/run/multi_device.hpp"
 #include "harness/run/runner.hpp"
@@ -134,6 +135,7 @@ void check_environment_switches() {
     timing_source_choice_from_env();
     counters_configure_once_from_env();
     counters_enable_per_point_from_env();
+    second_window_s_from_environment();
   } catch (const std::invalid_argument& e) {
     std::string what = e.what();  // "VARIABLE: expected ..."
     auto colon = what.find(": ");

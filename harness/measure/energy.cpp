@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <thread>
 #include <tuple>
 
@@ -97,6 +99,16 @@ int chunks_to_queue(int queued, double queued_ahead_s, double ahead_s, double ch
   int missing = queued == 0 ? 1 : 0;
   if (ahead_s > queued_ahead_s && chunk_s > 0) missing = std::max(missing, int(std::ceil((ahead_s - queued_ahead_s) / chunk_s)));
   return std::clamp(missing, 0, std::max(0, kMostQueued - queued));
+}
+
+double second_window_s_from_environment() {
+  const char* text = std::getenv("OCCBENCH_ENERGY_SECOND_WINDOW_S");
+  if (!text || !*text) return 0;
+  char* end = nullptr;
+  double seconds = std::strtod(text, &end);
+  if (*end != '\0' || !(seconds >= 0.05 && seconds <= 60))
+    throw std::invalid_argument(fmt::format("OCCBENCH_ENERGY_SECOND_WINDOW_S: expected seconds from 0.05 to 60, got '{}'", text));
+  return seconds;
 }
 
 int counter_periods(double window_s, double period_s, double launch_s) {

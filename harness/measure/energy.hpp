@@ -73,7 +73,14 @@ struct EnergySettings {
   double calibration_s = 1.0;   // idle readings at the start of the run, at most
   double poll_s = 0.001;        // between readings in a window
   double calibration_poll_s = 0.0002;  // between idle readings: the changes' times to 0.2 ms
+  // A second window of every point, at least this long, recorded beside the first (0: none): the
+  // effect of the window's length measured in one process at one temperature, where two runs
+  // differ by the GPU's temperature too. From OCCBENCH_ENERGY_SECOND_WINDOW_S.
+  double second_window_s = 0;
 };
+// OCCBENCH_ENERGY_SECOND_WINDOW_S (seconds, 0.05-60), 0 where unset; std::invalid_argument naming
+// the variable where it is not such a number.
+double second_window_s_from_environment();
 
 // Whole periods in a window of `window_s` (at least one), and in any case about one whole launch
 // of `launch_s`: a window shorter than a launch would read a part of it, and a kernel's power is

@@ -183,14 +183,26 @@ void EnergyObserver::after_samples(const SampledPoint& point, const SharedRecord
   energy["throttle_reasons"] = throttle_reason_names(r.throttle_reasons);
   energy["windows"] = r.windows() + (burst ? burst->windows() : 0);
   if (r.other) energy["other_window"] = {{"average_w", r.other->average_w}, {"power_samples_mean_w", r.other->power_mean_w}};
+  if (double second_s = meter_.settings().second_window_s; second_s > 0) energy["second_window"] = summary(read(point, second_s));
   energy["power_limit_w"] = meter_.power_limit_w() ? nlohmann::ordered_json(*meter_.power_limit_w()) : nlohmann::ordered_json(nullptr);
   energy["at_power_limit"] = burst.has_value();
   if (!burst) return;
   energy["power_cap_wait_s"] = settle.first;
   energy["power_cap_engaged"] = settle.second;
-  const EnergyWindow& b = burst->window;
-  energy["first_window"] = {{"average_w", b.average_w}, {"launch_ms", b.launch_ms}, {"joules_per_launch", b.average_w * b.launch_ms * 1e-3},
-                            {"window_s", b.window_s}, {"throttle_reasons", throttle_reason_names(burst->throttle_reasons)}};
+  energy["first_window"] = summary(*burst);
+}
+
+// Another window's readings beside the kept one.
+nlohmann::ordered_json EnergyObserver::summary(const Reading& r) {
+  const EnergyWindow& w = r.window;
+  if (w.status != "ok") return energy_unavailable_json(w.reason);
+  return {{"window_s", w.window_s},
+          {"average_w", w.average_w},
+          {"launch_ms", w.launch_ms},
+          {"joules_per_launch", w.average_w * w.launch_ms * 1e-3},
+          {"power_samples_mean_w", w.power_samples ? nlohmann::ordered_json(w.power_mean_w) : nlohmann::ordered_json(nullptr)},
+          {"gpu_temperature_c", w.temperature_c ? nlohmann::ordered_json(*w.temperature_c) : nlohmann::ordered_json(nullptr)},
+          {"throttle_reasons", throttle_reason_names(r.throttle_reasons)}};
 }
 
 }  // namespace occbench

@@ -28,6 +28,7 @@ class EnergyObserver : public PointObserver {
   std::pair<EnergyWindow, unsigned long long> measure_window(const SampledPoint& point, double min_window_s);
   Reading read(const SampledPoint& point, double min_window_s);
   std::pair<double, bool> run_until_power_capped(const SampledPoint& point);
+  static nlohmann::ordered_json summary(const Reading& r);
   EnergyMeter& meter_;
   const DeviceInfo& device_;
 };

@@ -23,6 +23,7 @@ void open_energy_meter(RunSession& s, const MeasurementSettings& m, std::ostream
   if (!m.energy) return;
   EnergySettings settings;
   settings.window_s = m.energy_window_s;
+  settings.second_window_s = second_window_s_from_environment();
   std::string why;
   std::unique_ptr<EnergyReadings> readings = nvml_energy_readings(s.device.pci_bus_id, why);
   s.energy = std::make_unique<EnergyMeter>(std::move(readings), settings, why);
