@@ -437,13 +437,15 @@ ResultsFile energy_file(const std::string& path, const std::vector<nlohmann::ord
 
 TEST(EnergyReport, MarksTheFastestAndLeastEnergyPointsAndSaysWhatTheSecondSavesAndCosts) {
   using testing_support::make_record;
+  nlohmann::ordered_json capped = with_energy(make_record("shared", 256, 0.15), 0.045);
+  capped["energy"]["at_power_limit"] = true;  // read again over a cycle of the power controller
   ResultsFile f = energy_file("e.json", {with_energy(make_record("global", 128, 0.10), 0.050),
-                                         with_energy(make_record("global", 256, 0.12), 0.040),
-                                         with_energy(make_record("shared", 256, 0.15), 0.045)});
+                                         with_energy(make_record("global", 256, 0.12), 0.040), capped});
   std::string md = report_markdown({f});
   EXPECT_NE(md.find("| energy / launch | marks |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 50.0 mJ | fastest |"), std::string::npos) << md;
   EXPECT_NE(md.find("| 40.0 mJ | least energy |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 45.0 mJ | at the power limit |"), std::string::npos) << md;
   EXPECT_NE(md.find("| n=1024 | 3 | f/global/n=1024/block_size=128 (100.0 µs, 50.0 mJ) | "
                     "f/global/n=1024/block_size=256 (120.0 µs, 40.0 mJ) | 20.0% | +20.0% | "
                     "f/global/n=1024/block_size=128<br>f/global/n=1024/block_size=256 |"),

@@ -7,6 +7,7 @@
 #include "harness/core/json.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -343,14 +344,17 @@ std::vector<std::string> size_names(const ordered_json& doc) {
 
 std::vector<EnergyFront> fronts_of(const ResultsFile& f) { return energy_fronts(f.document["results"], size_names(f.document)); }
 
-// A point's marks in a run with energy: the fastest and the least-energy point of its sizes.
+// A point's marks in a run with energy: the fastest and the least-energy point of its sizes, and
+// a point read at the board's power limit (its energy is the limit's, its clock held down).
 std::string energy_marks(const ordered_json& r, const std::vector<EnergyFront>& fronts) {
-  std::string id = r.value("point_id", ""), marks;
+  std::string id = r.value("point_id", "");
+  std::vector<std::string> marks;
   for (const auto& f : fronts) {
-    if (f.fastest.point_id == id) marks += "fastest";
-    if (f.least_energy.point_id == id) marks += marks.empty() ? "least energy" : ", least energy";
+    if (f.fastest.point_id == id) marks.push_back("fastest");
+    if (f.least_energy.point_id == id) marks.push_back("least energy");
   }
-  return marks;
+  if (r.contains("energy") && r["energy"].value("at_power_limit", false)) marks.push_back("at the power limit");
+  return fmt::format("{}", fmt::join(marks, ", "));
 }
 
 std::string joules_text(double j) {
