@@ -50,6 +50,11 @@ def front_figure(study, sizes, rows):
     factor, unit = joules_scale([number(r, "energy.joules_per_launch") for r in rows])
     scatter_variants(ax, study, rows, lambda r: number(r, "timing.median_ms"),
                      lambda r: factor * number(r, "energy.joules_per_launch"), s=42)
+    capped = [r for r in rows if (r.get("energy") or {}).get("at_power_limit")]
+    if capped:  # read at the board's power limit: ringed
+        ax.scatter([number(r, "timing.median_ms") for r in capped],
+                   [factor * number(r, "energy.joules_per_launch") for r in capped],
+                   s=140, facecolors="none", edgecolors="crimson", linewidths=1.2, zorder=1, label="at the power limit")
     front = pareto_front(rows)
     ax.step([number(r, "timing.median_ms") for r in front],
             [factor * number(r, "energy.joules_per_launch") for r in front],

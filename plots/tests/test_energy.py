@@ -41,6 +41,16 @@ def test_front_names_the_fastest_and_least_energy_points_and_draws_the_pareto_fr
     assert ax.get_ylabel().startswith("energy per launch (J")
     title = figures["energy_front"]._suptitle.get_text()
     assert "40.0% less energy, +100.0% time" in title
+    assert "at the power limit" not in [t.get_text() for t in ax.get_legend().get_texts()]
+
+
+def test_points_read_at_the_power_limit_are_ringed():
+    rows = [record("a", 1, 1.0, 0.50), record("b", 1, 1.5, 0.45)]
+    rows[0]["energy"]["at_power_limit"] = True
+    ax = dict(occplot.figures_for(doc(rows, {"block_size": [256]}), ["energy"]))["energy_front"].axes[0]
+    assert "at the power limit" in [t.get_text() for t in ax.get_legend().get_texts()]
+    rings = [c for c in ax.collections if c.get_label() == "at the power limit"]
+    assert len(rings) == 1 and [tuple(o) for o in rings[0].get_offsets()] == [(1.0, 0.5)]
 
 
 def test_clock_figure_puts_the_measured_clock_on_x_and_stars_the_least_energy_clock():
