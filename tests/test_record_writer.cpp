@@ -107,6 +107,13 @@ TEST(Report, TableAndProgressShowTheHeadlineFigures) {
   EXPECT_NE(line.find("[3/34] adjacent_difference/global n=3: 63.20 µs"), std::string::npos) << line;
   EXPECT_NE(line.find("2124 GB/s"), std::string::npos) << line;
   EXPECT_NE(line.find("(warps)"), std::string::npos) << line;
+  EXPECT_EQ(line.find("mJ/launch"), std::string::npos) << line;  // no energy section, no energy
+  auto with_energy = r;
+  with_energy["energy"] = {{"status", "ok"}, {"joules_per_launch", 2.178}, {"average_w", 699.7}, {"at_power_limit", true}};
+  line = format_progress(with_energy, 3, 34);
+  EXPECT_NE(line.find(", 2178 mJ/launch at 700 W, at the power limit"), std::string::npos) << line;
+  with_energy["energy"]["at_power_limit"] = false;
+  EXPECT_EQ(format_progress(with_energy, 3, 34).find("power limit"), std::string::npos);
   auto table = format_table({r});
   EXPECT_NE(table.find("63.20 µs"), std::string::npos) << table;
   EXPECT_NE(table.find("warps"), std::string::npos) << table;

@@ -299,11 +299,13 @@ std::string pairs_text(const ordered_json& values, const char* separator) {
 std::string params_text(const ordered_json& r) { return r.contains("params") ? pairs_text(r["params"]) : ""; }
 
 namespace {
-// ", 23.1 mJ/launch at 466 W" for a point with energy, else "".
+// ", 23.1 mJ/launch at 466 W" for a point with energy (", at the power limit" where it was read
+// there), else "".
 std::string energy_progress(const ordered_json& r) {
   if (!r.contains("energy")) return "";
   if (text_at(r, "energy", "status") != "ok") return ", energy unavailable";
-  return fmt::format(", {:.4g} mJ/launch at {:.0f} W", 1e3 * number_at(r, "energy", "joules_per_launch"), number_at(r, "energy", "average_w"));
+  return fmt::format(", {:.4g} mJ/launch at {:.0f} W{}", 1e3 * number_at(r, "energy", "joules_per_launch"), number_at(r, "energy", "average_w"),
+                     r["energy"].value("at_power_limit", false) ? ", at the power limit" : "");
 }
 }  // namespace
 
