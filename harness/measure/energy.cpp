@@ -1,6 +1,7 @@
 #include "harness/measure/energy.hpp"
 
 #include "harness/core/clock.hpp"
+#include "harness/core/optional_number.hpp"
 #include "harness/measure/nvml.hpp"
 
 #include <fmt/format.h>
@@ -39,10 +40,8 @@ void pause(double seconds) { std::this_thread::sleep_for(std::chrono::duration<d
 // one long and one short, and the median is the third); the calibration stops once it has seen them.
 constexpr int kCalibrationUpdates = 4;
 
-// How much GPU work is queued ahead through a window: enough that the GPU never waits while the
-// host reads NVML (a reading may take a few ms), and past the window's expected close only by a
-// margin, so that finish() waits briefly for what is left.
-constexpr double kQueueAheadS = 0.020;
+// Past the window's expected close the queue holds only a margin, so that finish() waits briefly
+// for what is left.
 constexpr double kPastCloseS = 0.010;
 
 double epoch_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
@@ -227,7 +226,7 @@ ordered_json EnergyMeter::to_json() const {
   j["counter_intervals_learned"] = intervals_s_.size();
   j["counter_periods_per_window"] = counter_periods(settings_.window_s, calibration_.period_s);
   j["idle_w"] = calibration_.idle_w;
-  j["power_limit_w"] = power_limit_w_ ? ordered_json(*power_limit_w_) : ordered_json(nullptr);
+  j["power_limit_w"] = optional_number(power_limit_w_);
   j["idle_span_s"] = calibration_.span_s;
   j["idle_updates"] = calibration_.updates;
   return j;
@@ -259,6 +258,8 @@ bool at_power_limit(const EnergyWindow& w, std::optional<double> power_limit_w, 
   return w.average_w > kOverLimit * *power_limit_w || (power_capped && w.average_w >= kNearLimit * *power_limit_w);
 }
 
+double joules_per_launch(const EnergyWindow& w) { return w.average_w * w.launch_ms * 1e-3; }
+
 bool host_bound(const EnergyWindow& w) {
   constexpr double kShareOfLaunch = 0.8;
   return w.launch_ms > 0 && w.host_enqueue_us_per_launch >= kShareOfLaunch * w.launch_ms * 1e3;
@@ -269,7 +270,7 @@ ordered_json energy_unavailable_json(const std::string& reason) { return {{"stat
 ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, double dram_bytes) {
   if (w.status != "ok") return energy_unavailable_json(w.reason);
   double per_launch_s = w.launch_ms * 1e-3;
-  double joules = w.average_w * per_launch_s;
+  double joules = joules_per_launch(w);
   auto per_joule = [&](double amount) { return joules > 0 && amount > 0 ? ordered_json(amount / 1e9 / joules) : ordered_json(nullptr); };
   ordered_json j = {{"status", "ok"},
                     {"reason", ""},
@@ -290,7 +291,7 @@ ordered_json energy_json(const EnergyWindow& w, double idle_w, double flops, dou
                     {"energy_j", w.energy_j},
                     {"power_samples", w.power_samples},
                     {"power_samples_mean_w", w.power_samples ? ordered_json(w.power_mean_w) : ordered_json(nullptr)},
-                    {"gpu_temperature_c", w.temperature_c ? ordered_json(*w.temperature_c) : ordered_json(nullptr)},
+                    {"gpu_temperature_c", optional_number(w.temperature_c)},
                     {"wall_s", w.wall_s}};
   return j;
 }

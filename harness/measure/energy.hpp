@@ -35,6 +35,10 @@ class EnergyReadings {
 // NVML's readings of the GPU at a PCI bus id, or nullptr with `why` (no NVML, no such device).
 std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_id, std::string& why);
 
+// How much GPU work is queued ahead of the GPU while it must stay busy: enough that it never waits
+// while the host reads NVML (a reading may take a few ms).
+constexpr double kQueueAheadS = 0.020;
+
 // What keeps the GPU busy through a window: the point's launches, back to back (a stand-in in tests).
 struct BusyStretch {
   long long launches = 0;
@@ -149,6 +153,8 @@ class EnergyMeter {
 // (0 with fewer), and whether it is over 3%: a window worth measuring again.
 double counter_vs_samples(const EnergyWindow& window);
 bool counter_disagrees_with_samples(const EnergyWindow& window);
+// The board's energy per back-to-back launch: the window's average watts x its time per launch.
+double joules_per_launch(const EnergyWindow& window);
 // Whether queuing a launch took the host about as long as the GPU took to run one (80% or
 // more): then the GPU waited for the host between launches, and the window's watts hold those gaps.
 bool host_bound(const EnergyWindow& window);

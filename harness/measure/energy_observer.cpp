@@ -1,6 +1,7 @@
 #include "harness/measure/energy_observer.hpp"
 
 #include "harness/core/clock.hpp"
+#include "harness/core/optional_number.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/measure/conditions.hpp"
 
@@ -148,7 +149,7 @@ EnergyObserver::Reading EnergyObserver::read(const SampledPoint& point, double m
 // Keeps the point's launches running until NVML reports the power cap, at most kMostS (a kernel
 // over the limit reaches it within about a second on the H100); how long they ran, and whether it came.
 std::pair<double, bool> EnergyObserver::run_until_power_capped(const SampledPoint& point) {
-  constexpr double kMostS = 1.5, kQueueAheadS = 0.02;
+  constexpr double kMostS = 1.5;
   LaunchStretch stretch(point.enqueue_launch, point.stream, point.timing.median_ms, device_);
   auto t0 = std::chrono::steady_clock::now();
   bool capped = false;
@@ -184,7 +185,7 @@ void EnergyObserver::after_samples(const SampledPoint& point, const SharedRecord
   energy["windows"] = r.windows() + (burst ? burst->windows() : 0);
   if (r.other) energy["other_window"] = {{"average_w", r.other->average_w}, {"power_samples_mean_w", r.other->power_mean_w}};
   if (double second_s = meter_.settings().second_window_s; second_s > 0) energy["second_window"] = summary(read(point, second_s));
-  energy["power_limit_w"] = meter_.power_limit_w() ? nlohmann::ordered_json(*meter_.power_limit_w()) : nlohmann::ordered_json(nullptr);
+  energy["power_limit_w"] = optional_number(meter_.power_limit_w());
   energy["at_power_limit"] = burst.has_value();
   if (!burst) return;
   energy["power_cap_wait_s"] = settle.first;
@@ -199,9 +200,9 @@ nlohmann::ordered_json EnergyObserver::summary(const Reading& r) {
   return {{"window_s", w.window_s},
           {"average_w", w.average_w},
           {"launch_ms", w.launch_ms},
-          {"joules_per_launch", w.average_w * w.launch_ms * 1e-3},
+          {"joules_per_launch", joules_per_launch(w)},
           {"power_samples_mean_w", w.power_samples ? nlohmann::ordered_json(w.power_mean_w) : nlohmann::ordered_json(nullptr)},
-          {"gpu_temperature_c", w.temperature_c ? nlohmann::ordered_json(*w.temperature_c) : nlohmann::ordered_json(nullptr)},
+          {"gpu_temperature_c", optional_number(w.temperature_c)},
           {"throttle_reasons", throttle_reason_names(r.throttle_reasons)}};
 }
 
