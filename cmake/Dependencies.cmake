@@ -40,6 +40,22 @@ occbench_require(CLI11 CLI11::CLI11 "CLI11 (the command line)" libcli11-dev
 # Expressions of source-defined kernels (launch, sizes, work model).
 occbench_require(muparser muparser::muparser "muparser (expressions of your own kernels' configs)" libmuparser-dev "")
 
+# --filter: RE2 matches in time linear in the id, whatever the pattern (std::regex backtracked
+# exponentially on '(.*)*(.*)*x' and overflowed the stack on 20,000 nested groups). Debian ships
+# no CMake package for it: pkg-config finds it; CMAKE_DISABLE_FIND_PACKAGE_re2 hides it (tests).
+if(NOT CMAKE_DISABLE_FIND_PACKAGE_re2)
+  find_package(PkgConfig QUIET)
+  if(PkgConfig_FOUND)
+    pkg_check_modules(re2 QUIET IMPORTED_TARGET GLOBAL re2)
+  endif()
+endif()
+if(TARGET PkgConfig::re2)
+  add_library(re2::re2 ALIAS PkgConfig::re2)
+  message(STATUS "occbench: using the system's re2")
+else()
+  occbench_missing("RE2 (regular expressions of --filter)" libre2-dev)
+endif()
+
 if(OCCBENCH_BUILD_TESTS)
   set(INSTALL_GTEST OFF CACHE BOOL "" FORCE)
   occbench_require(GTest GTest::gtest_main "GoogleTest (the tests; -DOCCBENCH_BUILD_TESTS=OFF builds without them)"

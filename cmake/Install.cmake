@@ -50,6 +50,6 @@ set(CPACK_PACKAGE_VENDOR occbench)
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "Verified CUDA kernel timings with occupancy, CGMA and bandwidth, from a JSON sweep")
 set(CPACK_GENERATOR TGZ DEB)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "occbench")
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "libfmt9, libmuparser2v5")
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "libfmt9, libmuparser2v5, libre2-9")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "python3-matplotlib")  # the plots; the CUDA toolkit (NVRTC, CUPTI) is not a Debian package
 include(CPack)

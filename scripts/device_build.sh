@@ -12,9 +12,9 @@ rm -rf build-h100-bin && mkdir -p build-h100-bin/tests build-h100-bin/bench
 cp build-h100/occbench build-h100-bin/
 cp build-h100/tests/occbench_gpu_tests build-h100/tests/occbench_cpu_tests build-h100-bin/tests/
 if [ -x build-h100/bench/occbench_gbench ]; then cp build-h100/bench/occbench_gbench build-h100/bench/libbenchmark* build-h100-bin/bench/; fi
-# muparser (user kernels' expressions) and fmt are not on the device machine: carried beside each
+# muparser (user kernels' expressions), fmt and re2 (--filter) are not on the device machine: carried beside each
 # binary, where its RPATH ($ORIGIN) finds them.
-for lib in $(ldd build-h100/occbench | awk '/libmuparser|libfmt/ {print $3}'); do
+for lib in $(ldd build-h100/occbench | awk '/libmuparser|libfmt|libre2/ {print $3}'); do
   for dir in build-h100-bin build-h100-bin/tests build-h100-bin/bench; do cp "$lib" "$dir/"; done
 done
 # The reference results make the working tree that travels with every device call large (the

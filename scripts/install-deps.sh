@@ -8,7 +8,7 @@
 set -euo pipefail
 
 packages=(cmake ninja-build g++ git
-          nlohmann-json3-dev libfmt-dev libcli11-dev libmuparser-dev
+          nlohmann-json3-dev libfmt-dev libcli11-dev libmuparser-dev libre2-dev pkg-config
           python3 python3-matplotlib python3-numpy)
 if [ "${1:-}" = "--test" ]; then
   packages+=(ccache libgtest-dev libbenchmark-dev python3-pytest

@@ -165,7 +165,7 @@ TEST(Compare, CommandExitCodes) {
 
   r = run_cli({"compare", base, dir.file("missing.json")});
   EXPECT_EQ(r.code, 2);
-  EXPECT_TRUE(contains(r.err, "missing.json: no such file")) << r.err;
+  EXPECT_TRUE(contains(r.err, "missing.json: the file does not exist")) << r.err;
   std::string v0 = dir.write("v0.json", "{\"schema_version\": 0, \"results\": [{\"point_id\": \"x\"}]}");
   r = run_cli({"compare", v0, base});
   EXPECT_EQ(r.code, 2);

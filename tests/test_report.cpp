@@ -43,22 +43,22 @@ std::string refusal(const TempDir& dir, const std::string& name, const std::stri
 
 TEST(Summary, BadFilesAreRefusedNamingFileAndExpectation) {
   TempDir dir;
-  EXPECT_TRUE(contains(refusal(dir, "notjson.json", "{\"schema_version\": 1,"), "not valid JSON"));
+  EXPECT_TRUE(contains(refusal(dir, "notjson.json", "{\"schema_version\": 1,"), "malformed JSON"));
   EXPECT_TRUE(contains(refusal(dir, "array.json", "[1, 2]"), "found an array"));
   EXPECT_TRUE(contains(refusal(dir, "noversion.json", "{\"results\": []}"), "no schema_version"));
   EXPECT_TRUE(contains(refusal(dir, "v2.json", "{\"schema_version\": 2, \"results\": [{}]}"), "schema_version is 2, expected 1"));
   EXPECT_TRUE(contains(refusal(dir, "vstring.json", "{\"schema_version\": \"1\", \"results\": [{}]}"), "expected 1"));
   EXPECT_TRUE(contains(refusal(dir, "noresults.json", "{\"schema_version\": 1}"), "expected a 'results' array"));
   EXPECT_TRUE(contains(refusal(dir, "empty.json", "{\"schema_version\": 1, \"results\": []}"), "'results' is empty"));
-  EXPECT_TRUE(contains(refusal(dir, "scalar.json", "{\"schema_version\": 1, \"results\": [3]}"), "results[0] is a number"));
+  EXPECT_TRUE(contains(refusal(dir, "scalar.json", "{\"schema_version\": 1, \"results\": [3]}"), "$.results[0]: expected a point's record (an object), got a number"));
   EXPECT_TRUE(contains(refusal(dir, "noid.json", "{\"schema_version\": 1, \"results\": [{\"status\": \"ok\"}]}"),
-                       "results[0] has no point_id"));
+                       "$.results[0]: no point_id"));
   EXPECT_TRUE(contains(refusal(dir, "run.jsonl", "{\"occbench_jsonl\": 1}\n{\"point_id\": \"x\"}\n"), ".jsonl log"));
   try {
     load_results_file(dir.file("missing.json"));
     ADD_FAILURE() << "a missing file was accepted";
   } catch (const ResultsFileError& e) {
-    EXPECT_TRUE(contains(e.what(), "missing.json: no such file")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "missing.json: the file does not exist")) << e.what();
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include "harness/cli/commands.hpp"
 #include "harness/records/record_writer.hpp"
+#include "harness/records/best.hpp"
 #include "harness/records/report.hpp"
 #include "harness/sweep/selection.hpp"
 #include "harness/sweep/shard.hpp"
@@ -11,6 +12,9 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 
 namespace occbench {
@@ -25,6 +29,50 @@ std::string version_text() {
   ordered_json tool = tool_block();
   return fmt::format("occbench {} (git {})", tool.value("version", std::string("unknown")),
                      tool.value("git_commit", std::string("unknown")));
+}
+
+CLI::Validator finite_number(double min, bool min_exclusive) {
+  std::string bound = fmt::format("{} {}", min_exclusive ? "above" : "at least", min);
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        double value = std::strtod(text.c_str(), &end);
+        bool whole_text = !text.empty() && end == text.c_str() + text.size();
+        if (!whole_text || errno == ERANGE || !std::isfinite(value) || (min_exclusive ? value <= min : value < min))
+          return fmt::format("expected a finite number {}, got '{}'", bound, text);
+        return "";
+      },
+      "NUMBER " + bound);
+}
+
+CLI::Validator whole_number(std::int64_t min, std::int64_t max) {
+  return CLI::Validator(
+      [=](std::string& text) -> std::string {
+        char* end = nullptr;
+        errno = 0;
+        long long value = std::strtoll(text.c_str(), &end, 10);
+        bool digits = !text.empty() && text.find_first_not_of("+-0123456789") == std::string::npos;
+        if (!digits || end != text.c_str() + text.size() || errno == ERANGE || value < min || value > max)
+          return fmt::format("expected a whole number in [{}, {}], got '{}'", min, max, text);
+        return "";
+      },
+      fmt::format("INT in [{}, {}]", min, max));
+}
+
+void check_objective(const Strategy& strategy, const SweepSpec& spec, const std::string& file, const std::string& path) {
+  Objective objective;
+  try {
+    objective = parse_objective(strategy.objective);
+  } catch (const std::invalid_argument& e) {
+    throw ConfigError(file, path, e.what());
+  }
+  // A section the run does not record would leave every point without a value.
+  std::size_t dot = objective.field.find('.');
+  std::string section = dot == std::string::npos ? "" : objective.field.substr(0, dot);
+  bool recorded = section == "energy" ? spec.measurement.energy : section == "counters" ? spec.measurement.counters : true;
+  if (strategy.is_adaptive() && !recorded)
+    throw ConfigError(file, path, fmt::format("the run records no {} section: add --{} (or measurement.{}: true)", section, section, section));
 }
 
 void add_selection_options(CLI::App& subcommand, SelectionFlags& flags) {
@@ -81,10 +129,7 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   try {
     for (const auto& command : commands)
       if (*command.subcommand) return command.run(std::vector<std::string>(argv, argv + argc));
-  } catch (const ConfigError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitBadInput;
-  } catch (const ResultsFileError& e) {
+  } catch (const BadInput& e) {  // a config, a results file, a flag, a file given to read or write
     std::cerr << "error: " << e.what() << "\n";
     return kExitBadInput;
   } catch (const std::exception& e) {

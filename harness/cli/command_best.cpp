@@ -27,6 +27,8 @@ int best_command(const BestFlags& flags) {
     std::cerr << "error: best: " << e.what() << "\n";
     return kExitBadInput;
   }
+  if (!flags.out.empty())
+    for (const char* extension : {".json", ".h"}) check_output_file("best --out", flags.out + extension, {flags.input});
   ShardOutput input = read_shard_output(flags.input);
   std::vector<BestPoint> best = best_points(input, objective);
   if (best.empty()) {

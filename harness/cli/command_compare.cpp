@@ -32,11 +32,11 @@ Command add_compare_command(CLI::App& app) {
   compare->add_option("new", flags->next, "Results of the run to judge (.json)")->required();
   compare->add_option("--fail-on-regression", flags->fail_on_regression,
                       "Exit 1 when a point is slower by more than PCT percent, beyond the runs' noise")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_number(0, false));
   compare->add_option("--noise-factor", flags->noise_factor, "A change counts beyond this many times the combined noise")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(finite_number(0, true))->capture_default_str();
   compare->add_option("--min-change", flags->min_change_pct, "A change counts only beyond this many percent, however quiet the runs")
-      ->check(CLI::NonNegativeNumber)->capture_default_str();
+      ->check(finite_number(0, false))->capture_default_str();
   return {compare, [flags](const std::vector<std::string>&) {
             CompareOptions options;
             options.noise_factor = flags->noise_factor;

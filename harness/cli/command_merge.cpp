@@ -3,6 +3,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/records/merge.hpp"
 #include "harness/records/report.hpp"
+#include "harness/core/files.hpp"
 
 #include <fmt/format.h>
 
@@ -26,11 +27,9 @@ int merge_command(const MergeFlags& flags, const std::vector<std::string>& argv,
                              "it) or .jsonl\n", flags.out);
     return kExitBadInput;
   }
-  for (const auto& input : flags.inputs)
-    if (std::filesystem::exists(out) && std::filesystem::exists(input) && std::filesystem::equivalent(out, input)) {
-      std::cerr << fmt::format("error: merge: {} is both an input and the output; nothing was written\n", flags.out);
-      return kExitBadInput;
-    }
+  check_output_file("merge OUT", flags.out, flags.inputs);
+  if (out.extension() == ".json")
+    check_output_file("merge OUT (its .csv)", std::filesystem::path(out).replace_extension(".csv").string(), flags.inputs);
   std::vector<ShardOutput> inputs;
   for (const auto& path : flags.inputs) inputs.push_back(read_shard_output(path));
   MergedResults merged = merge_shard_outputs(inputs, registry);

@@ -46,7 +46,7 @@ ReplayOptions replay_options(const ReplayFlags& flags) {
     } catch (const std::exception&) {
     }
     if (used != item.size() || !(percent > 0 && percent <= 100))
-      throw std::invalid_argument(fmt::format("--budgets {}: expected percentages of the space in (0, 100], e.g. 1,2,5,10,20", flags.budgets));
+      throw BadInput(fmt::format("--budgets {}: expected percentages of the space in (0, 100], e.g. 1,2,5,10,20", flags.budgets));
     options.budget_percents.push_back(percent);
   }
   if (flags.max_points > 0) options.max_points = flags.max_points;
@@ -58,6 +58,7 @@ ReplayOptions replay_options(const ReplayFlags& flags) {
 int replay_command(const ReplayFlags& flags) {
   ReplayOptions options;
   std::vector<ReplaySpace> spaces;
+  if (!flags.out.empty()) check_output_file("replay --out", flags.out, {flags.input});
   ShardOutput input = read_shard_output(flags.input);
   try {
     options = replay_options(flags);
@@ -84,10 +85,10 @@ Command add_replay_command(CLI::App& app) {
                      "point's occupancy, registers, shared memory and grid, as plan knows them; random is always added)")
       ->capture_default_str();
   replay->add_option("--budgets", flags->budgets, "Budgets as percentages of each space's points")->capture_default_str();
-  replay->add_option("--max-points", flags->max_points, "One budget of N points instead of --budgets")->check(CLI::PositiveNumber);
+  replay->add_option("--max-points", flags->max_points, "One budget of N points instead of --budgets")->check(whole_number(1));
   replay->add_option("--seeds", flags->seeds, "Searches per strategy, seeds --seed, --seed+1, ...")
-      ->check(CLI::Range(1, 100000))->capture_default_str();
-  replay->add_option("--seed", flags->seed, "The first seed")->capture_default_str();
+      ->check(whole_number(1, 100000))->capture_default_str();
+  replay->add_option("--seed", flags->seed, "The first seed")->check(whole_number(0))->capture_default_str();
   replay->add_option("--objective", flags->objective, "FIELD[:min|:max] of the record, as run --objective")->capture_default_str();
   replay->add_option("--out", flags->out, "Write the curves (every budget from 1 point on) as JSON, for plots/occplot.py --kinds search");
   return {replay, [flags](const std::vector<std::string>&) { return replay_command(*flags); }};

@@ -3,6 +3,7 @@
 #include "harness/cli/commands.hpp"
 #include "harness/records/record_writer.hpp"
 #include "harness/records/report.hpp"
+#include "harness/core/files.hpp"
 
 #include <iostream>
 #include <memory>
@@ -13,6 +14,7 @@ namespace {
 
 // occbench report: read every file first, so one bad file stops it before anything is written.
 int report_command(const std::vector<std::string>& paths, const std::string& format, const std::string& out_path) {
+  if (!out_path.empty()) check_output_file("report --out", out_path, paths);
   std::vector<ResultsFile> files;
   for (const auto& path : paths) files.push_back(load_results_file(path));
   assign_labels(files);

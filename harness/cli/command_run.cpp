@@ -177,19 +177,7 @@ Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlC
   if (resumed.header.contains("strategy")) base = strategy_from_json(resumed.header["strategy"], flags.resume_path);
   Strategy strategy = apply_strategy_flags(flags, base);
   check_strategy(strategy);
-  Objective objective;
-  try {
-    objective = parse_objective(strategy.objective);
-  } catch (const std::invalid_argument& e) {
-    throw ConfigError("command line", "--objective (or search.objective)", e.what());
-  }
-  // A section the run does not record would leave every point without a value.
-  std::size_t dot = objective.field.find('.');
-  std::string section = dot == std::string::npos ? "" : objective.field.substr(0, dot);
-  bool recorded = section == "energy" ? spec.measurement.energy : section == "counters" ? spec.measurement.counters : true;
-  if (strategy.is_adaptive() && !recorded)
-    throw ConfigError("command line", "--objective " + strategy.objective,
-                      fmt::format("the run records no {} section: add --{}", section, section));
+  check_objective(strategy, spec, "command line", "--objective " + strategy.objective + " (or search.objective)");
   if (strategy.is_adaptive() && (flags.each_device || !flags.selection.shard.empty()))
     throw ConfigError("command line", "--strategy " + strategy.name,
                       "a search runs over the whole sweep, on one GPU or shared by --devices: not with --each-device or --shard");
@@ -347,6 +335,7 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
   SweepSpec spec = load_spec(flags, resumed, registry);
   Strategy strategy = run_strategy(flags, spec, resumed);
   if (flags.dry_run) return list_points(spec, registry, strategy, resumed);
+  check_output_folder("run --out", flags.out_dir);  // before anything is measured
   if (auto reason = no_gpu_reason()) return no_gpu(*reason);
   if (!flags.devices.empty()) return run_on_several_devices(flags, spec, strategy, argv, registry);
   if (flags.each_device) {
@@ -368,10 +357,10 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
   run->add_option("config", flags->config, "Sweep config (JSON), or a shipped one's name (adjacent_difference); optional with --resume");
   run->add_option("--out", flags->out_dir, "Folder for the result files")->capture_default_str();
   run->add_option("--resume", flags->resume_path, "Finish an interrupted run from its .jsonl, keeping its finished points");
-  run->add_option("--device", flags->device_ordinal, "CUDA device ordinal")->capture_default_str();
+  run->add_option("--device", flags->device_ordinal, "CUDA device ordinal")->check(whole_number(0, 1023))->capture_default_str();
   run->add_option("--watchdog", flags->watchdog_s,
                   "Sweeps of your own kernels: a point running longer (seconds) is stopped and recorded failed")
-      ->check(CLI::PositiveNumber)->capture_default_str();
+      ->check(finite_number(0, true))->capture_default_str();
   run->add_flag("--no-supervisor", flags->no_supervisor,
                 "Sweeps of your own kernels: run in this process (no watchdog, no restart after a fault)");
   run->add_option("--devices", flags->devices,
@@ -393,11 +382,12 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
                   "How the points are chosen: exhaustive (every point, the default), random (a sample of --max-points), or "
                   "a search that picks each point from the results so far: local, genetic, model (docs/search.md)");
   run->add_option("--max-points", flags->max_points, "Measure at most N points (random: the sample's size; a search: its budget)")
-      ->check(CLI::PositiveNumber);
+      ->check(whole_number(1));
   run->add_option("--time-limit", flags->time_limit_s,
                   "A search: stop once its points took S seconds (their time_use.point_s, so a resumed search counts its earlier ones)")
-      ->check(CLI::PositiveNumber);
-  flags->seed_option = run->add_option("--seed", flags->seed, "The seed of the random sample or the search (default 0)");
+      ->check(finite_number(0, true));
+  flags->seed_option = run->add_option("--seed", flags->seed, "The seed of the random sample or the search (default 0)")
+                           ->check(whole_number(0));
   run->add_option("--objective", flags->objective,
                   "A search: FIELD[:min|:max] of the record to optimise (default timing.median_ms), e.g. "
                   "metrics.achieved_bandwidth_gbps:max or energy.joules_per_launch");

@@ -3,11 +3,14 @@
 // subcommand and options to the app, and returns what runs when the user chose it. cli.cpp sets
 // up the app, parses and dispatches.
 #include "harness/sweep/spec.hpp"
+#include "harness/sweep/strategy.hpp"
 #include "harness/family/registry.hpp"
 
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,16 @@ struct SelectionFlags {
 void add_selection_options(CLI::App& subcommand, SelectionFlags& flags);
 // The same flags as arguments, for a child process that must select the same points.
 std::vector<std::string> selection_arguments(const SelectionFlags& flags);
+// Numeric flags, checked on the text as typed (CLI11's own checks let "nan" through, and an
+// unsigned option took "-1" as 2^64-1): a finite number above `min` (or at least it), and a whole
+// number in [min, max] written as digits.
+CLI::Validator finite_number(double min, bool min_exclusive);
+CLI::Validator whole_number(std::int64_t min, std::int64_t max = std::numeric_limits<std::int64_t>::max());
+
+// The search's objective: FIELD[:min|:max] of a section the run records (energy and counters only
+// where measurement asks for them). Throws ConfigError(file, path, ...): run and validate refuse alike.
+void check_objective(const Strategy& strategy, const SweepSpec& spec, const std::string& file, const std::string& path);
+
 // The command line as one string, for the run record.
 std::string join_command(const std::vector<std::string>& argv);
 // Checked into a PointSelection; throws ConfigError naming the flag.

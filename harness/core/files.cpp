@@ -2,18 +2,56 @@
 
 #include <fmt/format.h>
 
+#include "harness/core/bad_input.hpp"
+
+#include <cerrno>
+#include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+#include <unistd.h>
 
 namespace occbench {
 
-std::optional<std::string> read_file(const std::string& path) {
+namespace {
+
+std::optional<std::string> refuse(std::string* why, std::string reason) {
+  if (why) *why = std::move(reason);
+  return std::nullopt;
+}
+
+const char* file_kind(const std::filesystem::file_status& status) {
+  switch (status.type()) {
+    case std::filesystem::file_type::directory: return "a folder";
+    case std::filesystem::file_type::fifo: return "a FIFO (named pipe)";
+    case std::filesystem::file_type::character: return "a character device";
+    case std::filesystem::file_type::block: return "a block device";
+    case std::filesystem::file_type::socket: return "a socket";
+    default: return "not a regular file";
+  }
+}
+
+}  // namespace
+
+std::optional<std::string> read_file(const std::string& path, std::string* why) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  fs::file_status status = fs::status(path, error);  // follows links: the file they name is what is read
+  if (error && error != std::errc::no_such_file_or_directory)
+    return refuse(why, fmt::format("cannot be examined ({})", error.message()));
+  if (!fs::exists(status)) return refuse(why, "does not exist");
+  if (!fs::is_regular_file(status)) return refuse(why, fmt::format("is {}, not a regular file", file_kind(status)));
+  std::uintmax_t size = fs::file_size(path, error);
+  if (!error && size > kMaxInputFileBytes)
+    return refuse(why, fmt::format("is {} bytes, more than the {} bytes occbench reads", size, kMaxInputFileBytes));
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!in) return refuse(why, fmt::format("cannot be opened for reading ({})", std::strerror(errno)));
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  if (in.bad()) return refuse(why, fmt::format("cannot be read ({})", std::strerror(errno)));
+  return text;
 }
 
 namespace {
@@ -55,6 +93,66 @@ void write_text_file(const std::string& path, const std::string& text) {
   if (!out) throw std::runtime_error(fmt::format("{}: cannot open for writing", path));
   out << text;
   if (!out.flush()) throw std::runtime_error(fmt::format("{}: write failed", path));
+}
+
+namespace {
+
+// Why `path` is too long a name for the file system, or "".
+std::string name_problem(const std::filesystem::path& path) {
+  std::string text = path.string();
+  if (text.size() >= PATH_MAX) return fmt::format("the path is {} bytes; paths are at most {}", text.size(), PATH_MAX - 1);
+  for (const std::filesystem::path& part : path)
+    if (part.string().size() > NAME_MAX)
+      return fmt::format("the name '{}...' is {} bytes; a file or folder name is at most {}", part.string().substr(0, 40),
+                         part.string().size(), NAME_MAX);
+  return "";
+}
+
+// Why the folder `path` could not be written into or made, or "": the nearest part of it that
+// exists must be a folder this process may write into.
+std::string folder_problem(const std::filesystem::path& path) {
+  namespace fs = std::filesystem;
+  if (std::string problem = name_problem(path); !problem.empty()) return problem;
+  fs::path existing = path.empty() ? fs::path(".") : path;
+  std::error_code error;
+  while (!fs::exists(existing, error) && existing.has_parent_path() && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!fs::exists(existing, error)) existing = ".";
+  if (!fs::is_directory(existing, error)) return fmt::format("{} is not a folder", existing.string());
+  if (::access(existing.c_str(), W_OK | X_OK) != 0)
+    return fmt::format("the folder {} cannot be written ({})", existing.string(), std::strerror(errno));
+  return "";
+}
+
+}  // namespace
+
+std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  if (path.empty()) return "expected a file name, got an empty one";
+  std::error_code error;
+  fs::file_status status = fs::status(path, error);
+  if (fs::exists(status)) {
+    if (!fs::is_regular_file(status)) return fmt::format("it is {}; expected a file to write", file_kind(status));
+    for (const std::string& input : inputs)
+      if (fs::equivalent(path, input, error))
+        return fmt::format("it is also an input of this command ({}); writing it would destroy that input: name another file",
+                           input);
+  }
+  if (std::string problem = name_problem(path); !problem.empty()) return problem;
+  return folder_problem(fs::path(path).parent_path());
+}
+
+void check_output_file(const std::string& flag, const std::string& path, const std::vector<std::string>& inputs) {
+  if (std::string problem = output_file_problem(path, inputs); !problem.empty())
+    throw BadInput(fmt::format("{} {}: {}", flag, path, problem));
+}
+
+void check_output_folder(const std::string& flag, const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code error;
+  if (fs::exists(path, error) && !fs::is_directory(path, error))
+    throw BadInput(fmt::format("{} {}: it is not a folder; expected a folder for the result files", flag, path));
+  if (std::string problem = folder_problem(path); !problem.empty()) throw BadInput(fmt::format("{} {}: {}", flag, path, problem));
 }
 
 }  // namespace occbench

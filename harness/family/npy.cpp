@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <limits>
 #include <iterator>
 
 namespace occbench {
@@ -34,8 +35,9 @@ std::string header_field(const std::string& header, const std::string& key) {
 }  // namespace
 
 NpyArray read_npy(const std::string& path) {
-  std::optional<std::string> bytes = read_file(path);
-  if (!bytes) throw NpyError(fmt::format("{}: cannot open the .npy file", path));
+  std::string why;
+  std::optional<std::string> bytes = read_file(path, &why);
+  if (!bytes) throw NpyError(fmt::format("{}: the file {}; expected a .npy file", path, why));
   std::vector<unsigned char> data(bytes->begin(), bytes->end());
   auto fail = [&](const std::string& what) { throw NpyError(fmt::format("{}: not a usable .npy file: {}", path, what)); };
   if (data.size() < 10 || std::string(data.begin(), data.begin() + 6) != "\x93NUMPY") fail("missing the \\x93NUMPY magic");
@@ -53,17 +55,27 @@ NpyArray read_npy(const std::string& path) {
   }
   if (offset + header_len > data.size()) fail("truncated header");
   std::string header(data.begin() + offset, data.begin() + offset + header_len);
+  if (header.find('{') == std::string::npos || header.find('}') == std::string::npos) fail("the header is not a dict");
   NpyArray array;
   std::string descr = header_field(header, "descr");
   if (descr.size() < 3) fail("no 'descr' in the header");
   array.dtype = descr.substr(1, descr.size() - 2);
   if (header_field(header, "fortran_order") != "False") fail("Fortran order (save it with numpy.ascontiguousarray)");
   std::string shape = header_field(header, "shape");
+  if (shape.size() < 2 || shape.front() != '(' || shape.back() != ')') fail("no 'shape' tuple in the header");
+  std::uint64_t count = 1;
   for (std::size_t i = 1; i < shape.size();) {
     std::size_t digits = shape.find_first_of("0123456789", i);
     if (digits == std::string::npos) break;
-    std::size_t end = shape.find_first_not_of("0123456789", digits);
-    array.shape.push_back(std::stoull(shape.substr(digits, end - digits)));
+    std::size_t end = std::min(shape.find_first_not_of("0123456789", digits), shape.size());
+    std::uint64_t extent = 0;
+    for (std::size_t d = digits; d < end; ++d) {
+      if (extent > (std::numeric_limits<std::uint64_t>::max() - 9) / 10) fail(fmt::format("a dimension of shape {} is too large", shape));
+      extent = extent * 10 + std::uint64_t(shape[d] - '0');
+    }
+    if (extent != 0 && count > std::numeric_limits<std::uint64_t>::max() / 8 / extent) fail(fmt::format("shape {} is too large", shape));
+    count *= extent;
+    array.shape.push_back(extent);
     i = end;
   }
   static const std::pair<const char*, std::size_t> kSizes[] = {{"<f4", 4}, {"<f8", 8}, {"<i4", 4}, {"<u4", 4}, {"|u1", 1}, {"<i8", 8}, {"<u8", 8}};

@@ -143,6 +143,12 @@ const std::vector<GpuSpec>& gpu_table() {
   return table;
 }
 
+std::size_t largest_gpu_memory_bytes() {
+  std::size_t most = 0;
+  for (const GpuSpec& gpu : gpu_table()) most = std::max(most, gpu.memory_bytes);
+  return most;
+}
+
 const GpuSpec* find_gpu(std::string_view key_or_name) {
   const std::string want = lower(key_or_name);
   if (want.empty()) return nullptr;

@@ -54,6 +54,8 @@ struct GpuSpec {
 };
 
 const std::vector<GpuSpec>& gpu_table();
+// The most memory any GPU of the table has: without a device, a problem larger than this cannot run anywhere.
+std::size_t largest_gpu_memory_bytes();
 
 // Case-insensitive: a key ("h100"), the marketing name, an alias ("NVIDIA H100 80GB HBM3"), or an
 // architecture ("sm_90" -> the first GPU of that arch in the table). nullptr if none matches.

@@ -146,7 +146,7 @@ ordered_json merged_document(const MergedResults& merged, const ordered_json& ru
 }
 
 std::string merged_jsonl(const MergedResults& merged, const ordered_json& header_extra) {
-  ordered_json header = {{"occbench_jsonl", 1},       {"tool", merged.tool},    {"device", merged.devices.front()},
+  ordered_json header = {{"occbench_jsonl", kJsonlVersion},       {"tool", merged.tool},    {"device", merged.devices.front()},
                          {"devices", merged.devices}, {"config", merged.config}, {"config_source", merged.config_source}};
   for (const auto& [key, value] : header_extra.items()) header[key] = value;
   std::string text = header.dump() + "\n";

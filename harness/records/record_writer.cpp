@@ -1,5 +1,6 @@
 #include "harness/records/record_writer.hpp"
 
+#include "harness/records/report.hpp"
 #include "harness/measure/counters.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
@@ -231,13 +232,10 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 
 
 ordered_json read_json_file(const std::string& path) {
-  std::optional<std::string> text = read_file(path);
-  if (!text) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
-  try {
-    return ordered_json::parse(*text);
-  } catch (const ordered_json::parse_error& e) {
-    throw std::runtime_error(fmt::format("{}: not valid JSON: {}", path, e.what()));
-  }
+  std::string why;
+  std::optional<std::string> text = read_file(path, &why);
+  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected a JSON document", path, why));
+  return parse_json(*text, path);
 }
 
 JsonlWriter::JsonlWriter(const std::string& path, bool append) : path_(path) {
@@ -259,33 +257,89 @@ std::map<std::string, ordered_json> records_by_point(const JsonlContents& conten
   return records;
 }
 
+namespace {
+
+const char* kJsonlExpected = "an occbench .jsonl file (the log `occbench run` writes point by point)";
+
+// The family a .jsonl header's config sweeps: its "family", else its source file's stem.
+std::string header_family(const ordered_json& header) {
+  if (!header.contains("config") || !header["config"].is_object()) return "";
+  const ordered_json& config = header["config"];
+  if (config.contains("family") && config["family"].is_string()) return config["family"].get<std::string>();
+  if (config.contains("source") && config["source"].is_string())
+    return std::filesystem::path(config["source"].get<std::string>()).stem().string();
+  return "";
+}
+
+void check_jsonl_header(const ordered_json& header, const std::string& where) {
+  if (!header.is_object() || !header.contains("occbench_jsonl"))
+    throw ResultsFileError(fmt::format("{} is not an occbench header (expected an object with key occbench_jsonl); expected {}", where,
+                                       kJsonlExpected));
+  const ordered_json& version = header["occbench_jsonl"];
+  if (!version.is_number_integer() || version.get<long long>() != kJsonlVersion)
+    throw ResultsFileError(fmt::format("{}: occbench_jsonl is {}, expected {} (this occbench reads .jsonl version {})", where,
+                                       version.dump(), kJsonlVersion, kJsonlVersion));
+  for (const char* key : {"config", "device", "tool", "run", "selection"})
+    if (header.contains(key) && !header[key].is_object() && !header[key].is_null())
+      throw ResultsFileError(fmt::format("{}: .{}: expected an object, got {}", where, key, header[key].type_name()));
+  if (header.contains("selection") && header["selection"].is_object() && header["selection"].contains("shard") &&
+      !header["selection"]["shard"].is_string())
+    throw ResultsFileError(fmt::format("{}: .selection.shard: expected a string K/N, got {}", where, header["selection"]["shard"].dump()));
+  for (const char* key : {"config_source", "started_utc"})
+    if (header.contains(key) && !header[key].is_string())
+      throw ResultsFileError(fmt::format("{}: .{}: expected a string, got {}", where, key, header[key].type_name()));
+}
+
+// One sweep's record: readable (record_problem), and of the family the header's config sweeps.
+void check_jsonl_record(const ordered_json& record, const std::string& family, const std::string& where) {
+  if (std::string problem = record_problem(record); !problem.empty())
+    throw ResultsFileError(fmt::format("{}{}", where, problem));
+  if (!family.empty() && record.contains("family") && record["family"] != family)
+    throw ResultsFileError(fmt::format("{}: a record of family '{}' in the log of a sweep of family '{}': expected one sweep's "
+                                       "records (was another run's log appended to it?)",
+                                       where, record["family"].get<std::string>(), family));
+}
+
+}  // namespace
+
 JsonlContents read_jsonl(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path));
+  std::string why;
+  std::optional<std::string> text = read_file(path, &why);
+  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected {}", path, why, kJsonlExpected));
+  std::vector<std::string> lines;
+  for (std::size_t begin = 0; begin < text->size();) {
+    std::size_t end = std::min(text->find('\n', begin), text->size());
+    lines.push_back(text->substr(begin, end - begin));
+    begin = end + 1;
+  }
+  while (!lines.empty() && lines.back().find_first_not_of(" \t\r") == std::string::npos) lines.pop_back();
   JsonlContents contents;
-  std::string line;
-  std::size_t number = 0;
   bool header_seen = false;
-  while (std::getline(in, line)) {
-    ++number;
-    if (line.empty()) continue;
+  std::string family;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (lines[i].find_first_not_of(" \t\r") == std::string::npos) continue;
+    std::string where = fmt::format("{}: line {}", path, i + 1);
     ordered_json value;
     try {
-      value = ordered_json::parse(line);
-    } catch (const ordered_json::parse_error&) {
-      if (in.peek() == EOF) break;  // the last line was cut off when the run was killed
-      throw std::runtime_error(fmt::format("{}: line {} is not valid JSON", path, number));
+      value = parse_json(lines[i], where);
+    } catch (const BadInput& e) {
+      if (i + 1 == lines.size() && header_seen) break;  // the last line was cut off when the run was killed
+      throw ResultsFileError(fmt::format("{}; expected {} (only its last line may be cut off)", e.what(), kJsonlExpected));
     }
     if (!header_seen) {
-      if (!value.is_object() || !value.contains("occbench_jsonl"))
-        throw std::runtime_error(fmt::format("{}: line 1 is not an occbench header (expected key occbench_jsonl)", path));
-      contents.header = value;
+      check_jsonl_header(value, where);
+      contents.header = std::move(value);
+      family = header_family(contents.header);
       header_seen = true;
-    } else {
-      contents.results.push_back(value);
+      continue;
     }
+    if (value.is_object() && value.contains("occbench_jsonl"))
+      throw ResultsFileError(fmt::format("{}: a second header: expected one run's log (were two .jsonl files joined? merge them with "
+                                         "`occbench merge` instead)", where));
+    check_jsonl_record(value, family, where);
+    contents.results.push_back(std::move(value));
   }
-  if (!header_seen) throw std::runtime_error(fmt::format("{}: empty; expected an occbench .jsonl file", path));
+  if (!header_seen) throw ResultsFileError(fmt::format("{}: empty; expected {}", path, kJsonlExpected));
   return contents;
 }
 

@@ -47,11 +47,18 @@ class JsonlWriter {
   std::ofstream out_;
 };
 
+// The version in the first line of a .jsonl ({"occbench_jsonl": 1, ...}).
+inline constexpr int kJsonlVersion = 1;
+
 struct JsonlContents {
   ordered_json header;                // first line: tool, device, config, config_source
   std::vector<ordered_json> results;  // one per finished point
 };
-JsonlContents read_jsonl(const std::string& path);  // a torn last line (killed mid-write) is ignored
+// Reads one run's .jsonl: a header of version kJsonlVersion, then records of one sweep (one
+// family, readable by record_problem). A torn last line (killed mid-write) is ignored; anything
+// else (a torn line before the last, no header, a second header, another family's record) throws
+// ResultsFileError naming the file and the line.
+JsonlContents read_jsonl(const std::string& path);
 // Its records by point id: what run --resume keeps instead of measuring again.
 std::map<std::string, ordered_json> records_by_point(const JsonlContents& contents);
 

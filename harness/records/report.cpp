@@ -5,6 +5,7 @@
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
 #include "harness/core/json.hpp"
+#include "harness/core/bad_input.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,6 +43,64 @@ std::string record_point_id(const ordered_json& r) {
   return id;
 }
 
+namespace {
+
+const char* const kSections[] = {"launch", "resources", "occupancy", "timing", "work", "metrics", "verification",
+                                 "time_use", "energy", "counters", "compile", "conditions", "search"};
+// The text fields read from records: top-level, then section.key.
+const char* const kTextFields[] = {"point_id", "family", "variant", "status", "reason"};
+const std::pair<const char*, const char*> kSectionTexts[] = {
+    {"timing", "mode"}, {"timing", "source"}, {"timing", "stop_reason"}, {"occupancy", "limiter"},
+    {"verification", "status"}, {"energy", "status"}, {"counters", "status"}};
+// Times and spreads: none of them can be negative.
+const char* const kTimingFields[] = {"median_ms", "mean_ms", "min_ms", "max_ms", "stddev_ms", "noise", "total_ms", "samples"};
+
+std::string section_problem(const ordered_json& r, const char* section) {
+  if (!r.contains(section)) return "";
+  const ordered_json& s = r[section];
+  if (!s.is_object() && !s.is_null()) return fmt::format(".{}: expected an object or null, got {}", section, type_name(s));
+  for (const auto& [name, key] : kSectionTexts)
+    if (std::string(name) == section && s.is_object() && s.contains(key) && !s[key].is_string() && !s[key].is_null())
+      return fmt::format(".{}.{}: expected a string, got {}", section, key, type_name(s[key]));
+  return "";
+}
+
+std::string timing_problem(const ordered_json& r) {
+  if (!r.contains("timing") || !r["timing"].is_object()) return "";
+  const ordered_json& t = r["timing"];
+  for (const char* key : kTimingFields) {
+    if (!t.contains(key) || t[key].is_null()) continue;
+    if (!t[key].is_number()) return fmt::format(".timing.{}: expected a number, got {}", key, type_name(t[key]));
+    if (t[key].get<double>() < 0) return fmt::format(".timing.{}: expected a time or spread of at least 0, got {}", key, t[key].dump());
+  }
+  if (t.contains("near_timing_floor") && !t["near_timing_floor"].is_boolean() && !t["near_timing_floor"].is_null())
+    return fmt::format(".timing.near_timing_floor: expected true or false, got {}", type_name(t["near_timing_floor"]));
+  return "";
+}
+
+}  // namespace
+
+std::string record_problem(const ordered_json& r) {
+  if (!r.is_object()) return fmt::format(": expected a point's record (an object), got {}", type_name(r));
+  for (const char* key : kTextFields)
+    if (r.contains(key) && !r[key].is_string()) return fmt::format(".{}: expected a string, got {}", key, type_name(r[key]));
+  if (r.contains("params")) {
+    if (!r["params"].is_object()) return fmt::format(".params: expected an object, got {}", type_name(r["params"]));
+    for (const auto& item : r["params"].items())
+      if (!item.value().is_number() && !item.value().is_string())
+        return fmt::format(".params.{}: expected a number or a string, got {}", item.key(), type_name(item.value()));
+  }
+  for (const char* section : kSections)
+    if (std::string problem = section_problem(r, section); !problem.empty()) return problem;
+  if (r.contains("energy") && r["energy"].is_object() && r["energy"].contains("at_power_limit") &&
+      !r["energy"]["at_power_limit"].is_boolean())
+    return fmt::format(".energy.at_power_limit: expected true or false, got {}", type_name(r["energy"]["at_power_limit"]));
+  if (r.contains("device") && !(r["device"].is_number_integer() && r["device"].get<long long>() >= 0) && !r["device"].is_object())
+    return fmt::format(".device: expected a device index (a whole number of at least 0), got {}", r["device"].dump());
+  if (record_point_id(r).empty()) return ": no point_id (nor family, variant and params to rebuild it)";
+  return timing_problem(r);
+}
+
 ResultsFile results_from_json(const ordered_json& doc, const std::string& path) {
   auto fail = [&](const std::string& what) { throw ResultsFileError(fmt::format("{}: {}", path, what)); };
   if (!doc.is_object()) fail(fmt::format("expected {}, a JSON object; found {}", kExpected, type_name(doc)));
@@ -56,11 +115,8 @@ ResultsFile results_from_json(const ordered_json& doc, const std::string& path) 
                      doc.contains("results") ? type_name(doc["results"]) : "none"));
   const auto& results = doc["results"];
   if (results.empty()) fail("'results' is empty: the run recorded no points");
-  for (std::size_t i = 0; i < results.size(); ++i) {
-    if (!results[i].is_object()) fail(fmt::format("results[{}] is {}, expected a point's record (an object)", i, type_name(results[i])));
-    if (record_point_id(results[i]).empty())
-      fail(fmt::format("results[{}] has no point_id (nor family, variant and params to rebuild it)", i));
-  }
+  for (std::size_t i = 0; i < results.size(); ++i)
+    if (std::string problem = record_problem(results[i]); !problem.empty()) fail(fmt::format("$.results[{}]{}", i, problem));
   if (doc.contains("device") && !doc["device"].is_object() && !doc["device"].is_null())
     fail(fmt::format("'device' is {}, expected an object", type_name(doc["device"])));
   ResultsFile file;
@@ -70,18 +126,15 @@ ResultsFile results_from_json(const ordered_json& doc, const std::string& path) 
 }
 
 ResultsFile load_results_file(const std::string& path) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw ResultsFileError(fmt::format("{}: no such file; expected {}", path, kExpected));
-  if (std::filesystem::is_directory(path, error))
-    throw ResultsFileError(fmt::format("{}: is a folder; expected {}", path, kExpected));
-  std::optional<std::string> text = read_file(path);
-  if (!text) throw ResultsFileError(fmt::format("{}: cannot open for reading; expected {}", path, kExpected));
+  std::string why;
+  std::optional<std::string> text = read_file(path, &why);
+  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected {}", path, why, kExpected));
   ordered_json doc;
   try {
-    doc = ordered_json::parse(*text);
-  } catch (const ordered_json::parse_error& e) {
+    doc = parse_json(*text, path);
+  } catch (const BadInput& e) {
     bool jsonl = path.size() > 6 && path.substr(path.size() - 6) == ".jsonl";
-    throw ResultsFileError(fmt::format("{}: not valid JSON ({}); expected {}{}", path, e.what(), kExpected,
+    throw ResultsFileError(fmt::format("{}; expected {}{}", e.what(), kExpected,
                                        jsonl ? " - this looks like a run's .jsonl log; use the .json written beside it" : ""));
   }
   return results_from_json(doc, path);

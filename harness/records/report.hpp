@@ -2,6 +2,7 @@
 // Reading results files back and summarizing them for people: `occbench report` (a markdown
 // table for a README or a pull request, or conversion to CSV/JSON; several files merge into one
 // table keyed by point_id, one column group per file). Pure CPU code; knows the result record.
+#include "harness/core/bad_input.hpp"
 #include "harness/records/record_writer.hpp"
 #include "harness/core/format.hpp"
 
@@ -12,9 +13,9 @@
 namespace occbench {
 
 // A results file that cannot be used: the message names the file and what was expected.
-class ResultsFileError : public std::runtime_error {
+class ResultsFileError : public BadInput {
  public:
-  using std::runtime_error::runtime_error;
+  using BadInput::BadInput;
 };
 
 struct ResultsFile {
@@ -32,6 +33,12 @@ ResultsFile results_from_json(const ordered_json& document, const std::string& p
 // Gives each file its column label: the device name without a leading "NVIDIA ", with the file
 // name added where two files would otherwise share one.
 void assign_labels(std::vector<ResultsFile>& files);
+
+// Why a point's record cannot be read as one occbench wrote, or "": the JSON path in it (".timing.median_ms")
+// and what was expected. The fields that reports, comparisons, best and the searches read must
+// have their types (status a string, params an object of numbers and strings, each section an
+// object), and a time cannot be negative: such a record is bad input, never a result.
+std::string record_problem(const ordered_json& record);
 
 // The point_id of a record (its own, or rebuilt from family/variant/params).
 std::string record_point_id(const ordered_json& record);

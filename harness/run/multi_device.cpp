@@ -175,7 +175,7 @@ SharedSweep shared_sweep(const MultiDeviceRun& run) {
 // them), finished ones kept.
 void prepare_claims(const MultiDeviceRun& run, const SharedSweep& s) {
   if (run.resume_path.empty()) {
-    ordered_json header = {{"occbench_jsonl", 1},          {"tool", tool_block()},
+    ordered_json header = {{"occbench_jsonl", kJsonlVersion},          {"tool", tool_block()},
                            {"config", read_json_file(s.config_path)}, {"config_source", s.config_path},
                            {"started_utc", s.started},     {"multi_device", s.multi}};
     fs::create_directories(s.claims);

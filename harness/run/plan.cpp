@@ -1,6 +1,7 @@
 #include "harness/run/plan.hpp"
 
 #include "harness/run/compile_queue.hpp"
+#include "harness/core/files.hpp"
 #include "harness/run/compile_workers.hpp"
 #include "harness/sweep/selection.hpp"
 #include "harness/model/metrics.hpp"
@@ -423,6 +424,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
       return 2;
     }
     SweepSpec spec = apply_selection(parse_sweep_file(options.config, registry), options.selection, registry);
+    if (options.compile_queue.empty() && options.compile_share.empty()) check_output_folder("plan --out", options.out_dir);
     std::vector<int> built = built_cuda_architectures();
     PlanTarget target;
     if (!options.gpu.empty()) {
@@ -445,7 +447,7 @@ int plan_main(const PlanOptions& options, const Registry& registry, std::ostream
       return 1;
     }
     return 0;
-  } catch (const ConfigError& e) {
+  } catch (const BadInput& e) {
     err << "error: " << e.what() << "\n";
     return 2;
   } catch (const PlanError& e) {

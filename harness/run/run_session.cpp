@@ -75,7 +75,7 @@ void open_outputs(RunSession& s, const SweepSpec& spec, const RunOptions& option
   s.csv_path = stem + ".csv";
   s.jsonl = std::make_unique<JsonlWriter>(s.jsonl_path, options.resume != nullptr);
   if (!options.resume) {
-    ordered_json header = {{"occbench_jsonl", 1}, {"tool", tool_block()}, {"device", to_json(s.device)}, {"config", spec.raw},
+    ordered_json header = {{"occbench_jsonl", kJsonlVersion}, {"tool", tool_block()}, {"device", to_json(s.device)}, {"config", spec.raw},
                            {"config_source", spec.source}, {"started_utc", s.started_utc}};
     // A resumed shard stays that shard, and a resumed sample that sample.
     if (!spec.selection.empty()) header["selection"] = to_json(spec.selection);

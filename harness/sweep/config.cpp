@@ -1,9 +1,11 @@
 #include "harness/sweep/config.hpp"
 
+#include "harness/model/gpu_table.hpp"
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/sweep/source_family.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/core/files.hpp"
+#include "harness/core/json.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -96,19 +98,6 @@ class Checker {
  private:
   std::string source_;
 };
-
-std::pair<std::size_t, std::size_t> line_and_column(const std::string& text, std::size_t byte) {
-  std::size_t line = 1, column = 1;
-  for (std::size_t i = 0; i < text.size() && i + 1 < byte; ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      column = 1;
-    } else {
-      ++column;
-    }
-  }
-  return {line, column};
-}
 
 MeasurementSettings parse_measurement(const json& value, const std::string& path, const Checker& check) {
   MeasurementSettings m;
@@ -208,6 +197,10 @@ void parse_name(const json& doc, const Checker& check, const Family& family, Swe
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
     });
     if (!safe) check.fail("$.name", "expected a non-empty name of letters, digits, '_', '-' and '.' (it names the result files)");
+    // The result files are NAME-GPU-TIME.json: a file name is at most 255 bytes.
+    if (spec.name.size() > kMaxSweepNameLength)
+      check.fail("$.name", fmt::format("expected a name of at most {} characters (it names the result files), got {}",
+                                       kMaxSweepNameLength, spec.name.size()));
   }
   if (doc.contains("description")) spec.description = check.string(doc["description"], "$.description");
 }
@@ -318,6 +311,7 @@ void parse_restrictions(const json& doc, const Checker& check, const Family& fam
   for (std::size_t i = 0; i < list.size(); ++i) {
     Restriction r;
     r.path = fmt::format("$.restrictions[{}]", i);
+    r.file = spec.source;
     r.text = check.string(list[i], r.path);
     r.expression = Expression(r.text, names, spec.source, r.path);
     r.uses = r.expression.used_variables();
@@ -359,9 +353,36 @@ void check_shared_values(const Checker& check, const Family& family, const Sweep
     }
 }
 
+// A problem larger than any GPU's memory cannot run anywhere (a device run skips what does not
+// fit its own GPU); checked before anything runs, once per sizes.
+void check_device_memory(const Checker& check, const Family& family, const std::vector<Point>& points) {
+  if (!family.device_bytes) return;
+  std::set<std::string> seen;
+  for (const auto& point : points) {
+    if (!seen.insert(point.sizes.to_string()).second) continue;
+    std::uint64_t bytes = family.device_bytes(point.sizes);
+    if (bytes > largest_gpu_memory_bytes())
+      check.fail("$.sizes", fmt::format("at {} the problem needs {:.4g} GiB of device memory; the largest GPU occbench knows has "
+                                        "{:.4g} GiB (plan --list-gpus)",
+                                        point.sizes.to_string(), double(bytes) / 1073741824.0,
+                                        double(largest_gpu_memory_bytes()) / 1073741824.0));
+  }
+}
+
 // Every variant needs a value for each of its axes, and each point must be legal as a whole.
 void check_points(const Checker& check, const Family& family, const SweepSpec& spec, const Registry& registry) {
-  for (const auto& point : expand_sweep(spec, registry, /*check_points=*/false)) {
+  std::vector<Point> points = expand_sweep(spec, registry, /*check_points=*/false);
+  if (points.empty() && !spec.restrictions.empty()) {
+    std::size_t unrestricted = 0;
+    std::vector<std::size_t> removed = restriction_removals(spec, registry, unrestricted);
+    std::vector<std::string> each;
+    for (std::size_t i = 0; i < removed.size(); ++i) each.push_back(fmt::format("[{}] {}", i, removed[i]));
+    check.fail("$.restrictions", fmt::format("together they rule out all {} points of the sweep (each alone rules out: {}); "
+                                             "expected restrictions that keep at least one point",
+                                             unrestricted, fmt::join(each, ", ")));
+  }
+  check_device_memory(check, family, points);
+  for (const auto& point : points) {
     for (const auto& axis : point.variant->axes)
       if (!point.params.has(axis.name))
         check.fail("$.axes." + axis.name,
@@ -402,22 +423,19 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
 }
 
 SweepSpec parse_sweep_text(const std::string& text, const std::string& source, const Registry& registry) {
-  json doc;
+  nlohmann::ordered_json doc;
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    auto [line, column] = line_and_column(text, e.byte);
-    std::string what = e.what();
-    auto colon = what.find(": ");
-    throw ConfigError(source, fmt::format("line {}, column {}", line, column),
-                      "malformed JSON: " + (colon == std::string::npos ? what : what.substr(colon + 2)));
+    doc = parse_json(text, source);
+  } catch (const BadInput& e) {
+    throw ConfigError(e.file(), e.where(), e.expected());
   }
   return parse_sweep_json(doc, source, registry);
 }
 
 SweepSpec parse_sweep_file(const std::string& path, const Registry& registry) {
-  std::optional<std::string> text = read_file(path);
-  if (!text) throw ConfigError(path, "$", "cannot open the file for reading");
+  std::string why;
+  std::optional<std::string> text = read_file(path, &why);
+  if (!text) throw ConfigError(path, "$", fmt::format("the file {}; expected a JSON sweep config file", why));
   return parse_sweep_text(*text, path, registry);
 }
 

@@ -10,6 +10,9 @@
 
 namespace occbench {
 
+// A sweep's name names its result files (NAME-GPU-TIME.json): at most this long.
+inline constexpr std::size_t kMaxSweepNameLength = 128;
+
 SweepSpec parse_sweep_file(const std::string& path, const Registry& registry);
 SweepSpec parse_sweep_text(const std::string& text, const std::string& source, const Registry& registry);
 SweepSpec parse_sweep_json(const nlohmann::ordered_json& doc, const std::string& source, const Registry& registry);

@@ -18,6 +18,18 @@ double floor_of(double x) { return std::floor(x); }
 double ceil_div(double a, double b) { return std::ceil(a / b); }
 double remainder_of(double a, double b) { return std::fmod(a, b); }
 
+// Where `text` assigns (a lone '=', which muparser takes as "set the variable"), or npos: every
+// expression of a config computes; none may change the point's values.
+std::size_t assignment_at(const std::string& text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '=') continue;
+    bool compares = (i > 0 && std::string("=<>!").find(text[i - 1]) != std::string::npos) ||
+                    (i + 1 < text.size() && text[i + 1] == '=');
+    if (!compares) return i;
+  }
+  return std::string::npos;
+}
+
 }  // namespace
 
 struct Expression::Impl {
@@ -40,6 +52,8 @@ Expression::Expression(const std::string& text, const std::vector<std::string>& 
     throw ConfigError(file, json_path, fmt::format("in the expression \"{}\": {}", text, what));
   };
   if (text.find_first_not_of(" \t") == std::string::npos) refuse("it is empty; expected an arithmetic expression");
+  if (std::size_t at = assignment_at(text); at != std::string::npos)
+    refuse(fmt::format("'=' at position {} assigns; expected a comparison ('==') or arithmetic", at + 1));
   try {
     e.parser.DefineFun("ceil", ceil_of);
     e.parser.DefineFun("floor", floor_of);
@@ -48,6 +62,8 @@ Expression::Expression(const std::string& text, const std::vector<std::string>& 
     for (std::size_t i = 0; i < variables.size(); ++i) e.parser.DefineVar(variables[i], &e.values[i]);
     e.parser.SetExpr(text);
     e.parser.Eval();  // parses: unknown names and syntax errors surface here
+    if (e.parser.GetNumResults() > 1)
+      refuse(fmt::format("{} expressions separated by ','; expected one (join conditions with '&&')", e.parser.GetNumResults()));
   } catch (const mu::Parser::exception_type& error) {
     std::string token = error.GetToken();
     std::string known = variables.empty() ? "(none)" : fmt::format("{}", fmt::join(variables, ", "));
@@ -80,8 +96,8 @@ double Expression::evaluate(const Params& params) const {
       // Only names the expression actually uses must have values.
       auto used = e.parser.GetUsedVar();
       if (used.count(e.names[i]))
-        throw std::runtime_error(fmt::format("{}: {}: the expression \"{}\" uses '{}', which this point does not set ({})",
-                                             e.file, e.json_path, e.text, e.names[i], params.to_string()));
+        throw ConfigError(e.file, e.json_path, fmt::format("the expression \"{}\" uses '{}', which this point does not set ({})",
+                                                           e.text, e.names[i], params.to_string()));
       continue;
     }
     e.values[i] = double(params.get(e.names[i]));
@@ -89,7 +105,7 @@ double Expression::evaluate(const Params& params) const {
   try {
     return e.parser.Eval();
   } catch (const mu::Parser::exception_type& error) {
-    throw std::runtime_error(fmt::format("{}: {}: the expression \"{}\": {}", e.file, e.json_path, e.text, error.GetMsg()));
+    throw ConfigError(e.file, e.json_path, fmt::format("the expression \"{}\" at {}: {}", e.text, params.to_string(), error.GetMsg()));
   }
 }
 
@@ -97,8 +113,8 @@ std::int64_t Expression::evaluate_integer(const Params& params, std::int64_t min
   double value = evaluate(params);
   if (!std::isfinite(value) || std::abs(value - std::round(value)) > 1e-9 * std::max(1.0, std::abs(value)) ||
       value < double(min) || value > double(max))
-    throw std::runtime_error(fmt::format("{}: {}: the expression \"{}\" gives {} at {}; expected a whole number in [{}, {}]",
-                                         impl_->file, impl_->json_path, impl_->text, value, params.to_string(), min, max));
+    throw ConfigError(impl_->file, impl_->json_path, fmt::format("the expression \"{}\" gives {} at {}; expected a whole number in [{}, {}]",
+                                                                 impl_->text, value, params.to_string(), min, max));
   return std::int64_t(std::llround(value));
 }
 

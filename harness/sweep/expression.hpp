@@ -17,7 +17,8 @@ class Expression {
  public:
   Expression() = default;
   // `variables`: the names the expression may use. Throws ConfigError(file, json_path, ...) naming
-  // the expression and the unknown or invalid part.
+  // the expression and the unknown or invalid part; an assignment ("a = 1") or a list ("a, b") is
+  // refused: an expression computes one value.
   Expression(const std::string& text, const std::vector<std::string>& variables, const std::string& file,
              const std::string& json_path);
 
@@ -25,9 +26,9 @@ class Expression {
   bool empty() const { return !impl_; }
   // The variable names the expression uses, of those it was given.
   std::vector<std::string> used_variables() const;
-  // Every variable must be in `params`; throws std::runtime_error naming the expression otherwise.
+  // Every variable must be in `params`; throws ConfigError naming the expression otherwise.
   double evaluate(const Params& params) const;
-  // The value, which must be a whole number in [min, max]; else std::runtime_error naming the
+  // The value, which must be a whole number in [min, max]; else ConfigError naming the
   // expression, the config location and the value.
   std::int64_t evaluate_integer(const Params& params, std::int64_t min, std::int64_t max) const;
 

@@ -1,6 +1,7 @@
 #include "harness/sweep/selection.hpp"
 
 #include "harness/model/occupancy_limit.hpp"
+#include "harness/sweep/id_filter.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/sweep/config.hpp"
 
@@ -10,7 +11,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
-#include <regex>
 
 namespace occbench {
 
@@ -153,9 +153,9 @@ SweepSpec apply_selection(const SweepSpec& spec, const PointSelection& selection
   if (!selection.filter.empty()) {
     std::string flag = "--filter " + selection.filter;
     try {
-      std::regex check(selection.filter);
-    } catch (const std::regex_error& e) {
-      throw ConfigError(spec.source, flag, fmt::format("expected a regular expression (ECMAScript): {}", e.what()));
+      IdFilter check(selection.filter);
+    } catch (const std::invalid_argument& e) {
+      throw ConfigError(spec.source, flag, fmt::format("expected a regular expression (RE2 syntax): {}", e.what()));
     }
     if (expand_sweep(selected, registry).empty()) {
       SweepSpec unfiltered = selected;

@@ -2,7 +2,7 @@
 // Part of a sweep, from the command line: the same narrowing and overrides for `run`, `plan` and
 // the Google Benchmark front end, checked like the config itself (a ConfigError naming the flag).
 //   --variants global,vectorized        only these of the config's variants
-//   --filter REGEX                      only points whose id matches (searched, ECMAScript)
+//   --filter REGEX                      only points whose id matches (searched, RE2 syntax)
 //   --set block_size=128,256            replace an axis's values (a size axis or a launch axis)
 //   --axis "block_size=[128,256]"       the same in nvbench's spelling
 #include "harness/sweep/spec.hpp"

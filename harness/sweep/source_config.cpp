@@ -104,6 +104,28 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
   return a;
 }
 
+// Whether `shape` (a kernel's name with each {expression} as 0) names a function: a qualified
+// name ("scale", "ns::scale") and, optionally, template arguments in balanced <...> that end it.
+bool is_kernel_name(const std::string& shape) {
+  std::size_t bracket = std::min(shape.find('<'), shape.size());
+  std::string name = shape.substr(0, bracket);
+  if (name.rfind("::", 0) == 0) name = name.substr(2);
+  for (std::size_t begin = 0;;) {
+    std::size_t end = std::min(name.find("::", begin), name.size());
+    if (!is_identifier(name.substr(begin, end - begin))) return false;
+    if (end == name.size()) break;
+    begin = end + 2;
+  }
+  if (bracket == shape.size()) return true;
+  int depth = 0;
+  for (std::size_t i = bracket; i < shape.size(); ++i) {
+    depth += shape[i] == '<' ? 1 : shape[i] == '>' ? -1 : 0;
+    if (depth == 0) return i + 1 == shape.size();  // the arguments' '>' ends the name
+    if (depth < 0) return false;
+  }
+  return false;
+}
+
 // "tile_kernel<{chunk_size}, {block_size / 32}>": literal text and {expressions}.
 std::vector<std::pair<std::string, Expression>> parse_kernel_name(const Reader& r, const json& v, const std::string& path,
                                                                   const std::vector<std::string>& names) {
@@ -124,9 +146,9 @@ std::vector<std::pair<std::string, Expression>> parse_kernel_name(const Reader& 
     parts.emplace_back("", Expression(text.substr(open + 1, close - open - 1), names, r.file(), path));
     at = close + 1;
   }
-  std::string head = parts.empty() ? "" : parts.front().first;
-  auto bracket = head.find('<');
-  if (!is_identifier(head.substr(0, bracket)) && head.substr(0, bracket).find("::") == std::string::npos)
+  std::string shape;
+  for (const auto& [literal, expression] : parts) shape += expression.empty() ? literal : "0";
+  if (!is_kernel_name(shape))
     r.fail(path, fmt::format("expected a __global__ function's name, optionally with template arguments "
                              "(\"tile_kernel<{{chunk_size}}>\"), got \"{}\"", text));
   return parts;
@@ -223,13 +245,24 @@ SourceAxes source_axes(const Reader& r, const json& doc) {
                                         [](const std::string& name) { return is_harness_axis_name(name); }),
                          axes.shared_axes.end());
   axes.all_names = axes.size_names;
-  for (const auto& a : axes.shared_axes) axes.all_names.push_back(a);
-  json variant_axes = doc.value("variant_axes", json::object());
-  for (const auto& item : variant_axes.items())
+  // A name is a size or an axis, never both: the axis's values would silently replace the size's.
+  auto refuse_size_name = [&](const std::string& name, const std::string& path) {
+    if (std::find(axes.size_names.begin(), axes.size_names.end(), name) != axes.size_names.end())
+      r.fail(path, fmt::format("'{}' is a size ($.sizes.{}) and an axis here; expected each name once, as a size or as an axis",
+                               name, name));
+  };
+  for (const auto& a : axes.shared_axes) {
+    refuse_size_name(a, "$.axes." + a);
+    axes.all_names.push_back(a);
+  }
+  if (!doc.contains("variant_axes") || !doc["variant_axes"].is_object()) return axes;
+  for (const auto& item : doc["variant_axes"].items())
     if (item.value().is_object())
-      for (const auto& axis : item.value().items())
+      for (const auto& axis : item.value().items()) {
+        refuse_size_name(axis.key(), "$.variant_axes." + item.key() + "." + axis.key());
         if (std::find(axes.all_names.begin(), axes.all_names.end(), axis.key()) == axes.all_names.end())
           axes.all_names.push_back(axis.key());
+      }
   return axes;
 }
 

@@ -59,7 +59,8 @@ class Reader {
     fs::path p = string(v, path);
     if (p.is_relative()) p = base / p;
     std::error_code ec;
-    if (!fs::is_regular_file(p, ec)) fail(path, fmt::format("expected an existing file; {} does not exist", p.string()));
+    if (!fs::is_regular_file(p, ec))
+      fail(path, fmt::format("expected an existing file; {} {}", p.string(), fs::exists(p, ec) ? "is not a regular file" : "does not exist"));
     return p.lexically_normal().string();
   }
 

@@ -3,8 +3,11 @@
 #include "harness/sweep/source_config.hpp"
 #include "harness/sweep/source_kernels.hpp"
 #include "harness/core/files.hpp"
+#include "harness/family/npy.hpp"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace occbench {
@@ -38,6 +41,67 @@ void add_sweep_points(const json& doc, const std::vector<std::string>& size_name
       state.sweep_points[std::size_t(state.reference_kernel)].push_back(sizes);
     }
   state.index_sweep_names();
+}
+
+// A scalar argument's value at a point, which its type must hold as it is.
+void check_scalar(const Argument& a, const Params& p) {
+  double value = a.value.evaluate(p);
+  if (std::string expected = element_value_problem(*a.type, value); !expected.empty())
+    throw ConfigError("", a.path + ".value", fmt::format("the expression \"{}\" gives {} at {}; expected {}", a.value.text(), value,
+                                                         p.to_string(), expected));
+}
+
+// The work model at a point: FLOPs and bytes are finite counts, never negative.
+void check_work(const KernelSpec& k, const Params& p) {
+  for (const Expression* e : {&k.flops, &k.global_bytes, &k.dram_bytes, &k.bytes_in_flight_per_warp}) {
+    if (e->empty()) continue;
+    double value = e->evaluate(p);
+    if (!std::isfinite(value) || value < 0)
+      throw ConfigError("", k.path + ".work", fmt::format("the expression \"{}\" gives {} at {}; expected a finite count of at least 0",
+                                                          e->text(), value, p.to_string()));
+  }
+}
+
+// The reference run at every sizes of the sweep, checked as each point is: its launch, its name,
+// its options and its scalars (run would otherwise fail at its first point, on the GPU).
+void check_reference_points(const Reader& r, const json& doc, const std::vector<std::string>& size_names, const SourceState& state) {
+  if (state.reference_kernel < 0) return;
+  const KernelSpec& k = state.kernels[std::size_t(state.reference_kernel)];
+  for (auto params : config_points(doc, "", size_names)) {
+    for (const auto& [axis, value] : state.reference_axes.items()) params.set(axis, value);
+    try {
+      evaluate_launch(k, params);
+      state.name_expression(k, params);
+      state.user_options(k, params);
+      for (const auto& a : state.arguments)
+        if (a.role == Argument::Role::scalar) check_scalar(a, params);
+    } catch (const ConfigError& e) {
+      r.fail("$.reference", fmt::format("the reference run ({}) at {}: {}: {}", k.variant, params.to_string(), e.json_path(), e.expected()));
+    }
+  }
+}
+
+// Each .npy file (an input's values, an output's expected values) must hold the argument's type
+// and count at every sizes of the sweep: refused here, not at the run's first point.
+void check_npy_files(const Reader& r, const json& doc, const std::vector<std::string>& size_names, const SourceState& state) {
+  for (const auto& a : state.arguments) {
+    bool input = a.role == Argument::Role::input && a.init.kind == "npy";
+    std::string file = input ? a.init.npy_path : a.role == Argument::Role::output ? a.expected_npy : "";
+    if (file.empty()) continue;
+    std::string path = input ? a.path + ".init.file" : "$.reference.npy." + a.name;
+    NpyArray array;
+    try {
+      array = read_npy(file);
+    } catch (const NpyError& e) {
+      r.fail(path, e.what());
+    }
+    for (const auto& sizes : config_points(doc, "", size_names)) {
+      auto count = std::uint64_t(a.count.evaluate_integer(sizes, 0, kMaxInt));
+      if (array.dtype != a.type->npy || array.count() != count)
+        r.fail(path, fmt::format("{} holds {} elements of {}; at {} the argument needs {} of {} ({})", file, array.count(),
+                                 array.dtype, sizes.to_string(), count, a.type->npy, a.type->name));
+    }
+  }
 }
 
 // Global arguments name variables of the source: compiled once here (on the CPU, NVRTC) at the
@@ -83,17 +147,18 @@ void add_problem(Family& family, const std::shared_ptr<SourceState>& state) {
     return "";
   };
   family.device_bytes = [state](const Params& sizes) {
-    std::uint64_t bytes = 0;
+    double bytes = 0;  // in double: 2^62 elements of 4 bytes wrapped a 64-bit count to a few bytes
     for (const auto& a : state->arguments)
       if (!a.count.empty())  // an output twice: its expected values are kept on the device too
-        bytes += std::uint64_t(a.count.evaluate_integer(sizes, 0, kMaxInt)) * a.type->bytes *
+        bytes += double(a.count.evaluate_integer(sizes, 0, kMaxInt)) * double(a.type->bytes) *
                  (a.role == Argument::Role::output ? 2 : 1);
-    return bytes;
+    return bytes >= 0x1p64 ? std::numeric_limits<std::uint64_t>::max() : std::uint64_t(bytes);
   };
   family.make_problem = [state](const Params& sizes, std::uint64_t seed) { return make_source_problem(state, sizes, seed); };
   family.precompile = [state](const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index,
                                unsigned count) { state->precompile(points, arch, index, count); };
 }
+
 
 // Kernel i of the config as a variant: its launch, work model, run, checks and compilation.
 Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& state, std::size_t i) {
@@ -123,7 +188,10 @@ Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& stat
       state->name_expression(spec, p);
       state->user_options(spec, p);
       for (const auto& a : state->arguments)
-        if (a.role == Argument::Role::scalar) a.value.evaluate(p);
+        if (a.role == Argument::Role::scalar) check_scalar(a, p);
+      check_work(spec, p);
+    } catch (const ConfigError& e) {
+      return fmt::format("{}: {}", e.json_path(), e.expected());
     } catch (const std::exception& e) {
       return e.what();
     }
@@ -154,7 +222,10 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   auto state = std::make_shared<SourceState>();
   state->config_file = config_file;
   state->source_path = r.file_path(doc["source"], "$.source", base);
-  state->source_text = read_file(state->source_path).value_or("");  // r.file_path found it
+  std::string why;
+  std::optional<std::string> source_text = read_file(state->source_path, &why);
+  if (!source_text) r.fail("$.source", fmt::format("{}: the file {}; expected CUDA source", state->source_path, why));
+  state->source_text = std::move(*source_text);
   Family family = named_family(r, doc, *state);
   SourceAxes axes = source_axes(r, doc);
   for (const auto& n : axes.size_names) family.size_axes.push_back(free_axis(r, n, "$.sizes." + n, "a size given by the config"));
@@ -163,6 +234,8 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   state->kernels = parse_kernels(r, doc, axes, compile);
   parse_reference(r, doc, base, *state);
   state->guard_zone_bytes = parse_guard_zone(r, doc);
+  check_reference_points(r, doc, axes.size_names, *state);
+  check_npy_files(r, doc, axes.size_names, *state);
   add_sweep_points(doc, axes.size_names, *state);
   check_globals(r, doc, axes.size_names, *state);
   add_problem(family, state);

@@ -47,6 +47,9 @@ std::vector<std::string> element_type_names(bool with_64bit_integers);
 // as harness/family/element_values' to_element does on the host and the GPU); reads one back.
 void store_element(const ElementType& type, double value, unsigned char* out);
 double load_element(const ElementType& type, const unsigned char* in);
+// What `value` must be to be stored as `type` unchanged ("a whole number in [0, 4294967295]
+// (uint32)"), or "" where it is: never rounded, clamped or wrapped in silence.
+std::string element_value_problem(const ElementType& type, double value);
 
 struct Initializer {
   std::string kind = "uniform";  // uniform | normal | iota | constant | npy

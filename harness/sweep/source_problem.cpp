@@ -10,6 +10,9 @@
 #include "harness/family/verify_device.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
+#include <limits>
 #include <fmt/ranges.h>
 
 #include <algorithm>
@@ -34,6 +37,23 @@ void store_element(const ElementType& type, double value, unsigned char* out) {
   visit_element_kind(type.kind, [&](auto zero) {
     auto v = to_element<decltype(zero)>(value);
     std::memcpy(out, &v, sizeof v);
+  });
+}
+
+std::string element_value_problem(const ElementType& type, double value) {
+  if (!std::isfinite(value)) return fmt::format("a finite {}", type.name);
+  if (type.is_float) {
+    if (type.bytes == 4 && std::fabs(value) > double(std::numeric_limits<float>::max()))
+      return fmt::format("a float32 (at most {:g} in magnitude)", double(std::numeric_limits<float>::max()));
+    return "";
+  }
+  return visit_element_kind(type.kind, [&](auto zero) -> std::string {
+    using T = decltype(zero);
+    // The bounds as doubles: 2^63 and 2^64 are exact, and a double at or above them does not fit.
+    double low = double(std::numeric_limits<T>::min()), high = double(std::numeric_limits<T>::max());
+    bool fits = value >= low && (sizeof(T) == 8 ? value < high : value <= high);
+    if (value == std::floor(value) && fits) return "";
+    return fmt::format("a whole number in [{}, {}] ({})", std::numeric_limits<T>::min(), std::numeric_limits<T>::max(), type.name);
   });
 }
 

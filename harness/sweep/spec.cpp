@@ -4,16 +4,17 @@
 
 namespace occbench {
 
-ConfigError::ConfigError(std::string file, std::string json_path, std::string expected)
-    : std::runtime_error(fmt::format("{}: {}: {}", file, json_path, expected)),
-      file_(std::move(file)),
-      json_path_(std::move(json_path)),
-      expected_(std::move(expected)) {}
-
 bool Restriction::allows(const Params& params) const {
   for (const auto& name : uses)
     if (!params.has(name)) return true;
-  return expression.evaluate(params) != 0;
+  double value = expression.evaluate(params);
+  // A condition is true or false: a value such as 16 (from "block_size * 2") or inf (from "1/0")
+  // is a mistake in the config, not a point kept.
+  if (value != 0 && value != 1)
+    throw ConfigError(file, path, fmt::format("the restriction \"{}\" gives {} at {}; expected a condition, true or "
+                                                           "false, such as \"block_size * items <= 1024\"",
+                                                           text, value, params.to_string()));
+  return value == 1;
 }
 
 }  // namespace occbench

@@ -2,6 +2,7 @@
 // A sweep as the user wrote it, once parsed and checked (harness/sweep/config.hpp parses it): its
 // family, variants, axes and measurement settings, and what the command line selected. A
 // ConfigError names the file, the JSON path and what was expected.
+#include "harness/core/bad_input.hpp"
 #include "harness/family/registry.hpp"
 #include "harness/measure/settings.hpp"
 #include "harness/sweep/expression.hpp"
@@ -36,10 +37,11 @@ struct PointSelection {
 // a point whose parameters make it 0 (false) is never built. It constrains the points that have
 // every name it uses (a variant without one of its axes is not constrained by it).
 struct Restriction {
-  std::string text, path;  // as written, and where: "$.restrictions[0]"
+  std::string text, path, file;  // as written, where ("$.restrictions[0]") and in which config
   Expression expression;
   std::vector<std::string> uses;
-  bool allows(const Params& params) const;  // true where it does not apply
+  // True where it does not apply; throws ConfigError where it gives neither true nor false.
+  bool allows(const Params& params) const;
 };
 
 struct SweepSpec {
@@ -62,15 +64,11 @@ struct SweepSpec {
   PointSelection selection;    // from the command line; echoed in the record's run block
 };
 
-class ConfigError : public std::runtime_error {
+class ConfigError : public BadInput {
  public:
-  ConfigError(std::string file, std::string json_path, std::string expected);
-  const std::string& file() const { return file_; }
-  const std::string& json_path() const { return json_path_; }
-  const std::string& expected() const { return expected_; }
-
- private:
-  std::string file_, json_path_, expected_;
+  ConfigError(std::string file, std::string json_path, std::string expected)
+      : BadInput(std::move(file), std::move(json_path), std::move(expected)) {}
+  const std::string& json_path() const { return where(); }
 };
 
 }  // namespace occbench

@@ -49,8 +49,9 @@ Strategy strategy_from_json(const nlohmann::ordered_json& json, const std::strin
     if (json.contains("time_limit_s") && !json["time_limit_s"].is_null()) strategy.time_limit_s = json["time_limit_s"].get<double>();
     strategy.seed = json.at("seed").get<std::uint64_t>();
     strategy.objective = json.value("objective", strategy.objective);
-  } catch (const nlohmann::json::exception& e) {
-    throw ConfigError(source, "strategy", fmt::format("expected {{\"name\", \"max_points\", \"seed\"}}: {}", e.what()));
+  } catch (const nlohmann::json::exception&) {  // nlohmann's words name neither the file nor the field
+    throw ConfigError(source, "strategy", "expected {\"name\": a strategy name, \"max_points\": a whole number or null, "
+                                          "\"seed\": a whole number of at least 0, \"objective\": a field name}");
   }
   return strategy;
 }

@@ -1,12 +1,12 @@
 #include "harness/sweep/sweep.hpp"
 
 #include "harness/model/occupancy_limit.hpp"
+#include "harness/sweep/id_filter.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <optional>
-#include <regex>
 #include <stdexcept>
 
 namespace occbench {
@@ -57,9 +57,7 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
   const Family* family = sweep_family(spec, registry);
   if (!family) throw std::invalid_argument("unknown family " + spec.family);
   std::vector<Point> points;
-  // --filter: ECMAScript, searched anywhere in the id (as Google Benchmark's --benchmark_filter).
-  std::optional<std::regex> filter;
-  if (!spec.selection.filter.empty()) filter.emplace(spec.selection.filter);
+  IdFilter filter = spec.selection.filter.empty() ? IdFilter() : IdFilter(spec.selection.filter);
   cartesian(spec.sizes, Params{}, 0, [&](const Params& sizes) {
     for (const auto& variant_name : spec.variants) {
       const Variant* variant = family->find_variant(variant_name);
@@ -73,7 +71,7 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
         for (const auto& restriction : spec.restrictions)
           if (!restriction.allows(params)) return;  // never built
         std::string id = point_id(family->name, variant->name, params);
-        if (filter && !std::regex_search(id, *filter)) return;
+        if (!filter.matches(id)) return;
         Point point;
         point.index = points.size();
         point.family = family;
