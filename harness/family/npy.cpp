@@ -42,7 +42,7 @@ NpyArray read_npy(const std::string& path) {
   auto fail = [&](const std::string& what) { throw NpyError(fmt::format("{}: not a usable .npy file: {}", path, what)); };
   if (data.size() < 10 || std::string(data.begin(), data.begin() + 6) != "\x93NUMPY") fail("missing the \\x93NUMPY magic");
   int major = data[6];
-  std::size_t header_len, offset;
+  std::size_t header_len = 0, offset = 0;
   if (major == 1) {
     header_len = data[8] | (std::size_t(data[9]) << 8);
     offset = 10;
