@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what occbench builds, runs and plots with, from Debian/Ubuntu packages; with --test, what
-# the tests need too (GoogleTest, Google Benchmark, pytest, and a single-node Slurm for its test).
+# the tests need too (GoogleTest, Google Benchmark, pytest, Clang's libFuzzer for the fuzzer, and a
+# single-node Slurm for its test).
 # The CUDA toolkit (nvcc) must already be installed; it is not in the distribution's default
 # repositories.
 #   bash scripts/install-deps.sh          # quickstart.sh: build, run, plot
@@ -12,6 +13,7 @@ packages=(cmake ninja-build g++ git
           python3 python3-matplotlib python3-numpy)
 if [ "${1:-}" = "--test" ]; then
   packages+=(ccache libgtest-dev libbenchmark-dev python3-pytest
+             clang libclang-rt-dev  # scripts/fuzz.sh: libFuzzer, AddressSanitizer, UBSan
              slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
 fi
 

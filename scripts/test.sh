@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The test command (README, CI): builds if needed, then runs every C++ test through CTest and the
-# plotting tests through pytest. GPU tests skip, saying why, where no GPU can be used.
+# The test command (README, CI): builds if needed, then runs every C++ test through CTest, a short
+# seeded fuzzing run (scripts/fuzz.sh) and the plotting tests through pytest. GPU tests skip,
+# saying why, where no GPU can be used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}
@@ -8,6 +9,9 @@ BUILD_DIR=${BUILD_DIR:-build}
 bash scripts/install-deps.sh --test  # what the tests need besides the build (instant when present)
 bash scripts/build.sh
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600
+# The fuzzer, short and seeded: every reader of user input held to its promise on a few thousand
+# inputs made from the shipped files (docs/fuzzing.md; a Clang build in build-fuzz/).
+bash scripts/fuzz.sh
 # A real single-node Slurm (slurm-wlm, munge) running shards and the merge step; skips saying why.
 bash scripts/slurm/test_slurm.sh "$BUILD_DIR/occbench"
 

@@ -38,6 +38,7 @@ const char* file_kind(const std::filesystem::file_status& status) {
 
 std::optional<std::string> read_file(const std::string& path, std::string* why) {
   namespace fs = std::filesystem;
+  if (path.empty()) return refuse(why, "has an empty name");
   std::error_code error;
   fs::file_status status = fs::status(path, error);  // follows links: the file they name is what is read
   if (error && error != std::errc::no_such_file_or_directory)

@@ -15,6 +15,9 @@ inline constexpr std::uintmax_t kMaxInputFileBytes = std::uintmax_t(4) << 30;
 // end), larger than kMaxInputFileBytes, or the system's reason. The caller names what it is.
 std::optional<std::string> read_file(const std::string& path, std::string* why = nullptr);
 
+// A path as a message shows it: '' for an empty one (else the message starts with ": ").
+inline std::string display_path(const std::string& path) { return path.empty() ? "''" : path; }
+
 // Where occbench's shipped files are (configs/, examples/, plots/): $OCCBENCH_DATA_DIR where set;
 // beside an installed occbench, <prefix>/share/occbench; beside one built inside the source tree
 // (build/occbench), the tree. "" where none holds a configs/ folder. Never the build machine's

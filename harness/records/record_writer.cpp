@@ -234,7 +234,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 ordered_json read_json_file(const std::string& path) {
   std::string why;
   std::optional<std::string> text = read_file(path, &why);
-  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected a JSON document", path, why));
+  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected a JSON document", display_path(path), why));
   return parse_json(*text, path);
 }
 
@@ -279,15 +279,12 @@ void check_jsonl_header(const ordered_json& header, const std::string& where) {
   if (!version.is_number_integer() || version.get<long long>() != kJsonlVersion)
     throw ResultsFileError(fmt::format("{}: occbench_jsonl is {}, expected {} (this occbench reads .jsonl version {})", where,
                                        version.dump(), kJsonlVersion, kJsonlVersion));
-  for (const char* key : {"config", "device", "tool", "run", "selection"})
-    if (header.contains(key) && !header[key].is_object() && !header[key].is_null())
-      throw ResultsFileError(fmt::format("{}: .{}: expected an object, got {}", where, key, header[key].type_name()));
+  if (std::string problem = document_problem(header); !problem.empty()) throw ResultsFileError(fmt::format("{}: {}", where, problem));
+  if (header.contains("selection") && !header["selection"].is_object() && !header["selection"].is_null())
+    throw ResultsFileError(fmt::format("{}: $.selection: expected an object, got {}", where, header["selection"].type_name()));
   if (header.contains("selection") && header["selection"].is_object() && header["selection"].contains("shard") &&
       !header["selection"]["shard"].is_string())
     throw ResultsFileError(fmt::format("{}: .selection.shard: expected a string K/N, got {}", where, header["selection"]["shard"].dump()));
-  for (const char* key : {"config_source", "started_utc"})
-    if (header.contains(key) && !header[key].is_string())
-      throw ResultsFileError(fmt::format("{}: .{}: expected a string, got {}", where, key, header[key].type_name()));
 }
 
 // One sweep's record: readable (record_problem), and of the family the header's config sweeps.
@@ -305,7 +302,7 @@ void check_jsonl_record(const ordered_json& record, const std::string& family, c
 JsonlContents read_jsonl(const std::string& path) {
   std::string why;
   std::optional<std::string> text = read_file(path, &why);
-  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected {}", path, why, kJsonlExpected));
+  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected {}", display_path(path), why, kJsonlExpected));
   std::vector<std::string> lines;
   for (std::size_t begin = 0; begin < text->size();) {
     std::size_t end = std::min(text->find('\n', begin), text->size());

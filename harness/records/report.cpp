@@ -80,6 +80,77 @@ std::string timing_problem(const ordered_json& r) {
 
 }  // namespace
 
+namespace {
+
+enum class Kind { text, number, object, list };
+
+bool is_kind(const ordered_json& v, Kind kind) {
+  switch (kind) {
+    case Kind::text: return v.is_string();
+    case Kind::number: return v.is_number();
+    case Kind::object: return v.is_object();
+    default: return v.is_array();
+  }
+}
+
+const char* kind_name(Kind kind) {
+  return kind == Kind::text ? "a string" : kind == Kind::number ? "a number" : kind == Kind::object ? "an object" : "a list";
+}
+
+// The fields of a document's (or a .jsonl header's) blocks that commands read: where they are
+// there (null too, where a type is read), of their type.
+struct Field {
+  const char* block;  // "" for the document itself
+  const char* key;
+  Kind kind;
+};
+const Field kDocumentFields[] = {
+    {"", "tool", Kind::object}, {"", "run", Kind::object}, {"", "device", Kind::object}, {"", "config", Kind::object},
+    {"", "units", Kind::object}, {"", "devices", Kind::list}, {"", "config_source", Kind::text}, {"", "started_utc", Kind::text},
+    {"tool", "name", Kind::text}, {"tool", "version", Kind::text}, {"tool", "git_commit", Kind::text},
+    {"run", "kind", Kind::text}, {"run", "command", Kind::text}, {"run", "config_source", Kind::text},
+    {"run", "started_utc", Kind::text}, {"run", "finished_utc", Kind::text}, {"run", "wall_s", Kind::number},
+    {"run", "timed_s", Kind::number}, {"run", "measurement", Kind::object}, {"run", "strategy", Kind::object},
+    {"run", "runs", Kind::list}, {"device", "name", Kind::text}, {"device", "pci_bus_id", Kind::text},
+    {"device", "compute_capability", Kind::text}, {"config", "name", Kind::text}, {"config", "family", Kind::text},
+    {"config", "baseline", Kind::text}};
+
+std::string fields_problem(const ordered_json& doc, const char* only_block = nullptr) {
+  for (const Field& f : kDocumentFields) {
+    if (only_block && std::string(f.block) != only_block) continue;
+    const ordered_json* holder = &doc;
+    if (*f.block) {
+      if (!doc.contains(f.block) || !doc[f.block].is_object()) continue;
+      holder = &doc[f.block];
+    }
+    if (holder->contains(f.key) && !is_kind((*holder)[f.key], f.kind) && !((*holder)[f.key].is_null() && f.kind == Kind::object))
+      return fmt::format("$.{}{}{}: expected {}, got {}", f.block, *f.block ? "." : "", f.key, kind_name(f.kind),
+                         type_name((*holder)[f.key]));
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string document_problem(const ordered_json& doc) {
+  if (!doc.is_object()) return fmt::format("$: expected an object, got {}", type_name(doc));
+  if (std::string problem = fields_problem(doc); !problem.empty()) return problem;
+  // A merged document keeps each input's device and run block: each is read as one.
+  auto items_problem = [](const ordered_json* items, const char* path, const char* block) -> std::string {
+    if (!items || !items->is_array()) return "";
+    for (std::size_t i = 0; i < items->size(); ++i) {
+      std::string problem = fields_problem(ordered_json{{block, (*items)[i]}}, block);
+      if (!(*items)[i].is_object()) problem = fmt::format("$.{}: expected an object, got {}", block, type_name((*items)[i]));
+      if (!problem.empty()) return fmt::format("{}[{}]{}", path, i, problem.substr(2 + std::string(block).size()));
+    }
+    return "";
+  };
+  const ordered_json* runs = doc.contains("run") && doc["run"].is_object() && doc["run"].contains("runs") ? &doc["run"]["runs"] : nullptr;
+  if (std::string problem = items_problem(doc.contains("devices") ? &doc["devices"] : nullptr, "$.devices", "device"); !problem.empty())
+    return problem;
+  return items_problem(runs, "$.run.runs", "run");
+}
+
 std::string record_problem(const ordered_json& r) {
   if (!r.is_object()) return fmt::format(": expected a point's record (an object), got {}", type_name(r));
   for (const char* key : kTextFields)
@@ -117,8 +188,7 @@ ResultsFile results_from_json(const ordered_json& doc, const std::string& path) 
   if (results.empty()) fail("'results' is empty: the run recorded no points");
   for (std::size_t i = 0; i < results.size(); ++i)
     if (std::string problem = record_problem(results[i]); !problem.empty()) fail(fmt::format("$.results[{}]{}", i, problem));
-  if (doc.contains("device") && !doc["device"].is_object() && !doc["device"].is_null())
-    fail(fmt::format("'device' is {}, expected an object", type_name(doc["device"])));
+  if (std::string problem = document_problem(doc); !problem.empty()) fail(problem);
   ResultsFile file;
   file.path = path;
   file.document = doc;
@@ -128,7 +198,7 @@ ResultsFile results_from_json(const ordered_json& doc, const std::string& path) 
 ResultsFile load_results_file(const std::string& path) {
   std::string why;
   std::optional<std::string> text = read_file(path, &why);
-  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected {}", path, why, kExpected));
+  if (!text) throw ResultsFileError(fmt::format("{}: the file {}; expected {}", display_path(path), why, kExpected));
   ordered_json doc;
   try {
     doc = parse_json(*text, path);

@@ -175,7 +175,7 @@ namespace {
 const Family* parse_family(const json& doc, const Checker& check, const Registry& registry, SweepSpec& spec) {
   if (doc.contains("source")) {
     // Files it names are relative to the config's folder (also for a config stored in a .jsonl).
-    spec.source_family = build_source_family(doc, spec.source.substr(0, spec.source.find(" (as stored in ")));
+    spec.source_family = build_source_family(doc, spec.source);
     spec.family = spec.source_family->name;
     return spec.source_family.get();
   }
@@ -435,7 +435,7 @@ SweepSpec parse_sweep_text(const std::string& text, const std::string& source, c
 SweepSpec parse_sweep_file(const std::string& path, const Registry& registry) {
   std::string why;
   std::optional<std::string> text = read_file(path, &why);
-  if (!text) throw ConfigError(path, "$", fmt::format("the file {}; expected a JSON sweep config file", why));
+  if (!text) throw ConfigError(display_path(path), "$", fmt::format("the file {}; expected a JSON sweep config file", why));
   return parse_sweep_text(*text, path, registry);
 }
 

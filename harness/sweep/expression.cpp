@@ -111,8 +111,9 @@ double Expression::evaluate(const Params& params) const {
 
 std::int64_t Expression::evaluate_integer(const Params& params, std::int64_t min, std::int64_t max) const {
   double value = evaluate(params);
+  // double(max) of a 64-bit bound rounds up to 2^63, which llround cannot return: compare below max + 1.
   if (!std::isfinite(value) || std::abs(value - std::round(value)) > 1e-9 * std::max(1.0, std::abs(value)) ||
-      value < double(min) || value > double(max))
+      value < double(min) || !(value < double(max) + 1.0))
     throw ConfigError(impl_->file, impl_->json_path, fmt::format("the expression \"{}\" gives {} at {}; expected a whole number in [{}, {}]",
                                                                  impl_->text, value, params.to_string(), min, max));
   return std::int64_t(std::llround(value));

@@ -216,8 +216,11 @@ const std::vector<std::string>& source_config_keys() {
   return keys;
 }
 
-std::shared_ptr<const Family> build_source_family(const json& doc, const std::string& config_file) {
-  Reader r(config_file);
+std::shared_ptr<const Family> build_source_family(const json& doc, const std::string& source) {
+  // "CONFIG (as stored in RUN.jsonl)" names a resumed run's config in messages; files it names
+  // are relative to CONFIG's folder.
+  const std::string config_file = source.substr(0, source.find(" (as stored in "));
+  Reader r(source);
   fs::path base = fs::path(config_file).parent_path();
   auto state = std::make_shared<SourceState>();
   state->config_file = config_file;

@@ -20,6 +20,6 @@ const std::vector<std::string>& source_config_keys();
 
 // Throws ConfigError naming `config_file`, the JSON path and what was expected. Paths in the
 // config (source, .npy files, include folders) are relative to the config file's folder.
-std::shared_ptr<const Family> build_source_family(const nlohmann::ordered_json& doc, const std::string& config_file);
+std::shared_ptr<const Family> build_source_family(const nlohmann::ordered_json& doc, const std::string& source);
 
 }  // namespace occbench

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Fuzzes every reader of user input (tests/fuzz: configs, expressions, flags, .npy files, results
+# documents, .jsonl logs) with libFuzzer: builds build-fuzz/ with Clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer, makes each target's seed corpus from the shipped configs, examples and
+# recorded results (and the inputs kept in tests/fuzz/regressions/), and runs the targets in turn,
+# seeded, so that a run repeats. No GPU needed.
+#   bash scripts/fuzz.sh                        # CI: RUNS=1500 inputs per target, a few minutes
+#   RUNS=20000 bash scripts/fuzz.sh             # docs/developing.md: the long run (100,000+ inputs)
+#   TARGETS="config jsonl" SEED=7 bash scripts/fuzz.sh
+# A broken promise stops its target and saves the input in build-fuzz/findings/<target>/: keep it in
+# tests/fuzz/regressions/<target>/ under a name that says what it is, fix the cause, commit both
+# (every build replays the kept inputs: ctest -R fuzz).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD_DIR=$(realpath -m "${FUZZ_BUILD_DIR:-build-fuzz}")  # absolute: the target works in a scratch folder of its own
+RUNS=${RUNS:-1500}
+SEED=${SEED:-1}
+TARGETS=${TARGETS:-config expression flags npy results jsonl}
+export PATH="$PATH:/usr/local/cuda/bin"
+
+if ! command -v clang++ >/dev/null 2>&1; then
+  echo "fuzz.sh: clang++ not found: sudo apt-get install clang libclang-rt-dev (scripts/install-deps.sh --test)" >&2
+  exit 1
+fi
+
+sanitizers="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fsanitize=fuzzer-no-link -fno-omit-frame-pointer"
+args=(-S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++
+      "-DCMAKE_CXX_FLAGS=$sanitizers" "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=address,undefined -Wl,--as-needed"
+      -DCMAKE_CUDA_ARCHITECTURES=90 -DOCCBENCH_FUZZ=ON -DOCCBENCH_BUILD_GBENCH=OFF -DOCCBENCH_BUILD_TESTS=ON)
+if command -v ccache >/dev/null 2>&1; then
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+fi
+if [ -z "${SKIP_BUILD:-}" ]; then  # SKIP_BUILD=1: a second run beside one that built it
+  cmake "${args[@]}" >/dev/null
+  cmake --build "$BUILD_DIR" --parallel "$(nproc)" --target occbench_fuzz
+fi
+
+# The CUDA runtime maps memory where AddressSanitizer keeps its shadow gap; its allocations at
+# start-up are never freed (not leaks of ours).
+export ASAN_OPTIONS=${ASAN_OPTIONS:-protect_shadow_gap=0:detect_leaks=0:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+
+# Seeds: what users give occbench, as shipped.
+seed_corpus() {
+  local target=$1 dir=$2
+  rm -rf "$dir" && mkdir -p "$dir"
+  case $target in
+    config) find configs examples -name '*.json' ! -name schema.json -exec cp {} "$dir/" \; ;;
+    *) python3 scripts/fuzz_seeds.py "$target" "$dir" ;;
+  esac
+  if [ -d "tests/fuzz/regressions/$target" ]; then cp tests/fuzz/regressions/"$target"/* "$dir/"; fi
+}
+
+mkdir -p "$BUILD_DIR/tally"
+status=0
+for target in $TARGETS; do
+  corpus="$BUILD_DIR/corpus/$target" findings="$BUILD_DIR/findings/$target"
+  seed_corpus "$target" "$corpus"
+  mkdir -p "$findings"
+  echo "fuzz.sh: target $target: $RUNS inputs, seed $SEED"
+  if ! OCCBENCH_FUZZ_TARGET=$target OCCBENCH_FUZZ_TALLY="$BUILD_DIR/tally/$target.json" \
+       "$BUILD_DIR/tests/fuzz/occbench_fuzz" "$corpus" -runs="$RUNS" -seed="$SEED" -timeout=10 -max_len=65536 \
+       -rss_limit_mb=4096 -malloc_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$findings/" \
+       -dict="$PWD/tests/fuzz/occbench.dict" 2>"$BUILD_DIR/$target.log"; then
+    echo "fuzz.sh: target $target broke a promise; the input is in $findings/:" >&2
+    grep -A30 "occ-fuzz: a promise broke\|ERROR: \(Address\|libFuzzer\)\|runtime error" "$BUILD_DIR/$target.log" | head -60 >&2 || tail -40 "$BUILD_DIR/$target.log" >&2
+    status=1
+  fi
+  grep -A12 "^occ-fuzz: target" "$BUILD_DIR/$target.log" || true
+done
+exit $status
