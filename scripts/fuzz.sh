@@ -29,6 +29,9 @@ args=(-S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CX
       -DCMAKE_CUDA_ARCHITECTURES=90 -DOCCBENCH_FUZZ=ON -DOCCBENCH_BUILD_GBENCH=OFF -DOCCBENCH_BUILD_TESTS=ON)
 if command -v ccache >/dev/null 2>&1; then
   args+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+  # A fresh clone elsewhere (CI's) hits the cache too: paths relative to the tree, the folder of
+  # a -g compilation not hashed.
+  export CCACHE_BASEDIR=$PWD CCACHE_NOHASHDIR=true
 fi
 if [ -z "${SKIP_BUILD:-}" ]; then  # SKIP_BUILD=1: a second run beside one that built it
   cmake "${args[@]}" >/dev/null

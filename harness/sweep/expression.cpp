@@ -36,6 +36,7 @@ struct Expression::Impl {
   std::string text, file, json_path;
   std::vector<std::string> names;
   std::vector<double> values;  // muparser reads the variables from here (stable addresses)
+  std::vector<bool> used;      // names[i] is used: found once (muparser's GetUsedVar parses the text again)
   mu::Parser parser;
 };
 
@@ -64,6 +65,8 @@ Expression::Expression(const std::string& text, const std::vector<std::string>& 
     e.parser.Eval();  // parses: unknown names and syntax errors surface here
     if (e.parser.GetNumResults() > 1)
       refuse(fmt::format("{} expressions separated by ','; expected one (join conditions with '&&')", e.parser.GetNumResults()));
+    auto used = e.parser.GetUsedVar();
+    for (const auto& name : variables) e.used.push_back(used.count(name) > 0);
   } catch (const mu::Parser::exception_type& error) {
     std::string token = error.GetToken();
     std::string known = variables.empty() ? "(none)" : fmt::format("{}", fmt::join(variables, ", "));
@@ -81,10 +84,8 @@ const std::string& Expression::text() const {
 std::vector<std::string> Expression::used_variables() const {
   std::vector<std::string> used;
   if (!impl_) return used;
-  for (const auto& [name, address] : impl_->parser.GetUsedVar()) {
-    (void)address;
-    used.push_back(name);
-  }
+  for (std::size_t i = 0; i < impl_->names.size(); ++i)
+    if (impl_->used[i]) used.push_back(impl_->names[i]);
   return used;
 }
 
@@ -94,8 +95,7 @@ double Expression::evaluate(const Params& params) const {
   for (std::size_t i = 0; i < e.names.size(); ++i) {
     if (!params.has(e.names[i])) {
       // Only names the expression actually uses must have values.
-      auto used = e.parser.GetUsedVar();
-      if (used.count(e.names[i]))
+      if (e.used[i])
         throw ConfigError(e.file, e.json_path, fmt::format("the expression \"{}\" uses '{}', which this point does not set ({})",
                                                            e.text, e.names[i], params.to_string()));
       continue;
