@@ -31,6 +31,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <set>
 #include <memory>
 #include <unistd.h>
 
@@ -184,12 +185,26 @@ Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlC
   return strategy;
 }
 
+// A resumed log's records must be points of the sweep its header stores (one sweep's log, not
+// another's appended with the same family).
+void check_resumed_points(const SweepSpec& spec, const JsonlContents& resumed, const std::string& path, const Registry& registry) {
+  std::set<std::string> ids;
+  for (const auto& point : expand_sweep(spec, registry)) ids.insert(point.id);
+  for (std::size_t i = 0; i < resumed.results.size(); ++i)
+    if (std::string id = record_point_id(resumed.results[i]); !ids.count(id))
+      throw ResultsFileError(fmt::format("{}: record {}: point {} is not a point of the sweep its header stores; expected one "
+                                         "sweep's log", path, i + 1, id));
+}
+
 // The sweep: the config file, or the one stored in the resumed .jsonl; the selection and --counters applied.
 SweepSpec load_spec(const RunFlags& flags, const JsonlContents& resumed, const Registry& registry) {
   SweepSpec spec;
   if (!flags.resume_path.empty()) {
+    if (!resumed.header.contains("config") || !resumed.header["config"].is_object())
+      throw ResultsFileError(fmt::format("{}: line 1: no config in the header; expected the log of an occbench run", flags.resume_path));
     std::string source = resumed.header.value("config_source", flags.resume_path);
     spec = parse_sweep_json(resumed.header["config"], source + " (as stored in " + flags.resume_path + ")", registry);
+    check_resumed_points(spec, resumed, flags.resume_path, registry);
   } else {
     spec = parse_sweep_file(flags.config, registry);
   }

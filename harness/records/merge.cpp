@@ -55,9 +55,10 @@ ShardOutput read_shard_output(const std::string& path) {
       source = nullptr;  // load_results_file below says what is wrong
     }
     // A shard that was given no points (more shards than points) has an empty results list.
-    bool empty_shard = source.is_object() && source.value("schema_version", 0) == kSchemaVersion &&
+    bool empty_shard = source.is_object() && source.contains("schema_version") && source["schema_version"] == kSchemaVersion &&
                        source.contains("results") && source["results"].is_array() && source["results"].empty();
     if (!empty_shard) source = load_results_file(path).document;
+    else if (std::string problem = document_problem(source); !problem.empty()) throw input_error(path, problem);
     out.results = source["results"].get<std::vector<ordered_json>>();
     out.run = source.value("run", ordered_json(nullptr));
   }
