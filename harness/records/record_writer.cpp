@@ -290,7 +290,7 @@ void check_jsonl_header(const ordered_json& header, const std::string& where) {
 // One sweep's record: readable (record_problem), and of the family the header's config sweeps.
 void check_jsonl_record(const ordered_json& record, const std::string& family, const std::string& where) {
   if (std::string problem = record_problem(record); !problem.empty())
-    throw ResultsFileError(fmt::format("{}{}", where, problem));
+    throw ResultsFileError(fmt::format("{}: ${}", where, problem));
   if (!family.empty() && record.contains("family") && record["family"] != family)
     throw ResultsFileError(fmt::format("{}: a record of family '{}' in the log of a sweep of family '{}': expected one sweep's "
                                        "records (was another run's log appended to it?)",

@@ -52,8 +52,11 @@ const char* const kTextFields[] = {"point_id", "family", "variant", "status", "r
 const std::pair<const char*, const char*> kSectionTexts[] = {
     {"timing", "mode"}, {"timing", "source"}, {"timing", "stop_reason"}, {"occupancy", "limiter"},
     {"verification", "status"}, {"energy", "status"}, {"counters", "status"}};
-// Times and spreads: none of them can be negative.
-const char* const kTimingFields[] = {"median_ms", "mean_ms", "min_ms", "max_ms", "stddev_ms", "noise", "total_ms", "samples"};
+// Times, spreads and durations: numbers where they are there (null is not a time), never negative.
+const std::pair<const char*, const char*> kDurationFields[] = {
+    {"timing", "median_ms"}, {"timing", "mean_ms"},     {"timing", "min_ms"},   {"timing", "max_ms"},
+    {"timing", "stddev_ms"}, {"timing", "noise"},       {"timing", "total_ms"}, {"timing", "samples"},
+    {"timing", "sampling_wall_s"}, {"time_use", "problem_s"}, {"time_use", "verify_s"}, {"time_use", "point_s"}};
 
 std::string section_problem(const ordered_json& r, const char* section) {
   if (!r.contains(section)) return "";
@@ -66,13 +69,14 @@ std::string section_problem(const ordered_json& r, const char* section) {
 }
 
 std::string timing_problem(const ordered_json& r) {
+  for (const auto& [section, key] : kDurationFields) {
+    if (!r.contains(section) || !r[section].is_object() || !r[section].contains(key)) continue;
+    const ordered_json& v = r[section][key];
+    if (!v.is_number()) return fmt::format(".{}.{}: expected a number, got {}", section, key, type_name(v));
+    if (v.get<double>() < 0) return fmt::format(".{}.{}: expected a time or spread of at least 0, got {}", section, key, v.dump());
+  }
   if (!r.contains("timing") || !r["timing"].is_object()) return "";
   const ordered_json& t = r["timing"];
-  for (const char* key : kTimingFields) {
-    if (!t.contains(key) || t[key].is_null()) continue;
-    if (!t[key].is_number()) return fmt::format(".timing.{}: expected a number, got {}", key, type_name(t[key]));
-    if (t[key].get<double>() < 0) return fmt::format(".timing.{}: expected a time or spread of at least 0, got {}", key, t[key].dump());
-  }
   if (t.contains("near_timing_floor") && !t["near_timing_floor"].is_boolean() && !t["near_timing_floor"].is_null())
     return fmt::format(".timing.near_timing_floor: expected true or false, got {}", type_name(t["near_timing_floor"]));
   return "";
@@ -113,16 +117,20 @@ const Field kDocumentFields[] = {
     {"run", "timed_s", Kind::number}, {"run", "measurement", Kind::object}, {"run", "strategy", Kind::object},
     {"run", "runs", Kind::list}, {"device", "name", Kind::text}, {"device", "pci_bus_id", Kind::text},
     {"device", "compute_capability", Kind::text}, {"config", "name", Kind::text}, {"config", "family", Kind::text},
-    {"config", "baseline", Kind::text}};
+    {"config", "baseline", Kind::text}, {"run.strategy", "name", Kind::text}, {"run.strategy", "seed", Kind::number}};
 
 std::string fields_problem(const ordered_json& doc, const char* only_block = nullptr) {
   for (const Field& f : kDocumentFields) {
     if (only_block && std::string(f.block) != only_block) continue;
     const ordered_json* holder = &doc;
-    if (*f.block) {
-      if (!doc.contains(f.block) || !doc[f.block].is_object()) continue;
-      holder = &doc[f.block];
+    std::string block = f.block;
+    for (std::size_t begin = 0; holder && begin < block.size();) {  // "run.strategy": doc["run"]["strategy"]
+      std::size_t end = std::min(block.find('.', begin), block.size());
+      std::string part = block.substr(begin, end - begin);
+      holder = holder->contains(part) && (*holder)[part].is_object() ? &(*holder)[part] : nullptr;
+      begin = end + 1;
     }
+    if (!holder) continue;
     if (holder->contains(f.key) && !is_kind((*holder)[f.key], f.kind) && !((*holder)[f.key].is_null() && f.kind == Kind::object))
       return fmt::format("$.{}{}{}: expected {}, got {}", f.block, *f.block ? "." : "", f.key, kind_name(f.kind),
                          type_name((*holder)[f.key]));

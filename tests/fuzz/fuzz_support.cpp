@@ -98,9 +98,12 @@ std::string refusal_problem(const Outcome& o, std::vector<std::string> inputs, c
   for (const auto& arg : args)  // a file or value the command line named (a fuzzed one too)
     inputs.push_back(arg.empty() ? "''" : arg);
   if (o.err.empty()) return "exit 2 with nothing on standard error";
+  auto given = [&](const char* words) {  // the input (or an argument made of it) holds the words itself
+    return input.find(words) != std::string::npos ||
+           std::any_of(args.begin(), args.end(), [&](const std::string& a) { return a.find(words) != std::string::npos; });
+  };
   for (const char* words : kLibraryWords)
-    if (o.err.find(words) != std::string::npos && input.find(words) == std::string::npos)
-      return fmt::format("exit 2 in a library's words ('{}')", words);
+    if (o.err.find(words) != std::string::npos && !given(words)) return fmt::format("exit 2 in a library's words ('{}')", words);
   bool names_input = std::any_of(inputs.begin(), inputs.end(), [&](const std::string& p) { return o.err.find(p) != std::string::npos; });
   bool names_flag = o.err.find("--") != std::string::npos || o.err.find("environment") != std::string::npos;
   if (!names_input && !names_flag) return "exit 2 naming neither the input file nor a flag";
