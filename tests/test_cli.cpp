@@ -181,3 +181,25 @@ TEST(Selection, DroppingTheBaselineFallsBackToTheFirstChosenVariant) {
   EXPECT_EQ(chosen.baseline, "vectorized");
   EXPECT_EQ(chosen.raw, spec.raw);
 }
+
+// A resumed run measures what the killed one was measuring: its --variants, --filter and --set
+// come back from the log's header (a resume of `run --set n=...` measured the whole config).
+TEST(Cli, ResumeRestoresTheSelectionOfTheKilledRun) {
+  testing_support::TempDir dir;
+  std::ifstream in(std::string(OCCBENCH_SOURCE_DIR) + "/results/reference/h100/adjacent_difference.jsonl");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 4u);
+  auto header = nlohmann::ordered_json::parse(lines[0]);
+  header["selection"] = {{"variants", {"global", "vectorized"}}, {"filter", ""}, {"set", {{"n", {16777216}}}}};
+  std::string log = dir.write("killed.jsonl", header.dump() + "\n" + lines[1] + "\n" + lines[2] + "\n");
+  Outcome o = run_cli({"run", "--resume", log, "--dry-run"});
+  ASSERT_EQ(o.code, kExitOk) << o.err;
+  EXPECT_NE(o.out.find("8 point(s) would run"), std::string::npos) << o.out;  // 2 variants x 4 block sizes at one n
+  EXPECT_EQ(o.out.find("n=268435456"), std::string::npos) << o.out;
+  header["selection"]["set"]["n"] = "x";
+  std::string bad = dir.write("bad.jsonl", header.dump() + "\n" + lines[1] + "\n");
+  Outcome refused = run_cli({"run", "--resume", bad, "--dry-run"});
+  EXPECT_EQ(refused.code, kExitBadInput);
+  EXPECT_NE(refused.err.find("bad.jsonl: line 1: $.selection.set.n: expected a list of whole numbers"), std::string::npos) << refused.err;
+}

@@ -54,7 +54,11 @@ void refused(const std::string& config, const std::string& expected) {
   EXPECT_EQ(dry.code, kExitBadInput) << dry.out << dry.err;
 }
 
-std::string read(const std::string& path) { return read_file(path).value_or("<unreadable>"); }
+std::string read(const std::string& path) {
+  std::optional<std::string> text = read_file(path);
+  EXPECT_TRUE(text.has_value()) << path << " is not there";
+  return text.value_or("{}");
+}
 
 }  // namespace
 
@@ -205,6 +209,7 @@ TEST(HostileInput, JsonlLogsMustBeOneSweepsAndWhole) {
   std::vector<std::string> lines;
   std::istringstream in(read(kJsonl));
   for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 4u) << kJsonl;
   auto joined = [&](std::vector<std::string> chosen) {
     std::string text;
     for (const auto& l : chosen) text += l + "\n";

@@ -164,11 +164,38 @@ int resume_on_devices(const JsonlContents& resumed, const std::string& resume_pa
   return run_on_devices(multi, registry, std::cerr);
 }
 
-// A resumed run measures the points it was choosing: the same shard (restored into the flags, the
-// selection reads them) and the same sample (run_strategy).
-void restore_shard(RunFlags& flags, const ordered_json& header) {
-  if (flags.selection.shard.empty() && header.contains("selection") && header["selection"].contains("shard"))
-    flags.selection.shard = header["selection"]["shard"].get<std::string>();
+// A resumed run measures the points it was choosing: the same selection (--variants, --filter,
+// --set, --shard: restored into the flags where none is given, the selection reads them) and the
+// same sample (run_strategy).
+void restore_selection(RunFlags& flags, const ordered_json& header, const std::string& path) {
+  const SelectionFlags& given = flags.selection;
+  if (!given.variants.empty() || !given.filter.empty() || !given.set.empty() || !given.axis.empty() || !given.shard.empty()) return;
+  if (!header.contains("selection") || !header["selection"].is_object()) return;
+  const ordered_json& stored = header["selection"];
+  auto refuse = [&](const std::string& field, const char* expected) {
+    throw ResultsFileError(fmt::format("{}: line 1: $.selection.{}: expected {}", path, field, expected));
+  };
+  for (const auto& item : stored.items()) {
+    const ordered_json& v = item.value();
+    if (item.key() == "variants") {
+      for (const auto& name : v.is_array() ? v : ordered_json::array({nullptr}))
+        if (!name.is_string()) refuse("variants", "a list of variant names");
+      for (const auto& name : v) flags.selection.variants += (flags.selection.variants.empty() ? "" : ",") + name.get<std::string>();
+    } else if (item.key() == "filter" || item.key() == "shard") {
+      if (!v.is_string()) refuse(item.key(), "a string");
+      (item.key() == "filter" ? flags.selection.filter : flags.selection.shard) = v.get<std::string>();
+    } else if (item.key() == "set") {
+      if (!v.is_object()) refuse("set", "an object of axes and their values");
+      for (const auto& axis : v.items()) {
+        std::string values;
+        for (const auto& value : axis.value().is_array() ? axis.value() : ordered_json::array({nullptr})) {
+          if (!value.is_number_integer()) refuse("set." + axis.key(), "a list of whole numbers");
+          values += (values.empty() ? "" : ",") + value.dump();
+        }
+        flags.selection.set.push_back(axis.key() + "=" + values);
+      }
+    }
+  }
 }
 
 // The strategy: a resumed run's own, else the config's "search", with the flags given over it;
@@ -345,7 +372,7 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
     }
     resumed = read_jsonl(flags.resume_path);
     if (resumed.header.contains("multi_device")) return resume_on_devices(resumed, flags.resume_path, argv, registry);
-    restore_shard(flags, resumed.header);
+    restore_selection(flags, resumed.header, flags.resume_path);
   }
   SweepSpec spec = load_spec(flags, resumed, registry);
   Strategy strategy = run_strategy(flags, spec, resumed);
