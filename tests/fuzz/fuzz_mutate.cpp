@@ -100,13 +100,7 @@ json parse_shallow(const std::string& text) {
 
 // A .jsonl: a line mutated as JSON, or torn, doubled, dropped or two swapped.
 bool mutate_lines(const std::string& input, Dice& dice, std::string& mutated) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (char c : input) {
-    if (c == '\n') lines.push_back(line), line.clear();
-    else line += c;
-  }
-  if (!line.empty()) lines.push_back(line);
+  std::vector<std::string> lines = lines_of(input);
   if (lines.empty()) return false;
   std::size_t at = roll(dice, lines.size());
   switch (roll(dice, 5)) {

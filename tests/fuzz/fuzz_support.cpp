@@ -117,16 +117,6 @@ std::string confined(std::string arg) {
   return arg;
 }
 
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string line;
-  for (char c : text) {
-    if (c == '\n') lines.push_back(line), line.clear();
-    else line += c;
-  }
-  if (!line.empty()) lines.push_back(line);
-  return lines;
-}
 
 }  // namespace
 
@@ -137,6 +127,17 @@ void print_tally_at_exit() {
 const std::vector<std::string>& target_names() {
   static const std::vector<std::string> names{"config", "expression", "flags", "npy", "results", "jsonl"};
   return names;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  for (char c : text) {
+    if (c == '\n') lines.push_back(line), line.clear();
+    else line += c;
+  }
+  if (!line.empty()) lines.push_back(line);
+  return lines;
 }
 
 void write_file(const std::string& path, const std::string& text) {

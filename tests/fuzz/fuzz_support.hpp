@@ -53,6 +53,9 @@ class Session {
   friend void print_tally_at_exit();
 };
 
+// The lines of `text`, without their newlines (a last line without one too).
+std::vector<std::string> lines_of(const std::string& text);
+
 // Writes `text` to `path` (in the scratch folder).
 void write_file(const std::string& path, const std::string& text);
 
