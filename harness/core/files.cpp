@@ -133,7 +133,8 @@ std::string output_file_problem(const std::string& path, const std::vector<std::
   std::error_code error;
   fs::file_status status = fs::status(path, error);
   if (fs::exists(status)) {
-    if (!fs::is_regular_file(status)) return fmt::format("it is {}; expected a file to write", file_kind(status));
+    // A folder cannot be written as a file; a device (/dev/null, a terminal) can, as the user asked.
+    if (fs::is_directory(status)) return "it is a folder; expected a file to write";
     for (const std::string& input : inputs)
       if (fs::equivalent(path, input, error))
         return fmt::format("it is also an input of this command ({}); writing it would destroy that input: name another file",
@@ -149,10 +150,6 @@ void check_output_file(const std::string& flag, const std::string& path, const s
 }
 
 void check_output_folder(const std::string& flag, const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code error;
-  if (fs::exists(path, error) && !fs::is_directory(path, error))
-    throw BadInput(fmt::format("{} {}: it is not a folder; expected a folder for the result files", flag, path));
   if (std::string problem = folder_problem(path); !problem.empty()) throw BadInput(fmt::format("{} {}: {}", flag, path, problem));
 }
 

@@ -33,7 +33,7 @@ std::string shipped_config_path(const std::string& name);
 void write_text_file(const std::string& path, const std::string& text);
 
 // Why `path` cannot be an output file of a command that reads `inputs`, or "": it is one of the
-// inputs (the same file by any name), a folder or not a regular file, has a name longer than the
+// inputs (the same file by any name), a folder, has a name longer than the
 // file system allows, or lies under something that is not a folder. Checked before any work, so
 // nothing is measured or computed for an output that cannot be written, and no input is lost.
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs = {});
