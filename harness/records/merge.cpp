@@ -1,6 +1,7 @@
 #include "harness/records/merge.hpp"
 
 #include "harness/model/metrics.hpp"
+#include "harness/records/record_checks.hpp"
 #include "harness/records/report.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/sweep/config.hpp"

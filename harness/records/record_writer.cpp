@@ -1,5 +1,6 @@
 #include "harness/records/record_writer.hpp"
 
+#include "harness/records/record_checks.hpp"
 #include "harness/records/report.hpp"
 #include "harness/measure/counters.hpp"
 #include "harness/core/files.hpp"

@@ -34,14 +34,6 @@ ResultsFile results_from_json(const ordered_json& document, const std::string& p
 // name added where two files would otherwise share one.
 void assign_labels(std::vector<ResultsFile>& files);
 
-// Why a point's record cannot be read as one occbench wrote, or "": the JSON path in it (".timing.median_ms")
-// and what was expected. The fields that reports, comparisons, best and the searches read must
-// have their types (status a string, params an object of numbers and strings, each section an
-// object), and a time cannot be negative: such a record is bad input, never a result.
-std::string record_problem(const ordered_json& record);
-// The same for a results document's blocks besides its records (tool, run, device, config, a
-// merged document's devices and runs), and for a .jsonl's header: "$.run.wall_s: expected a number, got a boolean".
-std::string document_problem(const ordered_json& document);
 
 // The point_id of a record (its own, or rebuilt from family/variant/params).
 std::string record_point_id(const ordered_json& record);
