@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -197,7 +198,15 @@ TEST(Cli, ResumeRestoresTheSelectionOfTheKilledRun) {
   ASSERT_EQ(o.code, kExitOk) << o.err;
   EXPECT_NE(o.out.find("8 point(s) would run"), std::string::npos) << o.out;  // 2 variants x 4 block sizes at one n
   EXPECT_EQ(o.out.find("n=268435456"), std::string::npos) << o.out;
-  header["selection"]["set"]["n"] = "x";
+  // A selection flag given with --resume replaces the stored ones, but the stored shard stays.
+  header["selection"] = {{"variants", nlohmann::json::array()}, {"filter", ""}, {"set", nlohmann::json::object()}, {"shard", "0/2"}};
+  std::string shard = dir.write("shard.jsonl", header.dump() + "\n" + lines[1] + "\n");
+  Outcome sharded = run_cli({"run", "--resume", shard, "--dry-run", "--filter", "global"});
+  ASSERT_EQ(sharded.code, kExitOk) << sharded.err;
+  Outcome whole = run_cli({"run", kConfig, "--dry-run", "--filter", "global"});
+  EXPECT_LT(std::count(sharded.out.begin(), sharded.out.end(), '\n'), std::count(whole.out.begin(), whole.out.end(), '\n'))
+      << sharded.out;  // half of global's 8 points, not all of them
+  header["selection"] = {{"set", {{"n", "x"}}}};
   std::string bad = dir.write("bad.jsonl", header.dump() + "\n" + lines[1] + "\n");
   Outcome refused = run_cli({"run", "--resume", bad, "--dry-run"});
   EXPECT_EQ(refused.code, kExitBadInput);

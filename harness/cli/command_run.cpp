@@ -164,38 +164,51 @@ int resume_on_devices(const JsonlContents& resumed, const std::string& resume_pa
   return run_on_devices(multi, registry, std::cerr);
 }
 
-// A resumed run measures the points it was choosing: the same selection (--variants, --filter,
-// --set, --shard: restored into the flags where none is given, the selection reads them) and the
-// same sample (run_strategy).
-void restore_selection(RunFlags& flags, const ordered_json& header, const std::string& path) {
-  const SelectionFlags& given = flags.selection;
-  if (!given.variants.empty() || !given.filter.empty() || !given.set.empty() || !given.axis.empty() || !given.shard.empty()) return;
-  if (!header.contains("selection") || !header["selection"].is_object()) return;
-  const ordered_json& stored = header["selection"];
+// The selection a .jsonl header stores ({variants, filter, set, shard}, as selection.cpp's to_json
+// writes it), as the flags that made it; each field checked (exit 2 naming the line and field).
+SelectionFlags stored_selection(const ordered_json& stored, const std::string& path) {
   auto refuse = [&](const std::string& field, const char* expected) {
     throw ResultsFileError(fmt::format("{}: line 1: $.selection.{}: expected {}", path, field, expected));
   };
-  for (const auto& item : stored.items()) {
-    const ordered_json& v = item.value();
-    if (item.key() == "variants") {
-      for (const auto& name : v.is_array() ? v : ordered_json::array({nullptr}))
-        if (!name.is_string()) refuse("variants", "a list of variant names");
-      for (const auto& name : v) flags.selection.variants += (flags.selection.variants.empty() ? "" : ",") + name.get<std::string>();
-    } else if (item.key() == "filter" || item.key() == "shard") {
-      if (!v.is_string()) refuse(item.key(), "a string");
-      (item.key() == "filter" ? flags.selection.filter : flags.selection.shard) = v.get<std::string>();
-    } else if (item.key() == "set") {
-      if (!v.is_object()) refuse("set", "an object of axes and their values");
-      for (const auto& axis : v.items()) {
-        std::string values;
-        for (const auto& value : axis.value().is_array() ? axis.value() : ordered_json::array({nullptr})) {
-          if (!value.is_number_integer()) refuse("set." + axis.key(), "a list of whole numbers");
-          values += (values.empty() ? "" : ",") + value.dump();
-        }
-        flags.selection.set.push_back(axis.key() + "=" + values);
-      }
+  SelectionFlags flags;
+  if (stored.contains("variants")) {
+    if (!stored["variants"].is_array()) refuse("variants", "a list of variant names");
+    for (const auto& name : stored["variants"]) {
+      if (!name.is_string()) refuse("variants", "a list of variant names");
+      flags.variants += (flags.variants.empty() ? "" : ",") + name.get<std::string>();
     }
   }
+  for (const char* key : {"filter", "shard"}) {
+    if (!stored.contains(key)) continue;
+    if (!stored[key].is_string()) refuse(key, "a string");
+    (std::string(key) == "filter" ? flags.filter : flags.shard) = stored[key].get<std::string>();
+  }
+  if (!stored.contains("set")) return flags;
+  if (!stored["set"].is_object()) refuse("set", "an object of axes and their values");
+  for (const auto& axis : stored["set"].items()) {
+    if (!axis.value().is_array()) refuse("set." + axis.key(), "a list of whole numbers");
+    std::string values;
+    for (const auto& value : axis.value()) {
+      if (!value.is_number_integer()) refuse("set." + axis.key(), "a list of whole numbers");
+      values += (values.empty() ? "" : ",") + value.dump();
+    }
+    flags.set.push_back(axis.key() + "=" + values);
+  }
+  return flags;
+}
+
+// A resumed run measures the points it was choosing: the same selection, restored into the flags
+// (the selection reads them), and the same sample (run_strategy). A --shard given now replaces
+// the stored one; --variants, --filter, --set or --axis given now replace the stored three.
+void restore_selection(RunFlags& flags, const ordered_json& header, const std::string& path) {
+  if (!header.contains("selection") || !header["selection"].is_object()) return;
+  SelectionFlags stored = stored_selection(header["selection"], path);
+  SelectionFlags& given = flags.selection;
+  if (given.shard.empty()) given.shard = stored.shard;
+  if (!given.variants.empty() || !given.filter.empty() || !given.set.empty() || !given.axis.empty()) return;
+  given.variants = stored.variants;
+  given.filter = stored.filter;
+  given.set = stored.set;
 }
 
 // The strategy: a resumed run's own, else the config's "search", with the flags given over it;

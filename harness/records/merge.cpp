@@ -33,12 +33,7 @@ ShardOutput read_shard_output(const std::string& path) {
   out.path = path;
   ordered_json source;
   if (ends_with(path, ".jsonl")) {
-    JsonlContents contents;
-    try {
-      contents = read_jsonl(path);
-    } catch (const std::runtime_error& e) {
-      throw ResultsFileError(e.what());
-    }
+    JsonlContents contents = read_jsonl(path);  // throws ResultsFileError naming the file and line
     source = contents.header;
     out.results = contents.results;
     // A point recorded twice in one .jsonl (a supervisor's failed record, then a resumed run's) keeps the last.

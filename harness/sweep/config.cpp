@@ -423,7 +423,7 @@ SweepSpec parse_sweep_json(const json& doc, const std::string& source, const Reg
 }
 
 SweepSpec parse_sweep_text(const std::string& text, const std::string& source, const Registry& registry) {
-  nlohmann::ordered_json doc;
+  json doc;
   try {
     doc = parse_json(text, source);
   } catch (const BadInput& e) {

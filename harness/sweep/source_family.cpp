@@ -62,19 +62,25 @@ void check_work(const KernelSpec& k, const Params& p) {
   }
 }
 
-// The reference run at every sizes of the sweep, checked as each point is: its launch, its name,
-// its options and its scalars (run would otherwise fail at its first point, on the GPU).
+// What a launch of kernel `k` at `p` evaluates: its grid and block, its name, its options and its
+// scalars. Throws ConfigError where one of them fails.
+void check_launch(const SourceState& state, const KernelSpec& k, const Params& p) {
+  evaluate_launch(k, p);
+  state.name_expression(k, p);
+  state.user_options(k, p);
+  for (const auto& a : state.arguments)
+    if (a.role == Argument::Role::scalar) check_scalar(a, p);
+}
+
+// The reference run at every sizes of the sweep, checked as each point is (run would otherwise
+// fail at its first point, on the GPU).
 void check_reference_points(const Reader& r, const json& doc, const std::vector<std::string>& size_names, const SourceState& state) {
   if (state.reference_kernel < 0) return;
   const KernelSpec& k = state.kernels[std::size_t(state.reference_kernel)];
   for (auto params : config_points(doc, "", size_names)) {
     for (const auto& [axis, value] : state.reference_axes.items()) params.set(axis, value);
     try {
-      evaluate_launch(k, params);
-      state.name_expression(k, params);
-      state.user_options(k, params);
-      for (const auto& a : state.arguments)
-        if (a.role == Argument::Role::scalar) check_scalar(a, params);
+      check_launch(state, k, params);
     } catch (const ConfigError& e) {
       r.fail("$.reference", fmt::format("the reference run ({}) at {}: {}: {}", k.variant, params.to_string(), e.json_path(), e.expected()));
     }
@@ -183,13 +189,8 @@ Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& stat
   // Every expression of the point is evaluated when the config is validated.
   v.check = [state, i](const Params& p) -> std::string {
     try {
-      const KernelSpec& spec = state->kernels[i];
-      evaluate_launch(spec, p);
-      state->name_expression(spec, p);
-      state->user_options(spec, p);
-      for (const auto& a : state->arguments)
-        if (a.role == Argument::Role::scalar) check_scalar(a, p);
-      check_work(spec, p);
+      check_launch(*state, state->kernels[i], p);
+      check_work(state->kernels[i], p);
     } catch (const ConfigError& e) {
       return fmt::format("{}: {}", e.json_path(), e.expected());
     } catch (const std::exception& e) {
