@@ -208,6 +208,55 @@ extern "C" __global__ void by_globals(float* out, const float* in, float, unsign
   std::filesystem::remove_all(dir);
 }
 
+// Outputs of one partial result per block ("compare": "sum"): their sum against the reference's,
+// so the partial sums pass in any block count and a planted bug (a block's sum dropped) fails.
+TEST(GpuSourceFamily, OutputsComparedBySumsCatchADroppedBlock) {
+  OCCBENCH_REQUIRE_GPU();
+  auto dir = std::filesystem::temp_directory_path() / "occbench_gpu_sums";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "sums.cu") << R"cu(
+extern "C" __global__ void total(float* sums, const float* x, unsigned n, unsigned blocks) {
+  if (threadIdx.x != 0) return;
+  float s = 0;
+  for (unsigned i = 0; i < n; ++i) s += x[i];
+  for (unsigned b = 0; b < blocks; ++b) sums[b] = b == 0 ? s : 0.0f;
+}
+template <bool drop>
+__global__ void partial(float* sums, const float* x, unsigned n, unsigned) {
+  __shared__ float block[128];
+  float s = 0;
+  for (unsigned i = blockIdx.x * 128 + threadIdx.x; i < n; i += gridDim.x * 128) s += x[i];
+  block[threadIdx.x] = s;
+  __syncthreads();
+  if (threadIdx.x) return;
+  for (int k = 1; k < 128; ++k) s += block[k];
+  sums[blockIdx.x] = drop && blockIdx.x == 1 ? 0.0f : s;
+})cu";
+  auto doc = ordered_json::parse(R"json({"name": "sums", "source": "sums.cu", "sizes": {"n": [65536]},
+    "axes": {"blocks": [8, 32]},
+    "arguments": [
+      {"name": "sums", "role": "output", "type": "float32", "count": "32", "compare": "sum", "zero_before_launch": true, "tolerance": {"rel": 1e-4}},
+      {"name": "x", "role": "input", "type": "float32", "count": "n", "init": {"kind": "uniform", "min": 0, "max": 1}},
+      {"name": "n", "role": "scalar", "type": "uint32", "value": "n"},
+      {"name": "blocks", "role": "scalar", "type": "uint32", "value": "32"}],
+    "kernels": {"total": {"kernel": "total", "axes": [], "grid": 1, "block": 32},
+                "partial": {"kernel": "partial<false>", "grid": "blocks", "block": 128},
+                "dropped": {"kernel": "partial<true>", "grid": "blocks", "block": 128}},
+    "reference": {"variant": "total"}})json");
+  SweepSpec spec = parse_sweep_json(doc, (dir / "sums.json").string(), builtin_registry());
+  for (const auto& r : measure_all(spec)) {
+    std::string variant = r["variant"];
+    if (variant == "dropped") {
+      EXPECT_EQ(r["status"], "failed") << r.dump();
+      EXPECT_NE(r["reason"].get<std::string>().find("sum of sums"), std::string::npos) << r.dump();
+    } else {
+      EXPECT_EQ(r["status"], "ok") << r.dump();
+      EXPECT_EQ(r["verification"]["status"], "passed") << r.dump();
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // The Kernel-Tuner-style convolution (examples/kernel_tuner/convolution) at 256 x 256: tiles of
 // several shapes, padded or not, read-only loads or not, each verified against the naive kernel.
 TEST(GpuSourceFamily, KernelTunerConvolutionVerifiesAcrossTileShapes) {

@@ -13,6 +13,7 @@
 #include "harness/run/multi_device.hpp"
 #include "harness/run/runner.hpp"
 #include "harness/sweep/selection.hpp"
+#include "harness/family/host_hooks.hpp"
 #include "harness/run/supervisor.hpp"
 #include "harness/records/best.hpp"
 #include "harness/search/search_source.hpp"
@@ -362,6 +363,7 @@ int run_here(const RunFlags& flags, const SweepSpec& spec, const Strategy& strat
     std::cerr << fmt::format("compiling {} kernels ahead in {} worker process(es)\n",
                              compiling.queue_path.empty() ? "the sweep's" : "the search's likely next", compiling.workers->count());
   if (spec.source_family && options.supervisor_fd < 0 && !flags.no_supervisor) return supervise(flags, spec, strategy, argv, registry);
+  host_hooks().keep_cuda_out = false;  // this process measures
   RunSummary summary = run_sweep(spec, registry, options, std::cout);
   if (summary.failed > 0)
     std::cerr << fmt::format("occbench run: {} point(s) failed (wrong results or errors); see the table above\n",
@@ -391,13 +393,17 @@ int run_command(RunFlags flags, const std::vector<std::string>& argv, const Regi
   Strategy strategy = run_strategy(flags, spec, resumed);
   if (flags.dry_run) return list_points(spec, registry, strategy, resumed);
   check_output_folder("run --out", flags.out_dir);  // before anything is measured
-  if (auto reason = no_gpu_reason()) return no_gpu(*reason);
+  // A process that forks the children that measure (the Python package) must not touch CUDA: the
+  // driver does not survive a fork. The children check the GPU.
+  bool supervised_by_fork = host_hooks().keep_cuda_out && spec.source_family && !flags.no_supervisor;
+  if (!supervised_by_fork)
+    if (auto reason = no_gpu_reason()) return no_gpu(*reason);
   if (!flags.devices.empty()) return run_on_several_devices(flags, spec, strategy, argv, registry);
   if (flags.each_device) {
     std::cerr << "error: run --each-device needs --devices (the GPUs to run the whole sweep on)\n";
     return kExitBadInput;
   }
-  if (auto bad = device_choice_error(flags.device_ordinal)) {
+  if (auto bad = supervised_by_fork ? std::nullopt : device_choice_error(flags.device_ordinal)) {
     std::cerr << fmt::format("error: run --device: {}\n", *bad);
     return kExitBadInput;
   }

@@ -1,4 +1,6 @@
 #include "harness/run/supervisor.hpp"
+
+#include "harness/family/host_hooks.hpp"
 #include "harness/core/files.hpp"
 
 #include <cuda_runtime.h>
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -68,19 +71,50 @@ struct Child {
   bool started() const { return pid > 0; }
 };
 
+// A forked child without exec keeps every descriptor of its parent: the pipes of the supervisor's
+// other children (a standby's "go" pipe held open by a later child would never close) are
+// closed as exec would close them (they are close-on-exec; the child's own were cleared).
+void close_inherited_pipes() {
+  std::error_code ec;
+  std::vector<int> fds;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/self/fd", ec)) fds.push_back(std::atoi(entry.path().filename().c_str()));
+  for (int fd : fds) {
+    struct stat info {};
+    int flags = ::fcntl(fd, F_GETFD);
+    if (fd > 2 && flags >= 0 && (flags & FD_CLOEXEC) && ::fstat(fd, &info) == 0 && S_ISFIFO(info.st_mode)) ::close(fd);
+  }
+}
+
 // `standby`: the child takes its CUDA context, then waits on a second pipe for "go".
 Child start_child(const std::string& exe, const std::vector<std::string>& args, bool standby) {
   int fds[2], go[2] = {-1, -1};
   if (::pipe2(fds, O_CLOEXEC) != 0 || (standby && ::pipe2(go, O_CLOEXEC) != 0))
     throw std::runtime_error(fmt::format("pipe failed: {}", std::strerror(errno)));
   std::cout.flush();
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
-  if (pid == 0) {  // the child's ends of the pipes stay open across exec, the supervisor's others do not
+  auto child_side = [&] {  // the child's ends of the pipes stay open across exec, the supervisor's others do not
     ::fcntl(fds[1], F_SETFD, 0);
     ::setenv(kSupervisorFdVariable, std::to_string(fds[1]).c_str(), 1);
     if (standby) ::fcntl(go[0], F_SETFD, 0), ::setenv(kStandbyFdVariable, std::to_string(go[0]).c_str(), 1);
     std::signal(SIGPIPE, SIG_DFL);
+  };
+  const HostHooks& hooks = host_hooks();
+  if (hooks.spawn && hooks.command) {  // an embedding program (Python): a fork that runs the command, no exec
+    int pid = hooks.spawn([&] {
+      child_side();
+      close_inherited_pipes();
+      std::vector<std::string> argv = {"occbench"};
+      argv.insert(argv.end(), args.begin(), args.end());
+      return hooks.command(argv);
+    });
+    if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+    ::close(fds[1]);
+    if (standby) ::close(go[0]);
+    return {pid, fds[0], go[1]};
+  }
+  pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
+  if (pid == 0) {
+    child_side();
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(exe.c_str()));
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));

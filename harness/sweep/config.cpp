@@ -1,5 +1,7 @@
 #include "harness/sweep/config.hpp"
 
+#include "harness/family/host_hooks.hpp"
+
 #include "harness/model/gpu_table.hpp"
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/sweep/source_family.hpp"
@@ -296,6 +298,16 @@ void parse_launch_axes(const json& doc, const Checker& check, const Family& fami
   }
 }
 
+std::string host_condition_name(const json& v, const Checker& check, const std::string& path) {
+  check.object(v, path);
+  check.only_keys(v, path, {"host"});
+  if (!v.contains("host")) check.fail(path + ".host", "missing; expected the name of a condition handed over in memory");
+  std::string name = check.string(v["host"], path + ".host");
+  if (!host_hooks().conditions.count(name))
+    check.fail(path + ".host", host_names_expected("conditions", host_keys(host_hooks().conditions)) + fmt::format(", got '{}'", name));
+  return name;
+}
+
 // "restrictions": expressions over the sizes and the selected variants' axes (harness axes too),
 // each refused with its path where it names anything else or does not parse.
 void parse_restrictions(const json& doc, const Checker& check, const Family& family, SweepSpec& spec) {
@@ -312,9 +324,14 @@ void parse_restrictions(const json& doc, const Checker& check, const Family& fam
     Restriction r;
     r.path = fmt::format("$.restrictions[{}]", i);
     r.file = spec.source;
-    r.text = check.string(list[i], r.path);
-    r.expression = Expression(r.text, names, spec.source, r.path);
-    r.uses = r.expression.used_variables();
+    if (list[i].is_object()) {  // {"host": NAME}: a condition the caller handed over in memory (a Python function)
+      r.host_condition = host_condition_name(list[i], check, r.path);
+      r.text = "host: " + r.host_condition;
+    } else {
+      r.text = check.string(list[i], r.path);
+      r.expression = Expression(r.text, names, spec.source, r.path);
+      r.uses = r.expression.used_variables();
+    }
     spec.restrictions.push_back(std::move(r));
   }
 }

@@ -8,11 +8,22 @@ namespace occbench {
 
 namespace {
 
+// An array handed over in memory (harness/family/host_hooks.hpp) of the argument's element type;
+// its count is checked against each size's where the buffers are made.
+std::string host_array_name(const Reader& r, const json& v, const std::string& path, const ElementType& type) {
+  std::string name = r.string(v, path);
+  const HostArray* array = find_host_array(name);
+  if (!array) r.fail(path, host_names_expected("arrays", host_keys(host_hooks().arrays)) + fmt::format(", got '{}'", name));
+  if (array->dtype != type.npy)
+    r.fail(path, fmt::format("the array '{}' holds {} elements; the argument is {} ({})", name, array->dtype, type.name, type.npy));
+  return name;
+}
+
 Initializer parse_init(const Reader& r, const json& v, const std::string& path, const ElementType& type, const fs::path& base) {
   Initializer init;
-  r.object(v, path, {"kind", "min", "max", "mean", "stddev", "start", "step", "value", "file"});
-  if (!v.contains("kind")) r.fail(path + ".kind", "missing; expected one of: uniform, normal, iota, constant, npy");
-  init.kind = r.one_of(v["kind"], path + ".kind", {"uniform", "normal", "iota", "constant", "npy"});
+  r.object(v, path, {"kind", "min", "max", "mean", "stddev", "start", "step", "value", "file", "array"});
+  if (!v.contains("kind")) r.fail(path + ".kind", "missing; expected one of: uniform, normal, iota, constant, npy, host");
+  init.kind = r.one_of(v["kind"], path + ".kind", {"uniform", "normal", "iota", "constant", "npy", "host"});
   auto allowed = [&](std::vector<std::string> keys) {
     keys.push_back("kind");
     r.object(v, path, keys);
@@ -38,6 +49,10 @@ Initializer parse_init(const Reader& r, const json& v, const std::string& path, 
     allowed({"value"});
     if (!v.contains("value")) r.fail(path + ".value", "missing; expected the number every element holds");
     init.value = r.number(v["value"], path + ".value");
+  } else if (init.kind == "host") {
+    allowed({"array"});
+    if (!v.contains("array")) r.fail(path + ".array", "missing; expected the name of an array handed over in memory");
+    init.host_array = host_array_name(r, v["array"], path + ".array", type);
   } else {
     allowed({"file"});
     if (!v.contains("file")) r.fail(path + ".file", "missing; expected the .npy file that holds the values");
@@ -50,7 +65,7 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
                         const std::vector<std::string>& all_names, const fs::path& base) {
   Argument a;
   a.path = path;
-  r.object(v, path, {"name", "type", "role", "count", "value", "init", "tolerance", "zero_before_launch", "global"});
+  r.object(v, path, {"name", "type", "role", "count", "value", "init", "tolerance", "zero_before_launch", "global", "compare"});
   if (!v.contains("name")) r.fail(path + ".name", "missing; expected the kernel parameter's name");
   a.name = r.string(v["name"], path + ".name");
   if (!v.contains("role")) r.fail(path + ".role", "missing; expected one of: input, output, scalar");
@@ -68,8 +83,9 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
   };
   only_for("value", scalar, "scalar");
   only_for("count", !scalar, "input and output");
-  only_for("init", a.role == Argument::Role::input, "input");
+  only_for("init", a.role != Argument::Role::scalar, "input and output");
   only_for("tolerance", a.role == Argument::Role::output, "output");
+  only_for("compare", a.role == Argument::Role::output, "output");
   only_for("zero_before_launch", a.role == Argument::Role::output, "output");
   only_for("global", a.role != Argument::Role::output, "input and scalar");
   if (v.contains("global")) {
@@ -90,6 +106,17 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
     else if (!a.type->is_float) a.init.low = 0, a.init.high = a.type->bytes == 1 ? 255 : 1000;
     return a;
   }
+  // An output's starting values, instead of NaN before each verified launch: only from memory
+  // (Kernel Tuner's arguments, whose outputs start as the caller's arrays).
+  if (v.contains("init")) {
+    a.init = parse_init(r, v["init"], path + ".init", *a.type, base);
+    if (a.init.kind != "host")
+      r.fail(path + ".init.kind", "expected \"host\" for an output (its starting values, handed over in memory); an output "
+                                  "otherwise starts as NaN so that an element the kernel never writes cannot pass");
+  }
+  if (v.contains("compare"))
+    a.compare = r.one_of(v["compare"], path + ".compare", {"elements", "sum"}) == "sum" ? Argument::Compare::sum
+                                                                                         : Argument::Compare::elements;
   a.rel_tolerance = a.type->is_float ? (a.type->bytes == 4 ? 1e-5 : 1e-12) : 0;
   if (v.contains("tolerance")) {
     const auto& t = r.object(v["tolerance"], path + ".tolerance", {"abs", "rel"});
@@ -309,7 +336,10 @@ std::vector<Argument> parse_arguments(const Reader& r, const json& doc, const So
     any_output = any_output || a.role == Argument::Role::output;
     arguments.push_back(std::move(a));
   }
-  if (!any_output) r.fail("$.arguments", "expected at least one argument with \"role\": \"output\" (what is verified)");
+  // Expected outputs from memory name the outputs they check; with none, none is required (Kernel
+  // Tuner's tuning without an answer).
+  bool from_memory = doc.contains("reference") && doc["reference"].is_object() && doc["reference"].contains("host");
+  if (!any_output && !from_memory) r.fail("$.arguments", "expected at least one argument with \"role\": \"output\" (what is verified)");
   return arguments;
 }
 
@@ -332,12 +362,25 @@ std::vector<std::string> kernel_axes(const Reader& r, const json& doc, const jso
   return names;
 }
 
+// "launch": {"host": NAME}: the caller computes the grid, block, dynamic shared memory and defines
+// (Kernel Tuner's problem_size, grid_div and block_size_names), in place of those keys.
+void parse_host_launch(const Reader& r, const json& v, const std::string& path, KernelSpec& k) {
+  for (const char* key : {"grid", "block", "dynamic_smem_bytes"})
+    if (v.contains(key)) r.fail(path + "." + key, "expected either \"launch\" (from the caller) or grid, block and dynamic_smem_bytes");
+  const json& launch = r.object(v["launch"], path + ".launch", {"host"});
+  if (!launch.contains("host")) r.fail(path + ".launch.host", "missing; expected the name of a launch handed over in memory");
+  k.host_launch = r.string(launch["host"], path + ".launch.host");
+  if (!host_hooks().launches.count(k.host_launch))
+    r.fail(path + ".launch.host", host_names_expected("launches", host_keys(host_hooks().launches)) +
+                                      fmt::format(", got '{}'", k.host_launch));
+}
+
 KernelSpec parse_kernel(const Reader& r, const json& doc, const std::string& variant, const json& value, const SourceAxes& axes,
                         const CompileSettings& compile) {
   std::string path = "$.kernels." + variant;
   if (!is_identifier(variant)) r.fail(path, fmt::format("expected a variant name of letters, digits and '_', got '{}'", variant));
   const auto& v = r.object(value, path,
-                           {"kernel", "description", "grid", "block", "dynamic_smem_bytes", "defines", "options", "axes", "work"});
+                           {"kernel", "description", "grid", "block", "dynamic_smem_bytes", "defines", "options", "axes", "work", "launch"});
   KernelSpec k;
   k.variant = variant;
   k.path = path;
@@ -346,10 +389,14 @@ KernelSpec parse_kernel(const Reader& r, const json& doc, const std::string& var
   names.insert(names.end(), k.axes.begin(), k.axes.end());
   if (!v.contains("kernel")) r.fail(path + ".kernel", "missing; expected the __global__ function's name, e.g. \"tile_kernel<{chunk_size}>\"");
   k.name_parts = parse_kernel_name(r, v["kernel"], path + ".kernel", names);
-  if (!v.contains("grid")) r.fail(path + ".grid", "missing; expected the number of blocks, e.g. \"ceil_div(n, block_size)\" or [x, y, z]");
-  if (!v.contains("block")) r.fail(path + ".block", "missing; expected the threads per block, e.g. \"block_size\" or [x, y, z]");
-  parse_dims(r, v["grid"], path + ".grid", names, k.grid);
-  parse_dims(r, v["block"], path + ".block", names, k.block);
+  if (v.contains("launch")) {
+    parse_host_launch(r, v, path, k);
+  } else {
+    if (!v.contains("grid")) r.fail(path + ".grid", "missing; expected the number of blocks, e.g. \"ceil_div(n, block_size)\" or [x, y, z]");
+    if (!v.contains("block")) r.fail(path + ".block", "missing; expected the threads per block, e.g. \"block_size\" or [x, y, z]");
+    parse_dims(r, v["grid"], path + ".grid", names, k.grid);
+    parse_dims(r, v["block"], path + ".block", names, k.block);
+  }
   if (v.contains("dynamic_smem_bytes")) k.dynamic_smem = r.expression(v["dynamic_smem_bytes"], path + ".dynamic_smem_bytes", names);
   parse_defines(r, compile.defines, "$.compile.defines", names, k.defines);
   if (v.contains("defines")) parse_defines(r, v["defines"], path + ".defines", names, k.defines);
@@ -409,6 +456,18 @@ void parse_reference_files(const Reader& r, const json& files, const fs::path& b
   }
 }
 
+// Expected outputs handed over in memory, for the outputs named (Kernel Tuner's answer: an output
+// it leaves out is not compared; with none, only a verification function, the guard zones and
+// faults judge a point).
+void parse_reference_host(const Reader& r, const json& arrays, SourceState& state) {
+  std::vector<std::string> outputs;
+  for (const auto& a : state.arguments)
+    if (a.role == Argument::Role::output) outputs.push_back(a.name);
+  r.object(arrays, "$.reference.host", outputs);
+  for (auto& a : state.arguments)
+    if (arrays.contains(a.name)) a.expected_host = host_array_name(r, arrays[a.name], "$.reference.host." + a.name, *a.type);
+}
+
 }  // namespace
 
 std::vector<KernelSpec> parse_kernels(const Reader& r, const json& doc, const SourceAxes& axes, const CompileSettings& compile) {
@@ -421,14 +480,23 @@ std::vector<KernelSpec> parse_kernels(const Reader& r, const json& doc, const So
 }
 
 void parse_reference(const Reader& r, const json& doc, const fs::path& base, SourceState& state) {
-  // Verification: a reference variant's outputs, or expected outputs from .npy files.
+  // Verification: a reference variant's outputs, expected outputs from .npy files or from memory,
+  // and where the caller hands one over, its function.
   if (!doc.contains("reference"))
     r.fail("$.reference", "missing; expected {\"variant\": NAME} (a kernel whose outputs the others must match) or "
                           "{\"npy\": {OUTPUT: FILE}} (expected outputs)");
-  const auto& ref = r.object(doc["reference"], "$.reference", {"variant", "params", "npy"});
-  if (ref.contains("variant") == ref.contains("npy")) r.fail("$.reference", "expected exactly one of \"variant\" and \"npy\"");
+  const auto& ref = r.object(doc["reference"], "$.reference", {"variant", "params", "npy", "host", "verify"});
+  if (int(ref.contains("variant")) + int(ref.contains("npy")) + int(ref.contains("host")) != 1)
+    r.fail("$.reference", "expected exactly one of \"variant\", \"npy\" and \"host\"");
   if (ref.contains("variant")) parse_reference_variant(r, doc, ref, state);
-  else parse_reference_files(r, ref["npy"], base, state);
+  else if (ref.contains("npy")) parse_reference_files(r, ref["npy"], base, state);
+  else parse_reference_host(r, ref["host"], state);
+  if (ref.contains("verify")) {
+    state.host_verifier = r.string(ref["verify"], "$.reference.verify");
+    if (!host_hooks().verifiers.count(state.host_verifier))
+      r.fail("$.reference.verify", host_names_expected("verification functions", host_keys(host_hooks().verifiers)) +
+                                       fmt::format(", got '{}'", state.host_verifier));
+  }
 }
 
 std::size_t parse_guard_zone(const Reader& r, const json& doc) {

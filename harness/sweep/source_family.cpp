@@ -1,5 +1,6 @@
 #include "harness/sweep/source_family.hpp"
 
+#include "harness/family/host_hooks.hpp"
 #include "harness/sweep/source_config.hpp"
 #include "harness/sweep/source_kernels.hpp"
 #include "harness/core/files.hpp"
@@ -115,6 +116,9 @@ void check_npy_files(const Reader& r, const json& doc, const std::vector<std::st
 // is refused with the argument's path. A kernel that does not compile is left to its point.
 void check_globals(const Reader& r, const json& doc, const std::vector<std::string>& size_names, SourceState& state) {
   if (state.global_expressions().empty() || state.kernels.empty() || state.sweep_points[0].empty()) return;
+  // Compiling here initializes the CUDA driver, which a process that forks its measuring children
+  // must not (harness/family/host_hooks.hpp): there the launch checks each variable.
+  if (host_hooks().keep_cuda_out) return;
   int arch = current_device_arch();
   NvrtcRequest request = state.request_for(state.kernels[0], state.sweep_points[0][0], arch ? arch : 90,
                                            [](const std::string&) { return true; });

@@ -4,6 +4,7 @@
 // variant's kernel as expressions), the state the family's callbacks share (the NVRTC-compiled
 // instances), and the problem that holds one size's buffers.
 #include "harness/family/element_values.hpp"
+#include "harness/family/host_hooks.hpp"
 #include "harness/family/verify_device.hpp"
 #include "harness/family/registry.hpp"
 #include "harness/sweep/expression.hpp"
@@ -52,12 +53,13 @@ double load_element(const ElementType& type, const unsigned char* in);
 std::string element_value_problem(const ElementType& type, double value);
 
 struct Initializer {
-  std::string kind = "uniform";  // uniform | normal | iota | constant | npy
+  std::string kind = "uniform";  // uniform | normal | iota | constant | npy | host
   double low = -1, high = 1;     // uniform: [low, high) for floats, [low, high] for integers
   double mean = 0, stddev = 1;   // normal
   double start = 0, step = 1;    // iota
   double value = 0;              // constant
   std::string npy_path;          // npy
+  std::string host_array;        // host: an array handed over in memory (harness/family/host_hooks.hpp)
 };
 
 // The formula of harness/family/element_values for an initializer and its type, where there is one
@@ -83,6 +85,9 @@ struct Argument {
   // cmem_args); a scalar's again where its value changes.
   bool global = false;
   std::string expected_npy;                     // outputs verified against a file
+  std::string expected_host;                    // ... or against an array handed over in memory
+  // Outputs: element by element, or their sums (a kernel that leaves one partial result per block).
+  enum class Compare { elements, sum } compare = Compare::elements;
 };
 
 struct KernelSpec {
@@ -93,7 +98,11 @@ struct KernelSpec {
   std::vector<std::string> options;
   Expression flops, global_bytes, dram_bytes, bytes_in_flight_per_warp;
   std::vector<std::string> axes;
+  std::string host_launch;  // "launch": {"host": NAME}: grid, block, shared memory and defines from the caller
 };
+
+// The launch hook a kernel names, or nullptr.
+const std::function<HostLaunch(const Params&)>* host_launch_of(const KernelSpec& k);
 
 // One NVRTC compilation: every kernel name of the sweep that shares its options (defines), so
 // the headers are parsed once for all template instantiations.
@@ -118,7 +127,8 @@ struct SourceState {
   std::vector<std::string> include_options;  // -I of the config's include_dirs
   std::vector<Argument> arguments;
   std::vector<KernelSpec> kernels;
-  int reference_kernel = -1;     // index in kernels, or -1 for .npy files
+  int reference_kernel = -1;     // index in kernels, or -1 for expected outputs (.npy files, arrays in memory, none)
+  std::string host_verifier;     // "reference": {"verify": NAME}: a caller's function judges the outputs too
   Params reference_axes;         // the reference variant's launch axes
   std::size_t guard_zone_bytes = kDefaultGuardZoneBytes;  // each side of every buffer argument (0: none)
   std::map<std::string, Instance> instances;
@@ -141,6 +151,8 @@ struct SourceState {
 
   std::vector<std::string> user_options(const KernelSpec& k, const Params& p) const {
     std::vector<std::string> options = k.options;
+    if (const auto* launch = host_launch_of(k))
+      for (const auto& [name, value] : (*launch)(p).defines) options.push_back(fmt::format("-D{}={}", name, value));
     for (const auto& [name, expr] : k.defines)
       options.push_back(fmt::format("-D{}={}", name, expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
                                                                              std::numeric_limits<std::int64_t>::max())));

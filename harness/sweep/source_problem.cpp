@@ -82,6 +82,10 @@ void SourceState::index_sweep_names() {
   names_by_options.clear();
   for (std::size_t i = 0; i < kernels.size() && i < sweep_points.size(); ++i)
     for (const auto& point : sweep_points[i]) {
+      // A caller's launch defines every parameter (Kernel Tuner's way): each point has options of
+      // its own, so there is nothing to group, and asking the caller for every point of a large
+      // space would cost its time.
+      if (!kernels[i].host_launch.empty()) break;
       std::vector<std::string>& names = names_by_options[options_key(user_options(kernels[i], point))];
       std::string name = name_expression(kernels[i], point);
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
@@ -171,6 +175,7 @@ std::string SourceState::compile_json(Instance& inst, int arch) {
 }
 
 int current_device_arch() {
+  if (host_hooks().keep_cuda_out) return 0;
   int device = 0, count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0 || cudaGetDevice(&device) != cudaSuccess) {
     cudaGetLastError();
@@ -182,8 +187,24 @@ int current_device_arch() {
   return major * 10 + minor;
 }
 
+const std::function<HostLaunch(const Params&)>* host_launch_of(const KernelSpec& k) {
+  if (k.host_launch.empty()) return nullptr;
+  const auto& launches = host_hooks().launches;
+  auto found = launches.find(k.host_launch);
+  if (found == launches.end())
+    throw std::runtime_error(fmt::format("{}.launch.host: no launch '{}' was handed over in memory", k.path, k.host_launch));
+  return &found->second;
+}
+
 Launch evaluate_launch(const KernelSpec& k, const Params& p) {
   Launch l;
+  if (const auto* launch = host_launch_of(k)) {
+    HostLaunch h = (*launch)(p);
+    l.grid = h.grid;
+    l.block = h.block;
+    l.dynamic_smem_bytes = h.dynamic_smem_bytes;
+    return l;
+  }
   unsigned* grid[3] = {&l.grid.x, &l.grid.y, &l.grid.z};
   unsigned* block[3] = {&l.block.x, &l.block.y, &l.block.z};
   for (int d = 0; d < 3; ++d) {
@@ -196,10 +217,22 @@ Launch evaluate_launch(const KernelSpec& k, const Params& p) {
 
 namespace {
 
+// An array handed over in memory, which must hold `count` elements of `type` at this size.
+std::vector<unsigned char> host_values(const std::string& path, const std::string& name, const ElementType& type, std::size_t count) {
+  const HostArray* array = find_host_array(name);
+  if (!array) throw std::runtime_error(fmt::format("{}: no array '{}' was handed over in memory", path, name));
+  if (array->dtype != type.npy || array->count != count)
+    throw std::runtime_error(fmt::format("{}: the array '{}' holds {} elements of {}; the argument needs {} of {} ({})", path, name,
+                                         array->count, array->dtype, count, type.npy, type.name));
+  const auto* bytes = static_cast<const unsigned char*>(array->data);
+  return std::vector<unsigned char>(bytes, bytes + count * type.bytes);
+}
+
 std::vector<unsigned char> initial_values(const Argument& a, std::size_t count, std::uint64_t seed, std::uint64_t stream) {
   const ElementType& type = *a.type;
   std::vector<unsigned char> bytes(count * type.bytes);
   const Initializer& init = a.init;
+  if (init.kind == "host") return host_values(a.path + ".init.array", init.host_array, type, count);
   if (init.kind == "npy") {
     NpyArray array = read_npy(init.npy_path);
     if (array.dtype != type.npy || array.count() != count)
@@ -233,6 +266,7 @@ class SourceProblem : public Problem {
     const auto& args = state_->arguments;
     buffers_.resize(args.size());
     expected_.resize(args.size());
+    initial_.resize(args.size());
     for (std::size_t i = 0; i < args.size(); ++i) {
       const Argument& a = args[i];
       if (a.role == Argument::Role::scalar) continue;
@@ -246,22 +280,24 @@ class SourceProblem : public Problem {
         } else {
           buffers_[i].upload(initial_values(a, count, seed, i));
         }
-      } else if (!a.expected_npy.empty()) {
-        NpyArray array = read_npy(a.expected_npy);
-        if (array.dtype != a.type->npy || array.count() != count)
-          throw std::runtime_error(fmt::format("{}: expected outputs for '{}' hold {} elements of {}; at {} it has {} of {} ({})",
-                                               a.expected_npy, a.name, array.count(), array.dtype, sizes.to_string(), count,
-                                               a.type->npy, a.type->name));
-        expected_[i] = DeviceBuffer<unsigned char>(array.bytes.size());
-        expected_[i].upload(array.bytes);
+      } else {
+        if (a.init.kind == "host") {  // the output's starting values, restored before each verified launch
+          std::vector<unsigned char> bytes = initial_values(a, count, seed, i);
+          initial_[i] = DeviceBuffer<unsigned char>(bytes.size());
+          initial_[i].upload(bytes);
+        }
+        upload_expected(i, count);
       }
     }
     if (state_->reference_kernel >= 0) compute_reference();
   }
 
   void poison_outputs() override {
-    for (std::size_t i = 0; i < buffers_.size(); ++i)
-      if (state_->arguments[i].role == Argument::Role::output) buffers_[i].poison();
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      if (state_->arguments[i].role != Argument::Role::output) continue;
+      if (initial_[i].size() == 0) buffers_[i].poison();
+      else OCCBENCH_CUDA_CHECK(cudaMemcpy(buffers_[i].get(), initial_[i].get(), initial_[i].size(), cudaMemcpyDeviceToDevice));
+    }
   }
 
   // On the GPU against the expected values kept there: a 1 GiB output took seconds to download
@@ -270,9 +306,14 @@ class SourceProblem : public Problem {
     Verification v;
     v.status = "passed";
     bool first = true;
+    capture_buffers();
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       const Argument& a = state_->arguments[i];
-      if (a.role != Argument::Role::output) continue;
+      if (a.role != Argument::Role::output || (state_->reference_kernel < 0 && expected_[i].size() == 0)) continue;
+      if (a.compare == Argument::Compare::sum) {
+        add_part(v, compare_sums(i), a, first);
+        continue;
+      }
       std::size_t count = buffers_[i].bytes() / a.type->bytes, first_mismatch = count;
       Verification part = compare_elements_on_device(a.type->kind, buffers_[i].get(), expected_[i].get(), count,
                                                      a.abs_tolerance, a.rel_tolerance, first_mismatch);
@@ -291,6 +332,11 @@ class SourceProblem : public Problem {
                                a.rel_tolerance);
       }
       v.mismatches += part.mismatches;
+    }
+    if (!state_->host_verifier.empty()) add_part(v, host_verification(), {}, first);
+    if (first) {
+      v.status = "skipped";
+      v.detail = "no expected outputs and no verification function were given (only faults and the guard zones are checked)";
     }
     v.guard_zones = guard_zones_note();
     v.out_of_bounds = take_out_of_bounds_writes();
@@ -326,6 +372,109 @@ class SourceProblem : public Problem {
 
  private:
   void compute_reference();
+
+  // An output's expected values, from a .npy file or from memory: as many as the output has,
+  // except for outputs compared by their sums.
+  void upload_expected(std::size_t i, std::size_t count) {
+    const Argument& a = state_->arguments[i];
+    std::vector<unsigned char> bytes;
+    std::string source;
+    if (!a.expected_npy.empty()) {
+      NpyArray array = read_npy(a.expected_npy);
+      if (array.dtype != a.type->npy)
+        throw std::runtime_error(fmt::format("{}: expected outputs for '{}' hold elements of {}; the output is {} ({})",
+                                             a.expected_npy, a.name, array.dtype, a.type->npy, a.type->name));
+      bytes = std::move(array.bytes);
+      source = a.expected_npy;
+    } else if (!a.expected_host.empty()) {
+      const HostArray* array = find_host_array(a.expected_host);
+      if (!array) throw std::runtime_error(fmt::format("$.reference.host.{}: no array '{}' was handed over in memory", a.name, a.expected_host));
+      const auto* data = static_cast<const unsigned char*>(array->data);
+      bytes.assign(data, data + array->count * a.type->bytes);
+      source = "$.reference.host." + a.name;
+    } else {
+      return;
+    }
+    std::size_t have = bytes.size() / a.type->bytes;
+    if (a.compare == Argument::Compare::elements && have != count)
+      throw std::runtime_error(fmt::format("{}: expected outputs for '{}' hold {} elements; at {} it has {} of {}", source, a.name,
+                                           have, sizes_.to_string(), count, a.type->name));
+    expected_[i] = DeviceBuffer<unsigned char>(bytes.size());
+    if (!bytes.empty()) expected_[i].upload(bytes);
+  }
+
+  std::vector<unsigned char> download(const void* device, std::size_t bytes) const {
+    std::vector<unsigned char> host(bytes);
+    if (bytes) OCCBENCH_CUDA_CHECK(cudaMemcpy(host.data(), device, bytes, cudaMemcpyDeviceToHost));
+    return host;
+  }
+
+  static double sum_of(const ElementType& type, const std::vector<unsigned char>& bytes) {
+    double sum = 0;
+    for (std::size_t at = 0; at + type.bytes <= bytes.size(); at += type.bytes) sum += load_element(type, bytes.data() + at);
+    return sum;
+  }
+
+  // "compare": "sum": the output's sum against the expected values' sum, by the output's
+  // tolerance (a kernel that leaves one partial result per block: Kernel Tuner's reduction).
+  Verification compare_sums(std::size_t i) const {
+    const Argument& a = state_->arguments[i];
+    double got = sum_of(*a.type, download(buffers_[i].get(), buffers_[i].bytes()));
+    double want = sum_of(*a.type, download(expected_[i].get(), expected_[i].size()));
+    Verification part;
+    part.checked = 1;
+    double error = std::abs(got - want);
+    part.max_rel_error = want != 0 ? error / std::abs(want) : error;
+    if (!(error <= a.abs_tolerance + a.rel_tolerance * std::abs(want))) {
+      part.mismatches = 1;
+      part.detail = fmt::format("sum of {} = {:.9g}, expected {:.9g} (abs tolerance {:g}, rel {:g})", a.name, got, want,
+                                a.abs_tolerance, a.rel_tolerance);
+    }
+    return part;
+  }
+
+  // The caller's verification function, given every output as the kernel left it.
+  Verification host_verification() const {
+    std::vector<std::vector<unsigned char>> copies;
+    std::vector<HostOutput> outputs;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      const Argument& a = state_->arguments[i];
+      if (a.role != Argument::Role::output) continue;
+      copies.push_back(download(buffers_[i].get(), buffers_[i].bytes()));
+    }
+    std::size_t next = 0;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      const Argument& a = state_->arguments[i];
+      if (a.role == Argument::Role::output)
+        outputs.push_back({a.name, a.type->npy, copies[next].size() / a.type->bytes, copies[next].data()}), ++next;
+    }
+    HostVerdict verdict = host_hooks().verifiers.at(state_->host_verifier)(outputs);
+    Verification part;
+    part.checked = 1;
+    part.mismatches = verdict.passed ? 0 : 1;
+    part.detail = verdict.passed ? "" : (verdict.detail.empty() ? "the verification function returned false" : verdict.detail);
+    return part;
+  }
+
+  // Adds one check's figures to the point's verification (the first failing check's detail).
+  static void add_part(Verification& v, const Verification& part, const Argument& a, bool& first) {
+    if (first) v.tolerance = a.rel_tolerance;
+    first = false;
+    v.checked += part.checked;
+    v.max_rel_error = std::max(v.max_rel_error, part.max_rel_error);
+    if (v.mismatches == 0 && part.mismatches > 0) v.detail = part.detail;
+    v.mismatches += part.mismatches;
+  }
+
+  // Every buffer the caller asked for (run_kernel), copied into its memory as the kernel left it.
+  void capture_buffers() const {
+    const auto& captures = host_hooks().captures;
+    for (std::size_t i = 0; i < buffers_.size(); ++i) {
+      auto found = captures.find(state_->arguments[i].name);
+      if (found != captures.end() && buffers_[i].bytes())
+        OCCBENCH_CUDA_CHECK(cudaMemcpy(found->second, buffers_[i].get(), buffers_[i].bytes(), cudaMemcpyDeviceToHost));
+    }
+  }
 
   // What the guard zones caught since the last look, by buffer and side; empty if nothing.
   std::string take_out_of_bounds_writes() {
@@ -378,6 +527,7 @@ class SourceProblem : public Problem {
   Params sizes_;
   std::vector<GuardedBuffer> buffers_;                // empty for scalars
   std::vector<DeviceBuffer<unsigned char>> expected_;  // on the device, beside the outputs
+  std::vector<DeviceBuffer<unsigned char>> initial_;   // outputs' starting values from memory (else NaN)
 };
 
 }  // namespace

@@ -1,10 +1,19 @@
 #include "harness/sweep/spec.hpp"
 
+#include "harness/family/host_hooks.hpp"
+
 #include <fmt/format.h>
 
 namespace occbench {
 
 bool Restriction::allows(const Params& params) const {
+  if (!host_condition.empty()) {
+    const auto& conditions = host_hooks().conditions;
+    auto found = conditions.find(host_condition);
+    if (found == conditions.end())
+      throw ConfigError(file, path + ".host", fmt::format("the condition '{}' handed over in memory", host_condition));
+    return found->second(params);
+  }
   for (const auto& name : uses)
     if (!params.has(name)) return true;
   double value = expression.evaluate(params);
