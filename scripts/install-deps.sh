@@ -7,12 +7,14 @@
 #   bash scripts/install-deps.sh          # quickstart.sh: build, run, plot
 #   bash scripts/install-deps.sh --test   # test.sh and CI
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ git
           nlohmann-json3-dev libfmt-dev libcli11-dev libmuparser-dev libre2-dev pkg-config
-          python3 python3-matplotlib python3-numpy)
+          python3 python3-matplotlib python3-numpy
+          python3-dev python3-venv python3-pandas)  # the Python package (python/): its module and results
 if [ "${1:-}" = "--test" ]; then
-  packages+=(ccache libgtest-dev libbenchmark-dev python3-pytest
+  packages+=(ccache libgtest-dev libbenchmark-dev python3-pytest python3-jsonschema
              clang libclang-rt-dev  # scripts/fuzz.sh: libFuzzer, AddressSanitizer, UBSan
              slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
 fi
@@ -32,5 +34,13 @@ fi
 if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
   echo "install-deps: nvcc not found: install the CUDA toolkit (tested with 13.0) and put its bin/ on PATH" >&2
   exit 1
+fi
+# The Python package's build tools, which Debian does not package (nanobind, scikit-build-core),
+# from PyPI into .venv, a virtual environment over Debian's Python that sees its NumPy, pandas,
+# matplotlib and pytest: scripts/build.sh builds the module for it, test.sh tests with it.
+if [ ! -x .venv/bin/python ] || ! .venv/bin/python -c "import nanobind, scikit_build_core" >/dev/null 2>&1; then
+  echo "install-deps: creating .venv with nanobind and scikit-build-core (PyPI)"
+  /usr/bin/python3 -m venv --system-site-packages .venv
+  .venv/bin/python -m pip install -q --disable-pip-version-check "nanobind>=2.4,<3" "scikit-build-core>=0.10"
 fi
 echo "install-deps: all dependencies present"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README, CI): builds if needed, then runs every C++ test through CTest, a short
-# seeded fuzzing run (scripts/fuzz.sh) and the plotting tests through pytest. GPU tests skip,
+# seeded fuzzing run (scripts/fuzz.sh), the plotting tests and the Python package's through pytest. GPU tests skip,
 # saying why, where no GPU can be used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,9 +15,10 @@ bash scripts/fuzz.sh
 # A real single-node Slurm (slurm-wlm, munge) running shards and the merge step; skips saying why.
 bash scripts/slurm/test_slurm.sh "$BUILD_DIR/occbench"
 
-# The Python that has matplotlib: $PYTHON, else python3, else Debian's /usr/bin/python3.
+# The Python that has matplotlib: $PYTHON, else .venv's (install-deps.sh makes it), else python3,
+# else Debian's /usr/bin/python3.
 python=${PYTHON:-}
-for candidate in python3 /usr/bin/python3; do
+for candidate in .venv/bin/python python3 /usr/bin/python3; do
   if [ -z "$python" ] && "$candidate" -c "import matplotlib, pytest" >/dev/null 2>&1; then python=$candidate; fi
 done
 if [ -z "$python" ]; then
@@ -25,3 +26,8 @@ if [ -z "$python" ]; then
   exit 1
 fi
 "$python" -m pytest plots/tests scripts/tests -q
+# The Python package (python/): its tests on this build's module (BUILD_DIR/python, which build.sh
+# makes where nanobind is installed), then `pip install .` as a user runs it, from a clean
+# environment, with the tests again on the installed package (scripts/test_pip_install.sh).
+PYTHONPATH="$BUILD_DIR/python" "$python" -m pytest python/tests -q -rs
+bash scripts/test_pip_install.sh

@@ -1,5 +1,9 @@
 #include "harness/records/merge.hpp"
 
+#include "harness/records/kernel_tuner_cache.hpp"
+#include "harness/core/files.hpp"
+#include "harness/core/json.hpp"
+
 #include "harness/model/metrics.hpp"
 #include "harness/records/record_checks.hpp"
 #include "harness/records/report.hpp"
@@ -26,6 +30,18 @@ std::string tool_text(const ordered_json& tool) {
   return fmt::format("occbench {} (git {})", tool.value("version", std::string("?")), tool.value("git_commit", std::string("?")));
 }
 
+// A Kernel Tuner cache left open by the run that wrote it (closed here), or null.
+ordered_json open_kernel_tuner_cache(const std::string& path) {
+  std::optional<std::string> text = read_file(path);
+  if (!text) return nullptr;
+  try {
+    ordered_json doc = parse_json(closed_kernel_tuner_cache(*text), path);
+    return is_kernel_tuner_cache(doc) ? doc : ordered_json(nullptr);
+  } catch (const std::exception&) {
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 ShardOutput read_shard_output(const std::string& path) {
@@ -48,8 +64,9 @@ ShardOutput read_shard_output(const std::string& path) {
     try {
       source = read_json_file(path);
     } catch (const std::exception&) {
-      source = nullptr;  // load_results_file below says what is wrong
+      source = open_kernel_tuner_cache(path);  // else null: load_results_file below says what is wrong
     }
+    if (is_kernel_tuner_cache(source)) return kernel_tuner_cache_output(source, path);
     // A shard that was given no points (more shards than points) has an empty results list.
     bool empty_shard = source.is_object() && source.contains("schema_version") && source["schema_version"] == kSchemaVersion &&
                        source.contains("results") && source["results"].is_array() && source["results"].empty();

@@ -1,0 +1,115 @@
+"""occbench's records as Kernel Tuner's results: a list of dicts with the tunable parameters and
+``time`` in ms, each with occbench's fields beside, flat so that a DataFrame of them reads well."""
+
+import datetime
+
+from .util import CompilationFailedConfig, InvalidConfig, RuntimeFailedConfig
+
+
+class Results(list):
+    """Kernel Tuner's results list; ``frame()`` is a pandas DataFrame of it, one row per configuration."""
+
+    def frame(self):
+        import pandas as pd
+        rows = [{k: (str(v) if k in ("time", "__error__") and isinstance(v, str) else v) for k, v in r.items()} for r in self]
+        return pd.DataFrame(rows)
+
+
+def to_dataframe(results):
+    """A pandas DataFrame of tune_kernel's results (or of any list of result dicts)."""
+    return Results(results).frame()
+
+
+def _error(record):
+    reason = record.get("reason", "")
+    if record.get("status") == "skipped":
+        return InvalidConfig(reason)
+    if any(word in reason.lower() for word in ("nvrtc", "compil", "ptxas")):
+        return CompilationFailedConfig(reason)
+    return RuntimeFailedConfig(reason)
+
+
+def _occbench_fields(record):
+    timing, occupancy = record.get("timing") or {}, record.get("occupancy") or {}
+    resources, verification = record.get("resources") or {}, record.get("verification") or {}
+    metrics, launch = record.get("metrics") or {}, record.get("launch") or {}
+    fields = {
+        "status": record.get("status"),
+        "reason": record.get("reason", ""),
+        "verification": verification.get("status"),
+        "noise": timing.get("noise"),
+        "samples": timing.get("samples"),
+        "min_time": timing.get("min_ms"),
+        "occupancy": occupancy.get("theoretical"),
+        "occupancy_limiter": occupancy.get("limiter"),
+        "registers_per_thread": resources.get("registers_per_thread"),
+        "static_smem_bytes": resources.get("static_smem_bytes"),
+        "grid": launch.get("grid"),
+        "block": launch.get("block"),
+        "achieved_bandwidth_gbps": metrics.get("achieved_bandwidth_gbps"),
+        "point_id": record.get("point_id"),
+    }
+    for section in ("energy", "counters", "clocks"):
+        if section in record:
+            fields[section] = record[section]
+    return fields
+
+
+def _kernel_tuner_times(record):
+    compile_block = record.get("compile") or {}
+    uses = record.get("time_use") or {}
+    return {
+        "compile_time": float(compile_block.get("compile_ms", 0) or 0),  # 0 where NVRTC's disk cache held it
+        "verification_time": 1e3 * float(uses.get("verify_s", 0) or 0),
+        "benchmark_time": 1e3 * float(uses.get("sampling_s", uses.get("point_s", 0)) or 0),
+        "strategy_time": 0,
+        "framework_time": 0,
+    }
+
+
+def records_to_results(document, tune_params, metrics):
+    """One result per record of the tuned kernel, in the order the run measured them."""
+    results = []
+    stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
+    for record in document.get("results", []):
+        params = record.get("params", {})
+        result = {k: params[k] for k in tune_params if k in params}
+        if len(result) != len(tune_params):
+            continue  # not a point of the tuned kernel
+        if record.get("status") == "ok":
+            result["time"] = float(record["timing"]["median_ms"])
+        else:
+            result["time"] = result["__error__"] = _error(record)
+        result.update(_kernel_tuner_times(record))
+        result["timestamp"] = stamp
+        for name, metric in metrics.items():
+            if "__error__" in result:
+                result[name] = result["__error__"]
+            else:
+                result[name] = metric(result) if callable(metric) else eval(metric, {}, dict(result))
+        result.update(_occbench_fields(record))
+        results.append(result)
+    return results
+
+
+def environment(document, tuning, strategy, wall_s, exit_code):
+    """Kernel Tuner's env (device, problem, options) with occbench's device and run blocks."""
+    device = document.get("device", {})
+    problem_size = tuning.problem_size
+    if callable(problem_size):
+        problem_size = "callable"
+    elif isinstance(problem_size, (tuple, list)):
+        problem_size = [p if isinstance(p, str) else int(p) for p in problem_size]
+    elif not isinstance(problem_size, str):
+        problem_size = int(problem_size)
+    return {
+        "device_name": device.get("name"),
+        "problem_size": problem_size,
+        "kernel_name": tuning.kernel_name,
+        "tune_params": tuning.tune_params,
+        "strategy": strategy,
+        "iterations": tuning.iterations,
+        "total_time": wall_s * 1e3,
+        "occbench": {"version": document.get("tool", {}).get("version"), "device": device, "run": document.get("run", {}),
+                     "exit_code": exit_code, "measurement": document.get("config", {}).get("measurement")},
+    }

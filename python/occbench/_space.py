@@ -1,0 +1,234 @@
+"""Kernel Tuner's meaning of a tuning space, evaluated in Python exactly as Kernel Tuner does it:
+the tunable parameters, the restrictions (strings in Python syntax, or functions), and each
+point's launch (problem_size, grid_div_x/y/z, block_size_names, smem_args, defines). The engine
+calls these for each point (harness/family/host_hooks.hpp); every mistake a user can make in
+them is a Python exception raised before anything runs, naming the argument."""
+
+import builtins
+import math
+import numbers
+import re
+
+import numpy as np
+
+DEFAULT_BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def check_tune_params(tune_params):
+    """Kernel Tuner's tune_params: a dict of name -> list of values; occbench's axes are integers."""
+    if not isinstance(tune_params, dict) or not tune_params:
+        raise TypeError(f"tune_params: expected a dict of parameter names and their values, got {type(tune_params).__name__}")
+    checked = {}
+    for name, values in tune_params.items():
+        if not isinstance(name, str) or not _IDENTIFIER.match(name):
+            raise ValueError(f"tune_params: '{name}' is not a valid parameter name (letters, digits and '_')")
+        values = list(values) if not isinstance(values, (str, bytes)) and np.iterable(values) else None
+        if not values:
+            raise ValueError(f"tune_params['{name}']: expected a non-empty list of values")
+        ints = []
+        for v in values:
+            if isinstance(v, (bool, np.bool_)) or isinstance(v, numbers.Integral):
+                ints.append(int(v))
+            elif isinstance(v, numbers.Real) and float(v).is_integer():
+                ints.append(int(v))
+            else:
+                raise TypeError(f"tune_params['{name}']: the value {v!r} is not an integer; occbench's tunable parameters "
+                                "are integers (a switch is [0, 1]; a choice of types or strings can be an index)")
+        if len(set(ints)) != len(ints):
+            raise ValueError(f"tune_params['{name}']: a value appears twice: {values}")
+        checked[name] = ints
+    return checked
+
+
+class Restrictions:
+    """Kernel Tuner's restrictions: a list of strings (Python expressions of the parameters) or
+    functions of the parameters' dict, or one function; compiled once, checked for names."""
+
+    def __init__(self, restrictions, tune_params, allowed_names=()):
+        if restrictions is None:
+            restrictions = []
+        elif callable(restrictions) or isinstance(restrictions, str):
+            restrictions = [restrictions]
+        elif not isinstance(restrictions, (list, tuple)):
+            raise TypeError(f"restrictions: expected a list of strings or functions, got {type(restrictions).__name__}")
+        self._checks = []
+        self._skip, self._keys = set(), list(tune_params)
+        names = set(tune_params) | set(allowed_names)
+        for i, r in enumerate(restrictions):
+            if isinstance(r, str):
+                self._checks.append((f"restrictions[{i}] \"{r}\"", self._compile(i, r, names)))
+            elif callable(r):
+                self._checks.append((f"restrictions[{i}] ({getattr(r, '__name__', 'a function')})", r))
+            else:
+                raise TypeError(f"restrictions[{i}]: expected a string or a function, got {type(r).__name__}")
+
+    @staticmethod
+    def _compile(i, text, names):
+        try:
+            code = compile(text, f"restrictions[{i}]", "eval")
+        except SyntaxError as e:
+            raise ValueError(f"restrictions[{i}] \"{text}\": not a Python expression ({e.msg})") from None
+        unknown = [n for n in code.co_names if n not in names and not hasattr(builtins, n) and not hasattr(math, n)]
+        if unknown:
+            raise ValueError(f"restrictions[{i}] \"{text}\": unknown parameter name '{unknown[0]}'; the tunable parameters "
+                             f"are: {', '.join(sorted(names))}")
+        scope = {n: getattr(math, n) for n in dir(math) if not n.startswith("_")}
+        return lambda params: eval(code, scope, dict(params))
+
+        self._skip, self._keys = set(), list(tune_params)
+
+    def skip(self, keys):
+        """Configurations already measured (a cache's keys, "v1,v2,..."): not run again."""
+        self._skip = set(keys)
+
+    def __len__(self):
+        return len(self._checks) + bool(self._skip)
+
+    def __call__(self, params):
+        if self._skip and ",".join(str(params[k]) for k in self._keys) in self._skip:
+            return False
+        for what, check in self._checks:
+            try:
+                ok = check(params)
+            except Exception as e:  # a restriction that fails at a point names itself and the point
+                raise ValueError(f"{what} raised {type(e).__name__}: {e} at {params}") from None
+            if not ok:
+                return False
+        return True
+
+
+def _evaluate(value, params, what):
+    """An integer from Kernel Tuner's forms: int, a string expression of the parameters, or a function."""
+    if callable(value):
+        result = value(params)
+    elif isinstance(value, str):
+        try:
+            result = eval(value, {}, dict(params))
+        except Exception as e:
+            raise ValueError(f"{what} \"{value}\": {type(e).__name__}: {e} at {params}") from None
+    else:
+        result = value
+    if isinstance(result, (bool, np.bool_)) or not isinstance(result, numbers.Real):
+        raise ValueError(f"{what}: expected a number, got {result!r} at {params}")
+    return result
+
+
+def check_problem_size(problem_size):
+    """problem_size: an int, a string (an expression of the parameters), a function, or a tuple of up to three."""
+    if callable(problem_size):
+        return problem_size
+    items = problem_size if isinstance(problem_size, (tuple, list)) else (problem_size,)
+    if not 1 <= len(items) <= 3:
+        raise ValueError(f"problem_size: expected 1 to 3 dimensions, got {len(items)}")
+    for i, s in enumerate(items):
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (numbers.Integral, str)):
+            raise TypeError(f"problem_size[{i}]: expected an integer or a string expression of the parameters, got {s!r}")
+        if isinstance(s, numbers.Integral) and s < 1:
+            raise ValueError(f"problem_size[{i}]: expected at least 1, got {s}")
+    return problem_size
+
+
+def current_problem_size(problem_size, params):
+    if callable(problem_size):
+        problem_size = problem_size(params)
+    items = problem_size if isinstance(problem_size, (tuple, list)) else (problem_size,)
+    size = [1, 1, 1]
+    for i, s in enumerate(items):
+        value = _evaluate(s, params, f"problem_size[{i}]")
+        if not float(value).is_integer() or value < 1:
+            raise ValueError(f"problem_size[{i}]: expected a whole number of at least 1, got {value} at {params}")
+        size[i] = int(value)
+    return size
+
+
+class Launch:
+    """A point's grid, block, dynamic shared memory and macros, as Kernel Tuner computes them."""
+
+    def __init__(self, problem_size, grid_div, block_size_names, smem_args, defines):
+        self.problem_size = check_problem_size(problem_size)
+        self.grid_div = grid_div
+        self.block_size_names = list(block_size_names or DEFAULT_BLOCK_SIZE_NAMES)
+        if len(self.block_size_names) > 3 or not all(isinstance(n, str) for n in self.block_size_names):
+            raise ValueError(f"block_size_names: expected up to three names, got {block_size_names!r}")
+        self.block_size_names += DEFAULT_BLOCK_SIZE_NAMES[len(self.block_size_names):]
+        self.smem_args = smem_args or {}
+        if not isinstance(self.smem_args, dict) or set(self.smem_args) - {"size", "dtype"}:
+            raise ValueError(f"smem_args: expected {{'size': bytes or a function of the parameters}}, got {smem_args!r}")
+        self.defines = defines
+        if defines is not None and not isinstance(defines, dict):
+            raise TypeError(f"defines: expected a dict of macro names and values, got {type(defines).__name__}")
+
+    def fits(self, params):
+        """Kernel Tuner leaves out configurations of more than 1024 threads per block (the device's limit)."""
+        x, y, z = self.block(params)
+        return x * y * z <= 1024
+
+    def block(self, params):
+        x, y, z = (params.get(n, 256 if i == 0 else 1) for i, n in enumerate(self.block_size_names))
+        return int(x), int(y), int(z)
+
+    def _divisor(self, divisor, default, params, what):
+        if divisor is None:
+            return params.get(default, 1)
+        if isinstance(divisor, (str, numbers.Real)) or callable(divisor):
+            return _evaluate(divisor, params, what)
+        if np.iterable(divisor):
+            product = 1
+            for j, d in enumerate(divisor):
+                product *= self._divisor(d, None, params, f"{what}[{j}]") if d is not None else 1
+            return product
+        raise TypeError(f"{what}: expected a list of parameter names, expressions or numbers, got {divisor!r}")
+
+    def grid(self, params):
+        size = current_problem_size(self.problem_size, params)
+        grid = []
+        for i, axis in enumerate("xyz"):
+            divisor = self._divisor(self.grid_div[i], self.block_size_names[i], params, f"grid_div_{axis}")
+            if not divisor > 0:
+                raise ValueError(f"grid_div_{axis}: the divisor is {divisor} at {params}; expected a positive number")
+            grid.append(int(math.ceil(float(size[i]) / float(divisor))))
+        return tuple(grid)
+
+    def smem_bytes(self, params):
+        if "size" not in self.smem_args:
+            return 0
+        value = _evaluate(self.smem_args["size"], params, "smem_args['size']")
+        dtype = self.smem_args.get("dtype")
+        return int(value) * (np.dtype(dtype).itemsize if dtype is not None else 1)
+
+    def macros(self, params, grid, block):
+        if self.defines is None:  # Kernel Tuner's default: grid and block sizes, every parameter, kernel_tuner
+            macros = {f"grid_size_{a}": g for a, g in zip("xyz", grid)}
+            macros.update({n: b for n, b in zip(self.block_size_names, block)})
+            macros.update(params)
+            macros["kernel_tuner"] = 1
+        else:
+            macros = {}
+            for name, value in self.defines.items():
+                if callable(value):
+                    value = value(params)
+                elif isinstance(value, str):
+                    value = re.sub(r"\b(" + "|".join(map(re.escape, params)) + r")\b", lambda m: str(params[m.group(1)]), value) if params else value
+                macros[name] = value
+        return [(name, str(value)) for name, value in macros.items()]
+
+    def __call__(self, params):
+        grid, block = self.grid(params), self.block(params)
+        return grid, block, self.smem_bytes(params), self.macros(params, grid, block)
+
+
+def unroll_pragmas(source, tune_params):
+    """Kernel Tuner's loop_unroll_factor parameters: 0 means no '#pragma unroll' at all, N an unroll
+    by N (through a constexpr, as Kernel Tuner does: a pragma's argument is not macro-expanded)."""
+    prefix = ""
+    for name in tune_params:
+        if "loop_unroll_factor" not in name:
+            continue
+        constant = "occbench_" + name
+        pattern = r"^([ \t]*)#pragma\s+unroll\s+" + re.escape(name) + r"\b.*$"
+        if re.search(pattern, source, flags=re.M):
+            prefix += f"constexpr int {constant} = {name};\n"
+            source = re.sub(pattern, lambda m: f"{m.group(1)}#if {name} != 0\n{m.group(1)}#pragma unroll {constant}\n"
+                                               f"{m.group(1)}#endif", source, flags=re.M)
+    return prefix + ("#line 1\n" if prefix else "") + source

@@ -1,0 +1,143 @@
+"""tune_kernel and run_kernel on a GPU: verified results, failures marked and never the best,
+faults contained to their configuration, verify functions and run_kernel's outputs."""
+import numpy as np
+import pytest
+
+from conftest import requires_gpu
+
+import occbench
+from occbench.util import CompilationFailedConfig, RuntimeFailedConfig
+
+pytestmark = requires_gpu
+
+VECTOR_ADD = """
+__global__ void vector_add(float *c, float *a, float *b, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) {
+#if PLANT_BUG
+        if (block_size_x == 256 && i == 7) { c[i] = 0.0f; return; }
+#endif
+#if PLANT_FAULT
+        if (block_size_x == 512 && i == 0) { __trap(); }
+#endif
+        c[i] = a[i] + b[i];
+    }
+}
+"""
+
+
+def vector_args(n=1 << 20, seed=1):
+    rng = np.random.default_rng(seed)
+    a, b = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    return [np.zeros_like(a), a, b, np.int32(n)], a + b
+
+
+def tune(defines=None, **kwargs):
+    args, expected = vector_args()
+    tune_params = {"block_size_x": [128, 256, 512, 1024], "PLANT_BUG": [0], "PLANT_FAULT": [0]}
+    tune_params.update(defines or {})
+    return occbench.tune_kernel("vector_add", VECTOR_ADD, args[3].item(), args, tune_params,
+                                answer=[expected, None, None, None], quiet=True, **kwargs)
+
+
+def test_every_configuration_is_verified_and_timed():
+    results, env = tune()
+    assert [r["block_size_x"] for r in results] == [128, 256, 512, 1024]
+    assert all(isinstance(r["time"], float) and r["time"] > 0 for r in results)
+    assert all(r["verification"] == "passed" for r in results)
+    assert env["best_config"]["time"] == min(r["time"] for r in results)
+    frame = results.frame()
+    assert {"block_size_x", "time", "occupancy", "occupancy_limiter", "noise"} <= set(frame.columns)
+    assert len(frame) == 4
+
+
+def test_a_wrong_result_is_marked_never_timed_and_never_the_best():
+    results, env = tune({"PLANT_BUG": [1]})
+    wrong = next(r for r in results if r["block_size_x"] == 256)
+    assert isinstance(wrong["time"], RuntimeFailedConfig) and wrong["verification"] == "failed"
+    assert "wrong result" in wrong["reason"]
+    assert env["best_config"]["block_size_x"] != 256
+
+
+def test_a_faulting_configuration_fails_alone():
+    results, _ = tune({"PLANT_FAULT": [1]})
+    by_block = {r["block_size_x"]: r for r in results}
+    assert isinstance(by_block[512]["time"], RuntimeFailedConfig)
+    assert all(isinstance(by_block[b]["time"], float) for b in (128, 256, 1024))
+
+
+def test_a_kernel_that_does_not_compile_is_marked():
+    results, env = occbench.tune_kernel("vector_add", VECTOR_ADD.replace("c[i] = a[i] + b[i];", "c[i] = a[i] + b[i]\n#if block_size_x == 1024\n error\n#endif\n;"),
+                                        1 << 20, vector_args()[0], {"block_size_x": [256, 1024]}, quiet=True)
+    by_block = {r["block_size_x"]: r for r in results}
+    assert isinstance(by_block[1024]["time"], CompilationFailedConfig)
+    assert env["best_config"]["block_size_x"] == 256
+
+
+PARTIAL_SUMS = """
+__global__ void partial_sums(float *sums, const float *x, int n) {
+    __shared__ float block[256];
+    int i = blockIdx.x * 256 + threadIdx.x;
+    float s = 0;
+    for (int j = i; j < n; j += gridDim.x * 256) s += x[j];
+    block[threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float t = 0;
+        for (int k = 0; k < 256; k++) t += block[k];
+        sums[blockIdx.x] = (DROP_A_BLOCK && blockIdx.x == 1) ? 0.0f : t;
+    }
+}
+"""
+
+
+def test_a_verify_function_judges_partial_results_per_block():
+    n = 1 << 20
+    x = np.random.default_rng(2).random(n).astype(np.float32)
+    sums = np.zeros(64, dtype=np.float32)
+
+    def verify(answer, result, atol=None):  # runs in the child that measures: the outputs as the kernel left them
+        assert result[0].shape == (64,) and result[1] is None and result[2] is None
+        return bool(np.isclose(answer[0], np.sum(result[0]), rtol=1e-4))
+
+    results, _ = occbench.tune_kernel("partial_sums", PARTIAL_SUMS, "blocks", [sums, x, np.int32(n)],
+                                      {"block_size_x": [256], "blocks": [16, 64], "DROP_A_BLOCK": [0, 1]}, grid_div_x=[],
+                                      answer=[np.float32(x.sum(dtype=np.float64)), None, None], verify=verify, quiet=True)
+    by = {(r["blocks"], r["DROP_A_BLOCK"]): r for r in results}
+    assert all(isinstance(by[(b, 0)]["time"], float) for b in (16, 64))
+    assert all(isinstance(by[(b, 1)]["time"], RuntimeFailedConfig) for b in (16, 64))
+    assert all(by[(b, 1)]["verification"] == "failed" for b in (16, 64))
+
+
+def test_run_kernel_returns_the_outputs():
+    args, expected = vector_args(1 << 16)
+    out = occbench.run_kernel("vector_add", VECTOR_ADD, 1 << 16, args, {"block_size_x": 128, "PLANT_BUG": 0, "PLANT_FAULT": 0})
+    assert np.allclose(out[0], expected) and out[3] == args[3]
+    assert not np.allclose(args[0], expected)  # the caller's arrays are left as they were
+
+
+CONSTANT = """
+__constant__ float scale[4];
+__global__ void scaled(float *y, const float *x, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) y[i] = scale[i % 4] * x[i];
+}
+"""
+
+
+def test_cmem_args_fill_constant_memory():
+    n = 1 << 16
+    x = np.random.default_rng(3).standard_normal(n).astype(np.float32)
+    scale = np.array([1, 2, 3, 4], dtype=np.float32)
+    expected = x * np.tile(scale, n // 4)
+    results, _ = occbench.tune_kernel("scaled", CONSTANT, n, [np.zeros_like(x), x, np.int32(n)], {"block_size_x": [128, 256]},
+                                      cmem_args={"scale": scale}, answer=[expected, None, None], quiet=True)
+    assert all(r["verification"] == "passed" for r in results)
+
+
+def test_a_missing_cmem_symbol_raises_naming_it():
+    n = 1 << 16
+    x = np.ones(n, dtype=np.float32)
+    with pytest.raises((ValueError, RuntimeError), match="nonexistent"):
+        occbench.tune_kernel("scaled", CONSTANT, n, [np.zeros_like(x), x, np.int32(n)], {"block_size_x": [128]},
+                             cmem_args={"scale": np.ones(4, np.float32), "nonexistent": np.ones(4, np.float32)}, quiet=True)

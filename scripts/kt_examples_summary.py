@@ -1,0 +1,90 @@
+"""The table of Kernel Tuner's examples run by occbench.tune_kernel and by Kernel Tuner, one after
+the other on one GPU (scripts/device_python.sh examples): configurations, each tool's best and its
+time, the time occbench measured for Kernel Tuner's best (where occbench measured that
+configuration too), and the wall time of the whole script.
+
+    python3 scripts/kt_examples_summary.py FOLDER...   # folders of extracted examples.tar.gz + walls.txt
+"""
+import json
+import sys
+from pathlib import Path
+
+
+def walls(folder):
+    out = {}
+    for line in (folder / "walls.txt").read_text().splitlines():
+        name, tool, rc, wall = line.split()
+        out[(name, tool)] = (int(rc.split("=")[1]), float(wall.split("=")[1]))
+    return out
+
+
+def results_of(folder, example, tool):
+    """Every results file the script wrote (a list of dicts, or (results, env)), joined."""
+    rows = []
+    for f in sorted((folder / "files").glob(f"{example}.{tool}.*.json")):
+        if f.name.endswith("-metadata.json"):
+            continue
+        data = json.loads(f.read_text())
+        if isinstance(data, list) and data and isinstance(data[0], list):
+            data = data[0]
+        if isinstance(data, dict) and "results" in data:  # the T4 format (store_output_file)
+            data = [dict(r["configuration"], **{m["name"]: m["value"] for m in r["measurements"]}) for r in data["results"]]
+        if isinstance(data, dict):
+            data = [data] if "time" in data else []
+        rows.append((f.name.split(".", 2)[2], [r for r in data if isinstance(r, dict)]))
+    return rows
+
+
+def logged_best(folder, example, tool):
+    """The BEST PERFORMING CONFIGURATION line each tool prints, where the script writes no results file."""
+    lines = (folder / f"{example}.{tool}.log").read_text(errors="replace").splitlines()
+    found = []
+    for i, line in enumerate(lines):
+        if line.startswith("BEST PERFORMING CONFIGURATION") and i + 1 < len(lines):
+            found.append(dict(item.split("=", 1) for item in lines[i + 1].split(", ")))
+    return found
+
+
+def best(rows):
+    timed = [r for r in rows if isinstance(r.get("time"), (int, float)) and "__error__" not in r]
+    return min(timed, key=lambda r: r["time"]) if timed else None
+
+
+def params_of(r, keys):
+    return tuple(r.get(k) for k in keys)
+
+
+def summarise(folder):
+    for (example, tool), (rc, wall) in walls(folder).items():
+        if tool != "occbench":
+            continue
+        kt_rc, kt_wall = walls(folder).get((example, "kernel_tuner"), (None, None))
+        occ_files, kt_files = dict(results_of(folder, example, "occbench")), dict(results_of(folder, example, "kernel_tuner"))
+        if not occ_files and not kt_files:
+            for i, (ob, kb) in enumerate(zip(logged_best(folder, example, "occbench"), logged_best(folder, example, "kernel_tuner"))):
+                ot, kt = float(ob.pop("time").rstrip("ms")), float(kb.pop("time").rstrip("ms"))
+                yield {"example": example, "results": f"(printed best, tuning {i + 1})", "occbench_rc": rc, "occbench_wall_s": wall,
+                       "kernel_tuner_rc": kt_rc, "kernel_tuner_wall_s": kt_wall, "occbench_best": ob, "occbench_best_ms": ot,
+                       "kernel_tuner_best": kb, "kernel_tuner_best_ms_by_kernel_tuner": kt}
+        for name in sorted(set(occ_files) | set(kt_files)):
+            occ, kt = occ_files.get(name, []), kt_files.get(name, [])
+            first = list((occ or kt or [{"time": 0}])[0])
+            keys = first[:first.index("time")] if "time" in first else []  # the parameters come first, in both tools
+            ob, kb = best(occ), best(kt)
+            occ_by = {params_of(r, keys): r for r in occ}
+            kt_best_by_occ = occ_by.get(params_of(kb, keys)) if kb else None
+            yield {
+                "example": example, "results": name, "occbench_rc": rc, "occbench_wall_s": wall, "kernel_tuner_rc": kt_rc,
+                "kernel_tuner_wall_s": kt_wall, "occbench_points": len(occ),
+                "occbench_failed": sum(1 for r in occ if "__error__" in r or isinstance(r.get("time"), str)),
+                "kernel_tuner_points": len(kt),
+                "occbench_best": {k: ob[k] for k in keys} if ob else None, "occbench_best_ms": ob["time"] if ob else None,
+                "kernel_tuner_best": {k: kb[k] for k in keys} if kb else None,
+                "kernel_tuner_best_ms_by_kernel_tuner": kb["time"] if kb else None,
+                "kernel_tuner_best_ms_by_occbench": kt_best_by_occ["time"] if kt_best_by_occ and isinstance(kt_best_by_occ.get("time"), float) else None,
+            }
+
+
+if __name__ == "__main__":
+    rows = [row for folder in sys.argv[1:] for row in summarise(Path(folder))]
+    print(json.dumps(rows, indent=1))
