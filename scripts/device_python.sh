@@ -4,6 +4,7 @@
 # KT=1 (its wheels carried in .whl/, its CuPy backend: no PyCUDA there).
 #   bash scripts/device_python.sh tests                 # pytest python/tests (GPU tests included)
 #   EXAMPLES="vector_add stencil" KT=1 bash scripts/device_python.sh examples
+#   (KEEP_LOGS=1: the logs stay in $OUT beside examples.tar.gz, for kt_examples_summary.py --bests)
 # Unpack the binaries first (tar -xJf build-h100-bin.tar.xz). Writes $OUT (or results/python).
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,7 @@ case "${1:-tests}" in
       fi
       rm -rf "$work"
     done
-    tar -czf "$out/examples.tar.gz" -C "$out" files $(cd "$out" && ls *.log) && rm -rf "$out/files" "$out"/*.log
+    tar -czf "$out/examples.tar.gz" -C "$out" files $(cd "$out" && ls *.log)
+    if [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$out/files" "$out"/*.log; fi
     ;;
 esac

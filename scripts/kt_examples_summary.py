@@ -4,6 +4,7 @@ time, the time occbench measured for Kernel Tuner's best (where occbench measure
 configuration too), and the wall time of the whole script.
 
     python3 scripts/kt_examples_summary.py FOLDER...   # folders of extracted examples.tar.gz + walls.txt
+    python3 scripts/kt_examples_summary.py --bests FOLDER EXAMPLE...   # each tool's best, for kt_examples_ncu.py
 """
 import json
 import sys
@@ -85,6 +86,20 @@ def summarise(folder):
             }
 
 
+def bests(folder, examples):
+    """{example: {tool: params}}: each tool's printed best (the first tuning of each script)."""
+    out = {}
+    for example in examples:
+        found = {tool: logged_best(folder, example, tool) for tool in ("occbench", "kernel_tuner")}
+        if all(found.values()):
+            out[example] = {tool: {k: int(v) for k, v in b[0].items() if k != "time" and v.lstrip("-").isdigit()}
+                            for tool, b in found.items()}
+    return out
+
+
 if __name__ == "__main__":
-    rows = [row for folder in sys.argv[1:] for row in summarise(Path(folder))]
-    print(json.dumps(rows, indent=1))
+    if sys.argv[1] == "--bests":  # --bests FOLDER EXAMPLE...
+        print(json.dumps(bests(Path(sys.argv[2]), sys.argv[3:])))
+    else:
+        rows = [row for folder in sys.argv[1:] for row in summarise(Path(folder))]
+        print(json.dumps(rows, indent=1))

@@ -180,7 +180,9 @@ class _Tuning:
             "reference": self.args.reference("verify" if self.verify else None),
         }
         config["restrictions"] = [{"host": "restrictions"}]  # Kernel Tuner's, and at most 1024 threads a block
-        if self.iterations is not None:
+        if self.iterations == 0:  # run_kernel: the verified launch and one sample
+            config["measurement"] = {"min_samples": 1, "max_samples": 1, "warmup_runs": 0, "min_time_s": 0}
+        elif self.iterations is not None:  # Kernel Tuner's iterations: at least that many samples (occbench adds more while noisy)
             config["measurement"] = {"min_samples": int(self.iterations), "max_samples": max(1000, int(self.iterations))}
         return config
 
@@ -304,7 +306,7 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
         raise TypeError(f"params: expected a dict of parameter values, got {type(params).__name__}")
     tune_params = {k: [v] for k, v in params.items()}
     tuning = _Tuning(kernel_name, kernel_source, problem_size, arguments, tune_params, (grid_div_x, grid_div_y, grid_div_z),
-                     None, None, 1e-6, None, smem_args, cmem_args, compiler_options, defines, block_size_names, 1, lang)
+                     None, None, 1e-6, None, smem_args, cmem_args, compiler_options, defines, block_size_names, 0, lang)
     captures, outputs = _shared_outputs(arguments)
     with tempfile.TemporaryDirectory(prefix="occbench-") as folder:
         document, code = tuning.run(["--device", str(int(device))], Path(folder), captures)

@@ -224,3 +224,14 @@ def test_an_occbench_run_record_is_written_in_the_t4_format(tmp_path):
     written = json.loads(t4.read_text())
     assert [r["invalidity"] for r in written["results"]] == ["correct", "runtime"]
     assert written["results"][0]["configuration"] == {"b": 64}
+
+
+def test_kernel_tuners_examples_differ_only_in_their_import_lines():
+    folder = Path(__file__).resolve().parents[2] / "examples" / "kernel_tuner_python"
+    scripts = sorted(folder.glob("*.py"))
+    assert len(scripts) >= 10
+    for script in scripts:
+        for line in script.read_text().splitlines():
+            assert not line.startswith(("import kernel_tuner", "from kernel_tuner")), f"{script.name}: {line}"
+            if "occbench" in line:
+                assert line.startswith(("import occbench as kernel_tuner", "from occbench")), f"{script.name}: {line}"
