@@ -52,6 +52,10 @@ def _occbench_fields(record):
     for section in ("energy", "counters", "clocks"):
         if section in record:
             fields[section] = record[section]
+    energy = record.get("energy") or {}
+    if energy.get("status") == "ok":  # Kernel Tuner's NVMLObserver's names
+        fields.update(nvml_energy=energy.get("joules_per_launch"), nvml_power=energy.get("average_w"),
+                      temperature=energy.get("gpu_temperature_c"))
     return fields
 
 
@@ -82,12 +86,12 @@ def records_to_results(document, tune_params, metrics):
             result["time"] = result["__error__"] = _error(record)
         result.update(_kernel_tuner_times(record))
         result["timestamp"] = stamp
+        result.update(_occbench_fields(record))  # before the metrics: they may use an observer's values
         for name, metric in metrics.items():
             if "__error__" in result:
                 result[name] = result["__error__"]
             else:
                 result[name] = metric(result) if callable(metric) else eval(metric, {}, dict(result))
-        result.update(_occbench_fields(record))
         results.append(result)
     return results
 

@@ -26,6 +26,7 @@ from . import cache as cache_file
 STRATEGIES = {
     "brute_force": "exhaustive", "random_sample": "random",
     "greedy_ils": "local", "greedy_mls": "local", "mls": "local", "ordered_greedy_mls": "local",
+    "simulated_annealing": "local", "dual_annealing": "local", "basinhopping": "local", "minimize": "local",
     "genetic_algorithm": "genetic", "diff_evo": "genetic", "pso": "genetic", "firefly_algorithm": "genetic",
     "bayes_opt": "model",
 }

@@ -235,3 +235,16 @@ def test_kernel_tuners_examples_differ_only_in_their_import_lines():
             assert not line.startswith(("import kernel_tuner", "from kernel_tuner")), f"{script.name}: {line}"
             if "occbench" in line:
                 assert line.startswith(("import occbench as kernel_tuner", "from occbench")), f"{script.name}: {line}"
+
+
+def test_kernel_tuners_nvml_observer_asks_for_occbench_energy_under_its_names():
+    from occbench.interface import _observer_flags
+    from occbench.observers.nvml import NVMLObserver
+    assert _observer_flags([NVMLObserver(["nvml_energy", "temperature"])]) == ["--energy"]
+    with pytest.raises(ValueError, match="unknown observable"):
+        NVMLObserver(["gpu_magic"])
+    r = record({"b": 64}, median=2.0)
+    r["energy"] = {"status": "ok", "joules_per_launch": 0.01, "average_w": 500.0, "gpu_temperature_c": 40}
+    result = records_to_results({"results": [r]}, {"b": [64]}, {"GFLOPS/W": lambda p: 1 / p["nvml_energy"]})[0]
+    assert (result["nvml_energy"], result["nvml_power"], result["temperature"]) == (0.01, 500.0, 40)
+    assert result["GFLOPS/W"] == 100
