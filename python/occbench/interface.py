@@ -207,10 +207,11 @@ class _Tuning:
         code, messages, printed = self._call(["validate"], folder, stdout=True)
         return printed + messages
 
-    def run(self, flags, folder, captures=None):
-        """Runs the engine; returns the result document (occbench's record) and the exit code."""
+    def run(self, flags, folder, captures=None, quiet=False):
+        """Runs the engine; returns the result document (occbench's record) and the exit code.
+        quiet: the run's progress lines and table are not shown (its messages still are)."""
         out = folder / "out"
-        code, messages, _ = self._call(["run", "--out", str(out)] + flags, folder, captures)
+        code, messages, _ = self._call(["run", "--out", str(out)] + flags, folder, captures, stdout=quiet)
         if messages.strip():
             sys.stderr.write(messages)
         documents = sorted(p for p in out.glob("*.json")) if out.is_dir() else []
@@ -280,7 +281,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     if cached is not None and cached.entries:
         tuning.restrictions.skip(set(cached.entries))
     with tempfile.TemporaryDirectory(prefix="occbench-") as folder:
-        document, code = tuning.run(flags, Path(folder))
+        document, code = tuning.run(flags, Path(folder), quiet=quiet)
     results = records_to_results(document, tuning.tune_params, metrics)
     if cached is not None:
         results = cached.merge(results, document)
@@ -310,7 +311,7 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
                      None, None, 1e-6, None, smem_args, cmem_args, compiler_options, defines, block_size_names, 0, lang)
     captures, outputs = _shared_outputs(arguments)
     with tempfile.TemporaryDirectory(prefix="occbench-") as folder:
-        document, code = tuning.run(["--device", str(int(device))], Path(folder), captures)
+        document, code = tuning.run(["--device", str(int(device))], Path(folder), captures, quiet=True)
     record = next(r for r in document.get("results", []))
     if record.get("status") != "ok":
         raise RuntimeError(f"run_kernel: {kernel_name} at {params} {record.get('status')}: {record.get('reason')}")
