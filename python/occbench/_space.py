@@ -74,7 +74,7 @@ class Restrictions:
             raise ValueError(f"restrictions[{i}] \"{text}\": unknown parameter name '{unknown[0]}'; the tunable parameters "
                              f"are: {', '.join(sorted(names))}")
         scope = {n: getattr(math, n) for n in dir(math) if not n.startswith("_")}
-        return lambda params: eval(code, scope, dict(params))
+        return lambda params: eval(code, scope, params)
 
         self._skip, self._keys = set(), list(tune_params)
 
@@ -98,13 +98,26 @@ class Restrictions:
         return True
 
 
+_COMPILED = {}
+
+
+def _compiled(text):
+    """A string expression compiled once (the engine asks for every point of a space)."""
+    code = _COMPILED.get(text)
+    if code is None:
+        code = _COMPILED[text] = compile(text, "<expression>", "eval")
+    return code
+
+
 def _evaluate(value, params, what):
     """An integer from Kernel Tuner's forms: int, a string expression of the parameters, or a function."""
     if callable(value):
         result = value(params)
     elif isinstance(value, str):
+        if value in params:  # a parameter's name, the common case (grid_div_x=["block_size_x"])
+            return params[value]
         try:
-            result = eval(value, {}, dict(params))
+            result = eval(_compiled(value), {}, params)
         except Exception as e:
             raise ValueError(f"{what} \"{value}\": {type(e).__name__}: {e} at {params}") from None
     else:
