@@ -1,5 +1,7 @@
 #include "harness/sweep/shard.hpp"
 
+#include "harness/family/random_hash.hpp"
+
 #include "harness/measure/timer.hpp"
 
 #include <fmt/format.h>
@@ -98,6 +100,19 @@ double estimated_point_seconds(const Point& point, const MeasurementSettings& se
   return 0.01 + (settings.warmup_runs + 1) * kernel_s + sampling_s + verify_s + profiled_s;
 }
 
+namespace {
+
+// A fixed pseudo-random rank of a point id (FNV-1a, then splitmix64): equal costs are taken in this
+// order, not the ids' (a tuning space's points mostly cost the same, and dealing them out in id
+// order gave each shard a stride of the space: one value of its last parameters).
+std::uint64_t shuffled_rank(const std::string& id) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
+  return splitmix64(h);
+}
+
+}  // namespace
+
 std::vector<int> assign_shards(const std::vector<Point>& points, const MeasurementSettings& settings, int count) {
   struct Unit {
     std::string key;  // smallest point id of the unit: orders ties independently of the input order
@@ -117,12 +132,18 @@ std::vector<int> assign_shards(const std::vector<Point>& points, const Measureme
   } else {
     for (std::size_t i = 0; i < points.size(); ++i) units.push_back({points[i].id, estimated_point_seconds(points[i], settings), {i}});
   }
-  std::sort(units.begin(), units.end(), [](const Unit& a, const Unit& b) {
-    return a.cost != b.cost ? a.cost > b.cost : a.key < b.key;
+  std::vector<std::uint64_t> rank(units.size());
+  for (std::size_t i = 0; i < units.size(); ++i) rank[i] = shuffled_rank(units[i].key);
+  std::vector<std::size_t> order(units.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (units[a].cost != units[b].cost) return units[a].cost > units[b].cost;
+    return rank[a] != rank[b] ? rank[a] < rank[b] : units[a].key < units[b].key;
   });
   std::vector<double> load(std::size_t(count), 0.0);
   std::vector<int> shard_of(points.size(), 0);
-  for (const Unit& unit : units) {
+  for (std::size_t u : order) {
+    const Unit& unit = units[u];
     int least = int(std::min_element(load.begin(), load.end()) - load.begin());  // first of equal loads
     load[std::size_t(least)] += unit.cost;
     for (auto i : unit.members) shard_of[i] = least;

@@ -2,8 +2,9 @@
 // Shards of a sweep for a cluster (`run --shard K/N`, `plan --shard K/N`, `--shard auto` from
 // Slurm): shard K of N is a deterministic part of the sweep's points; the N shards are disjoint
 // and together hold every point. Points are assigned by estimated cost (longest first to the
-// least loaded shard), keyed by point id, so the assignment does not depend on the order in
-// which the points were listed.
+// least loaded shard; points of equal cost in a fixed pseudo-random order of their ids, so each
+// shard is a representative share of a tuning space), keyed by point id, so the assignment does
+// not depend on the order in which the points were listed.
 #include "harness/sweep/spec.hpp"
 #include "harness/sweep/sweep.hpp"
 
