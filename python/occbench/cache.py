@@ -66,7 +66,8 @@ class Cache:
     def entries(self):
         return self.data["cache"]
 
-    def merge(self, results, document):
+    def merge(self, results, document, metrics=None):
+        """The new results added to the file; returns every entry, cached ones with the metrics they lack."""
         device = document.get("device", {}).get("name")
         if self.data.get("device_name") in (None, "") and device:
             self.data["device_name"] = device
@@ -74,7 +75,12 @@ class Cache:
             entry = {k: v for k, v in r.items() if not isinstance(v, (list, dict)) or k in ("grid", "block")}
             self.entries[cache_key(r, self.keys)] = entry
         write_cache(self.path, self.data)
-        return [dict(e) for e in self.entries.values()]
+        merged = [dict(e) for e in self.entries.values()]
+        for entry in merged:
+            for name, metric in (metrics or {}).items():
+                if name not in entry and isinstance(entry.get("time"), (int, float)) and "__error__" not in entry:
+                    entry[name] = metric(entry) if callable(metric) else eval(metric, {}, dict(entry))
+        return merged
 
 
 def open_cache(path, kernel_name, problem_size, tune_params):

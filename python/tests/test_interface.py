@@ -248,3 +248,15 @@ def test_kernel_tuners_nvml_observer_asks_for_occbench_energy_under_its_names():
     result = records_to_results({"results": [r]}, {"b": [64]}, {"GFLOPS/W": lambda p: 1 / p["nvml_energy"]})[0]
     assert (result["nvml_energy"], result["nvml_power"], result["temperature"]) == (0.01, 500.0, 40)
     assert result["GFLOPS/W"] == 100
+
+
+def test_a_tuning_whose_every_configuration_is_cached_runs_nothing(tmp_path):
+    """Kernel Tuner's cache as a simulation: no GPU is needed when the cache holds the whole space."""
+    cache_path = tmp_path / "cache.json"
+    shutil.copy(DATA / "kernel_tuner_cache_vector_add.json", cache_path)
+    args, _ = vector_args(100)
+    block_sizes = read_cache(cache_path)["tune_params"]["block_size_x"]
+    results, env = occbench.tune_kernel("vector_add", VECTOR_ADD, 100, args, {"block_size_x": block_sizes}, cache=str(cache_path),
+                                        metrics={"GB/s": lambda p: 1.0 / p["time"]}, quiet=True)
+    assert len(results) == 15 and env["best_config"]["block_size_x"] == 768
+    assert all(r["GB/s"] == 1.0 / r["time"] for r in results)
