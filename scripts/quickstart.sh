@@ -25,6 +25,14 @@ arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | he
 # No ccache for this first build: its misses would cost a third more (later builds use it).
 CUDA_ARCHS=$arch OCCBENCH_TESTS=OFF OCCBENCH_GBENCH=OFF OCCBENCH_CCACHE=OFF bash scripts/build.sh occbench
 step "build (sm_$arch)"
+# The Python package (docs/python.md): its module over the same build, and .venv (install-deps.sh
+# made it) importing this checkout's package from build/python. `pip install .` installs it anywhere.
+if [ -x .venv/bin/python ] && .venv/bin/python -m nanobind --cmake_dir >/dev/null 2>&1; then
+  CUDA_ARCHS=$arch OCCBENCH_TESTS=OFF OCCBENCH_GBENCH=OFF OCCBENCH_CCACHE=OFF bash scripts/build.sh _engine
+  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+  echo "$PWD/build/python" > "$site/occbench-checkout.pth"
+  step "python package"
+fi
 
 set +e
 ./build/occbench run "$CONFIG" --out "$OUT"
@@ -45,4 +53,7 @@ python3 -c "import matplotlib" >/dev/null 2>&1 || python=/usr/bin/python3
 "$python" plots/occplot.py "$latest" --out "$OUT/plots"
 step plots
 echo "quickstart: results in $latest (the .csv is beside it), figures in $OUT/plots/"
+if [ -x .venv/bin/python ]; then
+  echo "quickstart: from Python: .venv/bin/python -c 'from occbench import tune_kernel' (docs/python.md)"
+fi
 echo "quickstart: time per step: $(IFS=';'; echo "${times[*]}" | sed 's/;/, /g')"
