@@ -113,6 +113,15 @@ def _captured_fd(fd, path):
         os.close(saved)
 
 
+def _stdout_is_fd1():
+    """Whether Python's stdout is the process's fd 1 (a terminal or a file), where the engine's lines
+    appear as they come; not in Jupyter, whose stdout is its own stream."""
+    try:
+        return sys.stdout.fileno() == 1
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 class _Tuning:
     """One tune_kernel or run_kernel call: its config, the hooks it hands over, and the engine's run."""
 
@@ -211,7 +220,10 @@ class _Tuning:
         """Runs the engine; returns the result document (occbench's record) and the exit code.
         quiet: the run's progress lines and table are not shown (its messages still are)."""
         out = folder / "out"
-        code, messages, _ = self._call(["run", "--out", str(out)] + flags, folder, captures, stdout=quiet)
+        live = _stdout_is_fd1()
+        code, messages, printed = self._call(["run", "--out", str(out)] + flags, folder, captures, stdout=quiet or not live)
+        if not quiet and not live:  # Jupyter: the engine's lines, which went to fd 1, shown where Python prints
+            sys.stdout.write(printed)
         if messages.strip():
             sys.stderr.write(messages)
         documents = sorted(p for p in out.glob("*.json")) if out.is_dir() else []
