@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 using namespace occbench;
@@ -204,4 +205,40 @@ TEST(PointSource, RunDryRunListsTheStrategysPoints) {
   bad = run_cli_out({"run", config, "--dry-run", "--strategy", "bayes", "--max-points", "3"}, code);
   EXPECT_EQ(code, kExitBadInput);
   EXPECT_NE(bad.find("exhaustive, random"), std::string::npos) << bad;
+}
+
+// --time-limit for every strategy: a list source stops once the points it was told took that long
+// to measure (their records' time_use.point_s, as a search counts them, so a resumed run stops
+// where the killed one would have); a time-limited random sample is measured in the order drawn,
+// so the part that fits the time is a uniform sample too.
+TEST(PointSource, ATimeLimitStopsEveryStrategyOnThePointsOwnTime) {
+  SweepSpec spec = spec_of("stencil.json");
+  std::vector<Point> all = expand_sweep(spec, builtin_registry());
+  ASSERT_GT(all.size(), 10u);
+  auto measured = [](ListSource& source) {
+    std::vector<std::string> out;
+    drive(source, [&](const Point& p) {
+      out.push_back(p.id);
+      return nlohmann::ordered_json{{"time_use", {{"point_s", 0.3}}}};
+    });
+    return out;
+  };
+  Strategy exhaustive;
+  exhaustive.time_limit_s = 1.0;
+  auto first = measured(*make_point_source(spec, builtin_registry(), exhaustive));
+  std::vector<std::string> all_ids = ids(all);
+  ASSERT_EQ(first.size(), 4u) << "0.3 s each: the fourth brings 1.2 s, past the limit";
+  EXPECT_TRUE(std::equal(first.begin(), first.end(), all_ids.begin()));
+
+  Strategy random;
+  random.name = "random";
+  random.seed = 5;
+  random.time_limit_s = 1.0;
+  auto sampled = measured(*make_point_source(spec, builtin_registry(), random));
+  ASSERT_EQ(sampled.size(), 4u);
+  EXPECT_EQ(sampled, measured(*make_point_source(spec, builtin_registry(), random))) << "the same for the same seed";
+  EXPECT_FALSE(std::is_sorted(sampled.begin(), sampled.end(), [&](const std::string& a, const std::string& b) {
+    return std::find(all_ids.begin(), all_ids.end(), a) < std::find(all_ids.begin(), all_ids.end(), b);
+  })) << "drawn order, not the sweep's: a prefix of it is a uniform sample";
+  check_strategy(random, "f.json", "");  // --strategy random --time-limit S needs no --max-points
 }

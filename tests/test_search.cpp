@@ -334,8 +334,8 @@ TEST(SearchConfig, TheConfigsSearchIsReadAndCheckedWithItsPath) {
   EXPECT_EQ(path_of_error({{"strategy", "local"}}), "$.search.max_points") << "a search needs a budget";
   EXPECT_EQ(path_of_error({{"strategy", "local"}, {"max_points", 0}}), "$.search.max_points");
   EXPECT_EQ(path_of_error({{"strategy", "local"}, {"budget", 5}}), "$.search.budget");
-  EXPECT_EQ(path_of_error({{"strategy", "random"}, {"max_points", 5}, {"time_limit_s", 10}}), "$.search.time_limit_s")
-      << "a time limit is a search's budget";
+  EXPECT_EQ(path_of_error({{"strategy", "random"}}), "$.search.max_points") << "a sample needs a size or a time limit";
+  EXPECT_EQ(path_of_error({{"strategy", "random"}, {"time_limit_s", 10}}), "no error") << "--time-limit for every strategy";
 }
 
 TEST(SearchCli, DryRunDescribesTheSearchAndBadCombinationsExit2) {

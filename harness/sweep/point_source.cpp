@@ -19,14 +19,16 @@ std::vector<Point> first(const std::vector<Point>& points, std::optional<std::si
   return {points.begin(), points.begin() + std::ptrdiff_t(*count)};
 }
 
-std::vector<Point> random_sample(const std::vector<Point>& points, std::size_t count, std::uint64_t seed) {
+// `in_sweep_order`: measured in the sweep's order (each problem built once); else in the order
+// drawn, so that any prefix of it is a uniform sample too (a run a time limit stops).
+std::vector<Point> random_sample(const std::vector<Point>& points, std::size_t count, std::uint64_t seed, bool in_sweep_order) {
   std::vector<std::size_t> order(points.size());
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   count = std::min(count, order.size());
   std::mt19937_64 generator(seed);
   for (std::size_t i = 0; i < count; ++i) std::swap(order[i], order[i + uniform_below(generator, order.size() - i)]);
   order.resize(count);
-  std::sort(order.begin(), order.end());
+  if (in_sweep_order) std::sort(order.begin(), order.end());
   std::vector<Point> sample;
   for (std::size_t i : order) sample.push_back(points[i]);
   return sample;
@@ -38,14 +40,28 @@ void drive(PointSource& source, const std::function<nlohmann::ordered_json(const
   while (const Point* point = source.next()) source.tell(*point, record(*point));
 }
 
+const Point* ListSource::next() {
+  if (time_limit_s_ && spent_s_ >= *time_limit_s_) return nullptr;
+  return position_ < points_.size() ? &points_[position_++] : nullptr;
+}
+
+void ListSource::tell(const Point& point, const nlohmann::ordered_json& record) {
+  (void)point;
+  // The points' own measuring time (time_use.point_s, kept in the record): a resumed run counts
+  // its kept records the same and stops where the killed run would have.
+  if (record.contains("time_use") && record["time_use"].is_object() && record["time_use"].contains("point_s") &&
+      record["time_use"]["point_s"].is_number())
+    spent_s_ += record["time_use"]["point_s"].get<double>();
+}
+
 ExhaustiveSource::ExhaustiveSource(const std::vector<Point>& points, std::optional<std::size_t> max_points)
     : ListSource(first(points, max_points)) {}
 
 ShardShare::ShardShare(const std::vector<Point>& points, const MeasurementSettings& settings, int index, int count)
     : ListSource(select_shard(points, settings, {index, count})) {}
 
-RandomSample::RandomSample(const std::vector<Point>& points, std::size_t max_points, std::uint64_t seed)
-    : ListSource(random_sample(points, max_points, seed)) {}
+RandomSample::RandomSample(const std::vector<Point>& points, std::size_t max_points, std::uint64_t seed, bool in_sweep_order)
+    : ListSource(random_sample(points, max_points, seed, in_sweep_order)) {}
 
 std::vector<Point> selected_points(const SweepSpec& spec, const Registry& registry) {
   std::vector<Point> points = expand_sweep(spec, registry);
@@ -57,8 +73,14 @@ std::vector<Point> selected_points(const SweepSpec& spec, const Registry& regist
 
 std::unique_ptr<ListSource> make_point_source(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
   std::vector<Point> points = selected_points(spec, registry);
-  if (strategy.name == "random") return std::make_unique<RandomSample>(points, *strategy.max_points, strategy.seed);
-  return std::make_unique<ExhaustiveSource>(points, strategy.max_points);
+  std::unique_ptr<ListSource> source;
+  if (strategy.name == "random")
+    source = std::make_unique<RandomSample>(points, strategy.max_points.value_or(points.size()), strategy.seed,
+                                            /*in_sweep_order=*/!strategy.time_limit_s);
+  else
+    source = std::make_unique<ExhaustiveSource>(points, strategy.max_points);
+  source->set_time_limit(strategy.time_limit_s);
+  return source;
 }
 
 }  // namespace occbench

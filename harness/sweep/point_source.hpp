@@ -52,16 +52,21 @@ class PointSource {
 // record), tell the source that record, and ask again, until it has none left.
 void drive(PointSource& source, const std::function<nlohmann::ordered_json(const Point&)>& record);
 
-// A fixed list of points, given in the order they are measured.
+// A fixed list of points, given in the order they are measured; with a time limit, none once the
+// points told so far took that long to measure (their records' time_use.point_s).
 class ListSource : public PointSource {
  public:
   explicit ListSource(std::vector<Point> points) : points_(std::move(points)) {}
-  const Point* next() override { return position_ < points_.size() ? &points_[position_++] : nullptr; }
+  const Point* next() override;
+  void tell(const Point& point, const nlohmann::ordered_json& record) override;
   const std::vector<Point>& points() const { return points_; }
+  void set_time_limit(std::optional<double> seconds) { time_limit_s_ = seconds; }
 
  private:
   std::vector<Point> points_;
   std::size_t position_ = 0;
+  std::optional<double> time_limit_s_;
+  double spent_s_ = 0;
 };
 
 // Every point of the sweep, in its order (sizes outermost), or the first max_points of them.
@@ -80,7 +85,7 @@ class ShardShare : public ListSource {
 // for the same seed on every machine, measured in the sweep's order so each problem is built once.
 class RandomSample : public ListSource {
  public:
-  RandomSample(const std::vector<Point>& points, std::size_t max_points, std::uint64_t seed);
+  RandomSample(const std::vector<Point>& points, std::size_t max_points, std::uint64_t seed, bool in_sweep_order = true);
 };
 
 // The sweep's points, expanded, then narrowed to the shard's share where run --shard asks.

@@ -19,16 +19,14 @@ void check_strategy(const Strategy& strategy, const std::string& file, const std
   const auto& names = strategy_names();
   if (std::find(names.begin(), names.end(), strategy.name) == names.end())
     throw ConfigError(file, path("--strategy " + strategy.name, "strategy"), fmt::format("expected one of: {}", fmt::join(names, ", ")));
-  if (strategy.name == "random" && !strategy.max_points)
-    throw ConfigError(file, path("--strategy random", "max_points"), "expected --max-points N (max_points): how many points to sample");
+  if (strategy.name == "random" && !strategy.max_points && !strategy.time_limit_s)
+    throw ConfigError(file, path("--strategy random", "max_points"),
+                      "expected --max-points N (max_points): how many points to sample, and/or --time-limit S (time_limit_s)");
   if (strategy.is_adaptive() && !strategy.max_points && !strategy.time_limit_s)
     throw ConfigError(file, path("--strategy " + strategy.name, "max_points"),
                       "expected a budget: --max-points N and/or --time-limit S (max_points, time_limit_s)");
   if (strategy.max_points && *strategy.max_points == 0)
     throw ConfigError(file, path("--max-points 0", "max_points"), "expected at least 1 point");
-  if (strategy.time_limit_s && !strategy.is_adaptive())
-    throw ConfigError(file, path("--time-limit", "time_limit_s"),
-                      fmt::format("a time limit is a search's budget (local, genetic, model), not {}'s", strategy.name));
   if (strategy.time_limit_s && !(*strategy.time_limit_s > 0))
     throw ConfigError(file, path(fmt::format("--time-limit {}", *strategy.time_limit_s), "time_limit_s"), "expected seconds > 0");
 }
