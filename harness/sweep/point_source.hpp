@@ -61,6 +61,9 @@ class ListSource : public PointSource {
   void tell(const Point& point, const nlohmann::ordered_json& record) override;
   const std::vector<Point>& points() const { return points_; }
   void set_time_limit(std::optional<double> seconds) { time_limit_s_ = seconds; }
+  // With a time limit, each record is told whole (its observers' time in time_use.point_s, as a
+  // resumed run reads it back), so the killed and the resumed run stop at the same point.
+  bool learns() const override { return time_limit_s_.has_value(); }
 
  private:
   std::vector<Point> points_;
