@@ -80,20 +80,28 @@ TEST(TimeUse, SumsThePointsPhases) {
       {{"point_id", "a"}, {"timing", {{"total_ms", 1000.0}, {"sampling_wall_s", 1.5}}},
        {"time_use", {{"verify_s", 0.25}, {"problem_s", 2.0}, {"point_s", 4.0}}}},
       {{"point_id", "b"}, {"timing", {{"total_ms", 500.0}, {"sampling_wall_s", 0.75}}},
-       {"time_use", {{"verify_s", 0.25}, {"problem_s", 0.0}, {"point_s", 1.5}}}},
+       {"time_use", {{"verify_s", 0.25}, {"problem_s", 0.0}, {"point_s", 1.5}}},
+       {"compile", {{"compile_ms", 200.0}, {"waited_ms", 100.0}}}},  // compiled at its point, after waiting for a worker
       {{"point_id", "c"}, {"timing", nullptr}},  // skipped before it ran: no time_use
   };
   RunTimeUse use = run_time_use(results, 6.0);
   EXPECT_DOUBLE_EQ(use.sampling_s, 2.25);
   EXPECT_DOUBLE_EQ(use.verify_s, 0.5);
   EXPECT_DOUBLE_EQ(use.problem_s, 2.0);
+  EXPECT_DOUBLE_EQ(use.compile_s, 0.3);
   EXPECT_DOUBLE_EQ(use.points_s, 5.5);
+  // The parts add up to the wall: the points' named parts, the rest of the points, and outside them.
+  EXPECT_NEAR(use.sampling_s + use.problem_s + use.verify_s + use.compile_s + use.rest_of_points_s() + use.outside_points_s(),
+              use.wall_s, 1e-12);
   json j = to_json(use);
   EXPECT_DOUBLE_EQ(j["outside_points_s"].get<double>(), 0.5);
-  EXPECT_EQ(j.size(), 6u);
+  EXPECT_NEAR(j["rest_of_points_s"].get<double>(), 0.45, 1e-12);
+  EXPECT_EQ(j.size(), 8u);
   EXPECT_EQ(j["kept_points"], 0u);
   std::string text = format_timing_flags(results, 0, use);
-  EXPECT_NE(text.find("sampling loops 2.2 s, problems 2.0 s, verification 0.5 s, outside the points 0.5 s\n"), std::string::npos)
+  EXPECT_NE(text.find("sampling loops 2.2 s, problems 2.0 s, verification 0.5 s, waiting for the compiler 0.3 s, "
+                      "the rest of the points 0.5 s, outside the points 0.5 s\n"),
+            std::string::npos)
       << text;
   // A resumed run's line says its sums are this process's points only.
   use.kept_points = 7;

@@ -78,7 +78,8 @@ ordered_json units_block() {
           {"run.wall_s", "s"},
           {"run.timed_s", "s, the sum of every point's timed samples"},
           {"run.timed_fraction", "timed_s / wall_s"},
-          {"run.time_use_s", "s, the points' time_use summed, and the wall time outside the points"},
+          {"run.time_use_s", "s, the points' time_use summed (compile_s: their compile blocks' compile_ms + waited_ms; "
+                             "rest_of_points_s: what no part names), and the wall time outside the points"},
           {"energy.joules_per_launch", "J: average_w x launch_ms, the board's energy per back-to-back launch"},
           {"energy.joules_per_launch_above_idle", "J: (average_w - idle_w) x launch_ms"},
           {"energy.average_w", "W: the energy counter's steps over the window / window_s"},

@@ -28,13 +28,17 @@ RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, doub
     use.problem_s += phases->value("problem_s", 0.0);
     use.verify_s += phases->value("verify_s", 0.0);
     use.points_s += phases->value("point_s", 0.0);
+    auto compile = r.find("compile");
+    if (compile != r.end() && compile->is_object())
+      use.compile_s += (compile->value("compile_ms", 0.0) + compile->value("waited_ms", 0.0)) / 1e3;
   }
   return use;
 }
 
 nlohmann::ordered_json to_json(const RunTimeUse& use) {
   return {{"problem_s", use.problem_s}, {"verify_s", use.verify_s},
-          {"sampling_s", use.sampling_s}, {"points_s", use.points_s},
+          {"sampling_s", use.sampling_s}, {"compile_s", use.compile_s},
+          {"rest_of_points_s", use.rest_of_points_s()}, {"points_s", use.points_s},
           {"outside_points_s", use.outside_points_s()}, {"kept_points", use.kept_points}};
 }
 
@@ -58,9 +62,10 @@ std::string format_timing_flags(const std::vector<nlohmann::ordered_json>& resul
   text += fmt::format("{} point(s) measured while throttled or below the run's start clock (!clocks){}{}\n", conditions.size(),
                       conditions.empty() ? "" : ": ", fmt::join(conditions, "; "));
   text += fmt::format("time: {:.1f} s of timed samples in {:.1f} s of wall time ({:.0f}%); sampling loops {:.1f} s, "
-                      "problems {:.1f} s, verification {:.1f} s, outside the points {:.1f} s{}\n",
+                      "problems {:.1f} s, verification {:.1f} s, {}the rest of the points {:.1f} s, outside the points {:.1f} s{}\n",
                       use.timed_s, use.wall_s, 100 * use.timed_fraction(), use.sampling_s, use.problem_s, use.verify_s,
-                      use.outside_points_s(),
+                      use.compile_s > 0 ? fmt::format("waiting for the compiler {:.1f} s, ", use.compile_s) : "",
+                      use.rest_of_points_s(), use.outside_points_s(),
                       use.kept_points ? fmt::format(" (this process's points, not the {} kept)", use.kept_points) : "");
   return text;
 }

@@ -20,7 +20,13 @@ struct RunTimeUse {
   // loop (warm-up, flushes, samples), and each point in all; outside_points_s is the rest
   // (the timing floor, the flush buffer, the records).
   double problem_s = 0, verify_s = 0, sampling_s = 0, points_s = 0;
+  // A user kernel's compilation at its point (compile.compile_ms), or its wait for the compile
+  // workers that compile ahead (compile.waited_ms): the time the GPU waited for the compiler.
+  double compile_s = 0;
   double outside_points_s() const { return wall_s - points_s; }
+  // The points' time none of the parts above names (launch and occupancy checks, observers,
+  // records): with it, the parts add up to the wall.
+  double rest_of_points_s() const { return points_s - problem_s - verify_s - sampling_s - compile_s; }
   // A resumed run's records kept from earlier processes: their time is not this wall's, so they
   // are left out of the sums above.
   std::size_t kept_points = 0;
