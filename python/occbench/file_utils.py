@@ -69,20 +69,35 @@ def store_output_file(output_filename, results, tune_params, objective="time"):
     return path
 
 
-def store_metadata_file(metadata_filename):
-    """Writes the T4 metadata file: this machine, its GPU (nvidia-smi) and occbench's version."""
+def get_t4_metadata():
+    """The T4 metadata document: this machine (its OS), its GPUs (nvidia-smi's query, where there
+    is one) and the Python libraries occbench ran with, under T4's names."""
+    from importlib import metadata as importlib_metadata
     from . import _engine
-    metadata = {"schema_version": T4_VERSION, "hardware": {"lshw": [], "cpu": platform.processor() or platform.machine()},
-                "environment": {"occbench_version": _engine.version(), "python": platform.python_version(),
-                                "os": platform.platform()}}
+    query = {}
     try:
-        metadata["environment"]["nvidia_smi"] = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"], capture_output=True,
-            text=True, timeout=30).stdout.strip()
+        out = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total,clocks.max.sm",
+                              "--format=csv,noheader"], capture_output=True, text=True, timeout=30)
+        if out.returncode == 0:
+            query = {"gpus": [line.strip() for line in out.stdout.splitlines() if line.strip()]}
     except (OSError, subprocess.SubprocessError):
-        metadata["environment"]["nvidia_smi"] = "not available"
+        pass
+    requirements = [_engine.version()]
+    for name in ("numpy", "pandas"):
+        try:
+            requirements.append(f"{name}=={importlib_metadata.version(name)}")
+        except importlib_metadata.PackageNotFoundError:
+            pass
+    return {"schema_version": T4_VERSION,
+            "metadata": {"hardware": {"hardware_description": [{"processor": platform.processor() or platform.machine()}],
+                                      "operating_system": platform.platform()},
+                         "environment": {"device_query": query, "requirements": requirements}}}
+
+
+def store_metadata_file(metadata_filename):
+    """Writes the T4 metadata file (as Kernel Tuner's store_metadata_file)."""
     path = _json_path(metadata_filename)
-    path.write_text(json.dumps(metadata, indent=1))
+    path.write_text(json.dumps(get_t4_metadata(), indent=1))
     return path
 
 

@@ -260,3 +260,11 @@ def test_a_tuning_whose_every_configuration_is_cached_runs_nothing(tmp_path):
                                         metrics={"GB/s": lambda p: 1.0 / p["time"]}, quiet=True)
     assert len(results) == 15 and env["best_config"]["block_size_x"] == 768
     assert all(r["GB/s"] == 1.0 / r["time"] for r in results)
+
+
+def test_the_t4_metadata_holds_kernel_tuners_schema(tmp_path):
+    jsonschema = pytest.importorskip("jsonschema")
+    path = occbench.store_metadata_file(tmp_path / "meta")
+    metadata = json.loads(path.read_text())
+    jsonschema.validate(metadata, json.loads((DATA / "t4-metadata-schema.json").read_text()))
+    assert metadata["metadata"]["environment"]["requirements"][0].startswith("occbench ")
