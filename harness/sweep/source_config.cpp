@@ -236,16 +236,37 @@ std::vector<std::string> object_keys(const json& doc, const char* key) {
   return keys;
 }
 
+namespace {
+
+// The config's values for `name` (the variant's own, the sizes', the shared axes'), or nullptr.
+const json* config_values(const json& doc, const std::string& variant, const std::string& name) {
+  static const json kNone;
+  auto member = [](const json& object, const std::string& key) -> const json& {
+    return object.is_object() && object.contains(key) ? object[key] : kNone;
+  };
+  for (const json* where : {&member(member(doc, "variant_axes"), variant), &member(doc, "sizes"), &member(doc, "axes")})
+    if (member(*where, name).is_array()) return &member(*where, name);
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<Params> first_config_point(const json& doc, const std::string& variant, const std::vector<std::string>& names) {
+  Params point;
+  for (const auto& name : names) {
+    const json* values = config_values(doc, variant, name);
+    if (!values) continue;
+    auto first = std::find_if(values->begin(), values->end(), [](const json& v) { return v.is_number_integer(); });
+    if (first == values->end()) return {};
+    point.set(name, first->get<std::int64_t>());
+  }
+  return {point};
+}
+
 std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names) {
   std::vector<Params> points{Params{}};
   for (const auto& name : names) {
-    static const json kNone;
-    auto member = [](const json& object, const std::string& key) -> const json& {
-      return object.is_object() && object.contains(key) ? object[key] : kNone;
-    };
-    const json* values = nullptr;
-    for (const json* where : {&member(member(doc, "variant_axes"), variant), &member(doc, "sizes"), &member(doc, "axes")})
-      if (!values && member(*where, name).is_array()) values = &member(*where, name);
+    const json* values = config_values(doc, variant, name);
     if (!values) continue;
     std::vector<Params> next;
     for (const auto& point : points)

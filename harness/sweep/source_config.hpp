@@ -102,5 +102,7 @@ std::size_t parse_guard_zone(const Reader& r, const json& doc);
 // variant_axes first, else the shared axes). Values that are not lists of integers are left to
 // the config's own checks.
 std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names);
+// The first of them (each name's first value), without listing the rest; none where a name has no value.
+std::vector<Params> first_config_point(const json& doc, const std::string& variant, const std::vector<std::string>& names);
 
 }  // namespace occbench

@@ -29,12 +29,16 @@ Family named_family(const Reader& r, const json& doc, const SourceState& state) 
   return family;
 }
 
-// The points each kernel can take, so that one NVRTC compilation serves all names with the same options.
+// The points each kernel can take, so that one NVRTC compilation serves all names with the same
+// options. A kernel whose name has no template arguments has one name at every point, so there is
+// nothing to group: its first point alone (a #define-parameterised space of half a million
+// combinations took 2 GB and seconds to list here).
 void add_sweep_points(const json& doc, const std::vector<std::string>& size_names, SourceState& state) {
   for (const auto& k : state.kernels) {
     std::vector<std::string> names = size_names;
     names.insert(names.end(), k.axes.begin(), k.axes.end());
-    state.sweep_points.push_back(config_points(doc, k.variant, names));
+    bool templated = std::any_of(k.name_parts.begin(), k.name_parts.end(), [](const auto& part) { return !part.second.empty(); });
+    state.sweep_points.push_back(templated ? config_points(doc, k.variant, names) : first_config_point(doc, k.variant, names));
   }
   if (state.reference_kernel >= 0)
     for (auto sizes : config_points(doc, "", size_names)) {

@@ -47,6 +47,50 @@ void cartesian(const AxisValues& axes, Params params, std::size_t depth, Visit&&
   }
 }
 
+// For each depth of a variant's axes (0: the sizes alone), the restrictions that can be decided
+// once the axes before it are bound: each as soon as the last name it uses is, so a combination a
+// restriction rules out is cut with everything under it instead of being built and filtered. A
+// restriction naming something the variant lacks does not constrain it; one naming nothing (a
+// caller's condition) is decided on the whole point.
+std::vector<std::vector<const Restriction*>> restrictions_by_depth(const std::vector<Restriction>& restrictions,
+                                                                   const AxisValues& sizes, const AxisValues& axes) {
+  std::vector<std::vector<const Restriction*>> by_depth(axes.size() + 1);
+  auto position = [&](const std::string& name) -> std::optional<std::size_t> {
+    for (const auto& [size, values] : sizes)
+      if (size == name) return 0;
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      if (axes[i].first == name) return i + 1;
+    return std::nullopt;
+  };
+  for (const auto& r : restrictions) {
+    std::size_t depth = r.uses.empty() ? axes.size() : 0;
+    bool constrains = true;
+    for (const auto& name : r.uses) {
+      auto at = position(name);
+      if (!at) constrains = false;
+      else depth = std::max(depth, *at);
+    }
+    if (constrains) by_depth[depth].push_back(&r);
+  }
+  return by_depth;
+}
+
+// cartesian, cutting each combination as soon as a restriction rules it out.
+template <typename Visit>
+void restricted_cartesian(const AxisValues& axes, const std::vector<std::vector<const Restriction*>>& checks, Params params,
+                          std::size_t depth, Visit&& visit) {
+  for (const Restriction* r : checks[depth])
+    if (!r->allows(params)) return;
+  if (depth == axes.size()) {
+    visit(params);
+    return;
+  }
+  for (auto value : axes[depth].second) {
+    params.set(axes[depth].first, value);
+    restricted_cartesian(axes, checks, params, depth + 1, visit);
+  }
+}
+
 }  // namespace
 
 const Family* sweep_family(const SweepSpec& spec, const Registry& registry) {
@@ -67,9 +111,7 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
                                     [&](const auto& entry) { return !find_harness_axis(*variant, entry.first); });
       if (check_points && std::size_t(own_axes) != variant->axes.size())
         throw std::invalid_argument("variant " + variant_name + " is missing axis values");
-      cartesian(axes, sizes, 0, [&](const Params& params) {
-        for (const auto& restriction : spec.restrictions)
-          if (!restriction.allows(params)) return;  // never built
+      restricted_cartesian(axes, restrictions_by_depth(spec.restrictions, spec.sizes, axes), sizes, 0, [&](const Params& params) {
         std::string id = point_id(family->name, variant->name, params);
         if (!filter.matches(id)) return;
         Point point;
