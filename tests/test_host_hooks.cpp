@@ -123,3 +123,31 @@ TEST(HostHooks, OutputsComparedBySumsOnlyAndStartingValuesOnlyFromMemory) {
 
 }  // namespace
 }  // namespace occbench
+
+namespace occbench {
+namespace {
+
+// A caller's condition that says which names it uses is decided as soon as they are bound, with
+// those names only: once per block size here, not once per point, and the points are the same.
+TEST(HostHooks, AConditionOverSomeNamesIsDecidedAsSoonAsTheyAreBound) {
+  for (bool with_uses : {false, true}) {
+    HostConfig c;
+    c.doc["axes"]["tile"] = {1, 2, 3};
+    if (with_uses) c.doc["restrictions"][0]["uses"] = {"block_size_x"};
+    int calls = 0;
+    host_hooks().conditions["restrictions"] = [&calls](const Params& p) {
+      ++calls;
+      return p.get("block_size_x") <= 256;
+    };
+    SweepSpec spec = c.parse();
+    calls = 0;
+    EXPECT_EQ(expand_sweep(spec, builtin_registry()).size(), 9u);
+    EXPECT_EQ(calls, with_uses ? 4 : 12);
+  }
+  HostConfig bad;
+  bad.doc["restrictions"][0]["uses"] = {"block_size_y"};
+  EXPECT_NE(bad.refusal().find("$.restrictions[0].uses[0]"), std::string::npos) << bad.refusal();
+}
+
+}  // namespace
+}  // namespace occbench

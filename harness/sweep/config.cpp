@@ -298,14 +298,25 @@ void parse_launch_axes(const json& doc, const Checker& check, const Family& fami
   }
 }
 
-std::string host_condition_name(const json& v, const Checker& check, const std::string& path) {
-  check.object(v, path);
-  check.only_keys(v, path, {"host"});
-  if (!v.contains("host")) check.fail(path + ".host", "missing; expected the name of a condition handed over in memory");
-  std::string name = check.string(v["host"], path + ".host");
-  if (!host_hooks().conditions.count(name))
-    check.fail(path + ".host", host_names_expected("conditions", host_keys(host_hooks().conditions)) + fmt::format(", got '{}'", name));
-  return name;
+// {"host": NAME, "uses": [names]}: a caller's condition; with "uses", decided as soon as those
+// names are bound (it is then asked with those names only), else on the whole point.
+void parse_host_condition(const json& v, const Checker& check, const std::vector<std::string>& names, Restriction& r) {
+  check.object(v, r.path);
+  check.only_keys(v, r.path, {"host", "uses"});
+  if (!v.contains("host")) check.fail(r.path + ".host", "missing; expected the name of a condition handed over in memory");
+  r.host_condition = check.string(v["host"], r.path + ".host");
+  if (!host_hooks().conditions.count(r.host_condition))
+    check.fail(r.path + ".host", host_names_expected("conditions", host_keys(host_hooks().conditions)) +
+                                     fmt::format(", got '{}'", r.host_condition));
+  r.text = "host: " + r.host_condition;
+  if (!v.contains("uses")) return;
+  if (!v["uses"].is_array()) check.fail(r.path + ".uses", fmt::format("expected a list of the names it uses, got {}", type_name(v["uses"])));
+  for (std::size_t i = 0; i < v["uses"].size(); ++i) {
+    std::string name = check.string(v["uses"][i], fmt::format("{}.uses[{}]", r.path, i));
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      check.fail(fmt::format("{}.uses[{}]", r.path, i), fmt::format("expected a size or axis name ({}), got '{}'", fmt::join(names, ", "), name));
+    r.uses.push_back(name);
+  }
 }
 
 // "restrictions": expressions over the sizes and the selected variants' axes (harness axes too),
@@ -325,8 +336,7 @@ void parse_restrictions(const json& doc, const Checker& check, const Family& fam
     r.path = fmt::format("$.restrictions[{}]", i);
     r.file = spec.source;
     if (list[i].is_object()) {  // {"host": NAME}: a condition the caller handed over in memory (a Python function)
-      r.host_condition = host_condition_name(list[i], check, r.path);
-      r.text = "host: " + r.host_condition;
+      parse_host_condition(list[i], check, names, r);
     } else {
       r.text = check.string(list[i], r.path);
       r.expression = Expression(r.text, names, spec.source, r.path);

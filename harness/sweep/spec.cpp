@@ -7,6 +7,8 @@
 namespace occbench {
 
 bool Restriction::allows(const Params& params) const {
+  for (const auto& name : uses)
+    if (!params.has(name)) return true;
   if (!host_condition.empty()) {
     const auto& conditions = host_hooks().conditions;
     auto found = conditions.find(host_condition);
@@ -14,8 +16,6 @@ bool Restriction::allows(const Params& params) const {
       throw ConfigError(file, path + ".host", fmt::format("the condition '{}' handed over in memory", host_condition));
     return found->second(params);
   }
-  for (const auto& name : uses)
-    if (!params.has(name)) return true;
   double value = expression.evaluate(params);
   // A condition is true or false: a value such as 16 (from "block_size * 2") or inf (from "1/0")
   // is a mistake in the config, not a point kept.

@@ -39,7 +39,7 @@ struct PointSelection {
 struct Restriction {
   std::string text, path, file;  // as written, where ("$.restrictions[0]") and in which config
   Expression expression;
-  std::string host_condition;    // {"host": NAME}: a caller's condition in memory, over every point
+  std::string host_condition;    // {"host": NAME, "uses": [...]}: a caller's condition in memory (uses: the names it reads)
   std::vector<std::string> uses;
   // True where it does not apply; throws ConfigError where it gives neither true nor false.
   bool allows(const Params& params) const;

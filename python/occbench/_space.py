@@ -57,14 +57,16 @@ class Restrictions:
         names = set(tune_params) | set(allowed_names)
         for i, r in enumerate(restrictions):
             if isinstance(r, str):
-                self._checks.append((f"restrictions[{i}] \"{r}\"", self._compile(i, r, names)))
+                check, uses = self._compile(i, r, names, tune_params)
+                self._checks.append((f"restrictions[{i}] \"{r}\"", check, uses))
             elif callable(r):
-                self._checks.append((f"restrictions[{i}] ({getattr(r, '__name__', 'a function')})", r))
+                self._checks.append((f"restrictions[{i}] ({getattr(r, '__name__', 'a function')})", r, None))
             else:
                 raise TypeError(f"restrictions[{i}]: expected a string or a function, got {type(r).__name__}")
 
     @staticmethod
-    def _compile(i, text, names):
+    def _compile(i, text, names, tune_params):
+        """The restriction as a function of the parameters, and the parameters it reads."""
         try:
             code = compile(text, f"restrictions[{i}]", "eval")
         except SyntaxError as e:
@@ -74,9 +76,31 @@ class Restrictions:
             raise ValueError(f"restrictions[{i}] \"{text}\": unknown parameter name '{unknown[0]}'; the tunable parameters "
                              f"are: {', '.join(sorted(names))}")
         scope = {n: getattr(math, n) for n in dir(math) if not n.startswith("_")}
-        return lambda params: eval(code, scope, params)
+        return (lambda params: eval(code, scope, params)), sorted(n for n in set(code.co_names) if n in tune_params)
 
-        self._skip, self._keys = set(), list(tune_params)
+    @staticmethod
+    def _judged(what, check):
+        def judge(params):
+            try:
+                return bool(check(params))
+            except Exception as e:  # a restriction that fails at a point names itself and the point
+                raise ValueError(f"{what} raised {type(e).__name__}: {e} at {params}") from None
+        return judge
+
+    def conditions(self):
+        """(the parameters it reads, a function of them) for the engine to decide each as soon as
+        its parameters are bound: a string restriction over the names it uses; the functions
+        and the cache's configurations over the whole configuration (an empty list)."""
+        out = [(uses, self._judged(what, check)) for what, check, uses in self._checks if uses]
+        whole = [(what, check) for what, check, uses in self._checks if not uses]
+        if whole or self._skip:
+            out.append(([], lambda params: self._whole(params, whole)))
+        return out
+
+    def _whole(self, params, checks):
+        if self._skip and ",".join(str(params[k]) for k in self._keys) in self._skip:
+            return False
+        return all(self._judged(what, check)(params) for what, check in checks)
 
     def skip(self, keys):
         """Configurations already measured (a cache's keys, "v1,v2,..."): not run again."""
@@ -86,16 +110,8 @@ class Restrictions:
         return len(self._checks) + bool(self._skip)
 
     def __call__(self, params):
-        if self._skip and ",".join(str(params[k]) for k in self._keys) in self._skip:
-            return False
-        for what, check in self._checks:
-            try:
-                ok = check(params)
-            except Exception as e:  # a restriction that fails at a point names itself and the point
-                raise ValueError(f"{what} raised {type(e).__name__}: {e} at {params}") from None
-            if not ok:
-                return False
-        return True
+        """Whether a whole configuration passes every restriction."""
+        return all(check(params) for _, check in self.conditions())
 
 
 _COMPILED = {}

@@ -159,15 +159,21 @@ class _Tuning:
         return options
 
     def _params(self, engine_params):
-        return {k: engine_params[k] for k in self.tune_params}
+        """The tunable parameters the engine has bound (all of them, or those a condition uses)."""
+        return {k: engine_params[k] for k in self.tune_params if k in engine_params}
+
+    def _conditions(self):
+        """[(name, uses, function)]: the restrictions, each decided as soon as its parameters are
+        bound, and Kernel Tuner's limit of 1024 threads per block over the block's parameters."""
+        blocks = [n for n in self.launch.block_size_names if n in self.tune_params]
+        conditions = [("threads", blocks, self.launch.fits)] if blocks else []
+        for i, (uses, check) in enumerate(self.restrictions.conditions()):
+            conditions.append((f"restriction{i}", uses, check))
+        return conditions
 
     def hooks(self):
         launches = {"launch": lambda p: self.launch(self._params(p))}
-        def allowed(p):
-            params = self._params(p)
-            return self.launch.fits(params) and self.restrictions(params)
-
-        conditions = {"restrictions": allowed}
+        conditions = {name: (lambda f: lambda p: f(self._params(p)))(check) for name, _, check in self._conditions()}
         verifiers = {"verify": self.verify} if self.verify else {}
         return launches, conditions, verifiers
 
@@ -189,7 +195,9 @@ class _Tuning:
             "kernels": {"tuned": kernel},
             "reference": self.args.reference("verify" if self.verify else None),
         }
-        config["restrictions"] = [{"host": "restrictions"}]  # Kernel Tuner's, and at most 1024 threads a block
+        conditions = self._conditions()  # Kernel Tuner's restrictions, and at most 1024 threads a block
+        if conditions:
+            config["restrictions"] = [dict({"host": name}, **({"uses": uses} if uses else {})) for name, uses, _ in conditions]
         if self.iterations == 0:  # run_kernel: the verified launch and one sample
             config["measurement"] = {"min_samples": 1, "max_samples": 1, "warmup_runs": 0, "min_time_s": 0}
         elif self.iterations is not None:  # Kernel Tuner's iterations: at least that many samples (occbench adds more while noisy)
