@@ -70,9 +70,14 @@ void check_work(const KernelSpec& k, const Params& p) {
 // What a launch of kernel `k` at `p` evaluates: its grid and block, its name, its options and its
 // scalars. Throws ConfigError where one of them fails.
 void check_launch(const SourceState& state, const KernelSpec& k, const Params& p) {
-  evaluate_launch(k, p);
+  if (k.host_launch.empty()) {
+    evaluate_launch(k, p);
+    state.user_options(k, p);
+  } else {  // the caller's launch gives the grid, block and macros at once: asked once per point, not twice
+    (*host_launch_of(k))(p);
+    for (const auto& [name, expr] : k.defines) expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(), kMaxInt);
+  }
   state.name_expression(k, p);
-  state.user_options(k, p);
   for (const auto& a : state.arguments)
     if (a.role == Argument::Role::scalar) check_scalar(a, p);
 }
