@@ -34,27 +34,15 @@ AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant) {
 
 namespace {
 
-// Calls visit(params) for every combination of the axes' values, the last axis varying fastest.
-template <typename Visit>
-void cartesian(const AxisValues& axes, Params params, std::size_t depth, Visit&& visit) {
-  if (depth == axes.size()) {
-    visit(params);
-    return;
-  }
-  for (auto value : axes[depth].second) {
-    params.set(axes[depth].first, value);
-    cartesian(axes, params, depth + 1, visit);
-  }
-}
+using ChecksByDepth = std::vector<std::vector<const Restriction*>>;
 
 // For each depth of a variant's axes (0: the sizes alone), the restrictions that can be decided
 // once the axes before it are bound: each as soon as the last name it uses is, so a combination a
 // restriction rules out is cut with everything under it instead of being built and filtered. A
 // restriction naming something the variant lacks does not constrain it; one naming nothing (a
 // caller's condition) is decided on the whole point.
-std::vector<std::vector<const Restriction*>> restrictions_by_depth(const std::vector<Restriction>& restrictions,
-                                                                   const AxisValues& sizes, const AxisValues& axes) {
-  std::vector<std::vector<const Restriction*>> by_depth(axes.size() + 1);
+ChecksByDepth restrictions_by_depth(const std::vector<Restriction>& restrictions, const AxisValues& sizes, const AxisValues& axes) {
+  ChecksByDepth by_depth(axes.size() + 1);
   auto position = [&](const std::string& name) -> std::optional<std::size_t> {
     for (const auto& [size, values] : sizes)
       if (size == name) return 0;
@@ -75,10 +63,11 @@ std::vector<std::vector<const Restriction*>> restrictions_by_depth(const std::ve
   return by_depth;
 }
 
-// cartesian, cutting each combination as soon as a restriction rules it out.
+// Calls visit(params) for every combination of the axes' values, the last axis varying fastest,
+// cutting a combination as soon as one of checks[depth] rules it out (checks: one list per depth,
+// axes.size() + 1 of them; empty lists for every combination).
 template <typename Visit>
-void restricted_cartesian(const AxisValues& axes, const std::vector<std::vector<const Restriction*>>& checks, Params params,
-                          std::size_t depth, Visit&& visit) {
+void cartesian(const AxisValues& axes, const ChecksByDepth& checks, Params params, std::size_t depth, Visit&& visit) {
   for (const Restriction* r : checks[depth])
     if (!r->allows(params)) return;
   if (depth == axes.size()) {
@@ -87,7 +76,7 @@ void restricted_cartesian(const AxisValues& axes, const std::vector<std::vector<
   }
   for (auto value : axes[depth].second) {
     params.set(axes[depth].first, value);
-    restricted_cartesian(axes, checks, params, depth + 1, visit);
+    cartesian(axes, checks, params, depth + 1, visit);
   }
 }
 
@@ -102,7 +91,7 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
   if (!family) throw std::invalid_argument("unknown family " + spec.family);
   std::vector<Point> points;
   IdFilter filter = spec.selection.filter.empty() ? IdFilter() : IdFilter(spec.selection.filter);
-  cartesian(spec.sizes, Params{}, 0, [&](const Params& sizes) {
+  cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), Params{}, 0, [&](const Params& sizes) {
     for (const auto& variant_name : spec.variants) {
       const Variant* variant = family->find_variant(variant_name);
       auto axes = variant_axis_values(spec, *variant);
@@ -111,7 +100,7 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
                                     [&](const auto& entry) { return !find_harness_axis(*variant, entry.first); });
       if (check_points && std::size_t(own_axes) != variant->axes.size())
         throw std::invalid_argument("variant " + variant_name + " is missing axis values");
-      restricted_cartesian(axes, restrictions_by_depth(spec.restrictions, spec.sizes, axes), sizes, 0, [&](const Params& params) {
+      cartesian(axes, restrictions_by_depth(spec.restrictions, spec.sizes, axes), sizes, 0, [&](const Params& params) {
         std::string id = point_id(family->name, variant->name, params);
         if (!filter.matches(id)) return;
         Point point;
