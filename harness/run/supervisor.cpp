@@ -98,22 +98,16 @@ Child start_child(const std::string& exe, const std::vector<std::string>& args, 
     std::signal(SIGPIPE, SIG_DFL);
   };
   const HostHooks& hooks = host_hooks();
+  pid_t pid;
   if (hooks.spawn && hooks.command) {  // an embedding program (Python): a fork that runs the command, no exec
-    int pid = hooks.spawn([&] {
+    pid = hooks.spawn([&] {
       child_side();
       close_inherited_pipes();
       std::vector<std::string> argv = {"occbench"};
       argv.insert(argv.end(), args.begin(), args.end());
       return hooks.command(argv);
     });
-    if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
-    ::close(fds[1]);
-    if (standby) ::close(go[0]);
-    return {pid, fds[0], go[1]};
-  }
-  pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
-  if (pid == 0) {
+  } else if ((pid = ::fork()) == 0) {
     child_side();
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(exe.c_str()));
@@ -123,6 +117,7 @@ Child start_child(const std::string& exe, const std::vector<std::string>& args, 
     std::perror("occbench: exec of the sweep's child failed");
     std::_Exit(127);
   }
+  if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
   ::close(fds[1]);
   if (standby) ::close(go[0]);
   return {pid, fds[0], go[1]};
