@@ -82,10 +82,6 @@ void SourceState::index_sweep_names() {
   names_by_options.clear();
   for (std::size_t i = 0; i < kernels.size() && i < sweep_points.size(); ++i)
     for (const auto& point : sweep_points[i]) {
-      // A caller's launch defines every parameter (Kernel Tuner's way): each point has options of
-      // its own, so there is nothing to group, and asking the caller for every point of a large
-      // space would cost its time.
-      if (!kernels[i].host_launch.empty()) break;
       std::vector<std::string>& names = names_by_options[options_key(user_options(kernels[i], point))];
       std::string name = name_expression(kernels[i], point);
       if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
@@ -310,30 +306,9 @@ class SourceProblem : public Problem {
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       const Argument& a = state_->arguments[i];
       if (a.role != Argument::Role::output || (state_->reference_kernel < 0 && expected_[i].size() == 0)) continue;
-      if (a.compare == Argument::Compare::sum) {
-        add_part(v, compare_sums(i), a, first);
-        continue;
-      }
-      std::size_t count = buffers_[i].bytes() / a.type->bytes, first_mismatch = count;
-      Verification part = compare_elements_on_device(a.type->kind, buffers_[i].get(), expected_[i].get(), count,
-                                                     a.abs_tolerance, a.rel_tolerance, first_mismatch);
-      if (first) v.tolerance = a.rel_tolerance;
-      first = false;
-      v.checked += part.checked;
-      v.max_rel_error = std::max(v.max_rel_error, part.max_rel_error);
-      if (v.mismatches == 0 && part.mismatches > 0) {
-        auto element = [&](const unsigned char* buffer) {
-          unsigned char bytes[8] = {};
-          OCCBENCH_CUDA_CHECK(cudaMemcpy(bytes, buffer + first_mismatch * a.type->bytes, a.type->bytes, cudaMemcpyDeviceToHost));
-          return load_element(*a.type, bytes);
-        };
-        v.detail = fmt::format("first mismatch: {}[{}] = {:g}, expected {:g} (abs tolerance {:g}, rel {:g})", a.name,
-                               first_mismatch, element(buffers_[i].get()), element(expected_[i].get()), a.abs_tolerance,
-                               a.rel_tolerance);
-      }
-      v.mismatches += part.mismatches;
+      add_part(v, a.compare == Argument::Compare::sum ? compare_sums(i) : compare_elements(i), a.rel_tolerance, first);
     }
-    if (!state_->host_verifier.empty()) add_part(v, host_verification(), {}, first);
+    if (!state_->host_verifier.empty()) add_part(v, host_verification(), 0, first);
     if (first) {
       v.status = "skipped";
       v.detail = "no expected outputs and no verification function were given (only faults and the guard zones are checked)";
@@ -415,6 +390,24 @@ class SourceProblem : public Problem {
     return sum;
   }
 
+  // Output i element by element, on the GPU against its expected values; the first mismatch's
+  // values in the detail.
+  Verification compare_elements(std::size_t i) const {
+    const Argument& a = state_->arguments[i];
+    std::size_t count = buffers_[i].bytes() / a.type->bytes, first_mismatch = count;
+    Verification part = compare_elements_on_device(a.type->kind, buffers_[i].get(), expected_[i].get(), count, a.abs_tolerance,
+                                                   a.rel_tolerance, first_mismatch);
+    if (part.mismatches == 0) return part;
+    auto element = [&](const unsigned char* buffer) {
+      unsigned char bytes[8] = {};
+      OCCBENCH_CUDA_CHECK(cudaMemcpy(bytes, buffer + first_mismatch * a.type->bytes, a.type->bytes, cudaMemcpyDeviceToHost));
+      return load_element(*a.type, bytes);
+    };
+    part.detail = fmt::format("first mismatch: {}[{}] = {:g}, expected {:g} (abs tolerance {:g}, rel {:g})", a.name, first_mismatch,
+                              element(buffers_[i].get()), element(expected_[i].get()), a.abs_tolerance, a.rel_tolerance);
+    return part;
+  }
+
   // "compare": "sum": the output's sum against the expected values' sum, by the output's
   // tolerance (a kernel that leaves one partial result per block: Kernel Tuner's reduction).
   Verification compare_sums(std::size_t i) const {
@@ -436,17 +429,13 @@ class SourceProblem : public Problem {
   // The caller's verification function, given every output as the kernel left it.
   Verification host_verification() const {
     std::vector<std::vector<unsigned char>> copies;
+    copies.reserve(buffers_.size());  // the outputs point into them
     std::vector<HostOutput> outputs;
     for (std::size_t i = 0; i < buffers_.size(); ++i) {
       const Argument& a = state_->arguments[i];
       if (a.role != Argument::Role::output) continue;
-      copies.push_back(download(buffers_[i].get(), buffers_[i].bytes()));
-    }
-    std::size_t next = 0;
-    for (std::size_t i = 0; i < buffers_.size(); ++i) {
-      const Argument& a = state_->arguments[i];
-      if (a.role == Argument::Role::output)
-        outputs.push_back({a.name, a.type->npy, copies[next].size() / a.type->bytes, copies[next].data()}), ++next;
+      const auto& copy = copies.emplace_back(download(buffers_[i].get(), buffers_[i].bytes()));
+      outputs.push_back({a.name, a.type->npy, copy.size() / a.type->bytes, copy.data()});
     }
     HostVerdict verdict = host_hooks().verifiers.at(state_->host_verifier)(outputs);
     Verification part;
@@ -456,9 +445,10 @@ class SourceProblem : public Problem {
     return part;
   }
 
-  // Adds one check's figures to the point's verification (the first failing check's detail).
-  static void add_part(Verification& v, const Verification& part, const Argument& a, bool& first) {
-    if (first) v.tolerance = a.rel_tolerance;
+  // Adds one check's figures to the point's verification (the first check's tolerance, the first
+  // failing check's detail).
+  static void add_part(Verification& v, const Verification& part, double tolerance, bool& first) {
+    if (first) v.tolerance = tolerance;
     first = false;
     v.checked += part.checked;
     v.max_rel_error = std::max(v.max_rel_error, part.max_rel_error);
