@@ -71,6 +71,11 @@ def _kernel_tuner_times(record):
     }
 
 
+def metric_value(metric, result):
+    """A Kernel Tuner metric of one result: a function of it, or a string expression of its keys."""
+    return metric(result) if callable(metric) else eval(metric, {}, dict(result))
+
+
 def records_to_results(document, tune_params, metrics):
     """One result per record of the tuned kernel, in the order the run measured them."""
     results = []
@@ -91,7 +96,7 @@ def records_to_results(document, tune_params, metrics):
             if "__error__" in result:
                 result[name] = result["__error__"]
             else:
-                result[name] = metric(result) if callable(metric) else eval(metric, {}, dict(result))
+                result[name] = metric_value(metric, result)
         results.append(result)
     return results
 

@@ -106,9 +106,6 @@ class Restrictions:
         """Configurations already measured (a cache's keys, "v1,v2,..."): not run again."""
         self._skip = set(keys)
 
-    def __len__(self):
-        return len(self._checks) + bool(self._skip)
-
     def __call__(self, params):
         """Whether a whole configuration passes every restriction."""
         return all(check(params) for _, check in self.conditions())

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ._results import metric_value
 from .util import ERROR_CLASSES
 
 
@@ -79,7 +80,7 @@ class Cache:
         for entry in merged:
             for name, metric in (metrics or {}).items():
                 if name not in entry and isinstance(entry.get("time"), (int, float)) and "__error__" not in entry:
-                    entry[name] = metric(entry) if callable(metric) else eval(metric, {}, dict(entry))
+                    entry[name] = metric_value(metric, entry)
         return merged
 
 

@@ -292,8 +292,9 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     metrics = dict(metrics or {})
     if objective != "time" and objective not in metrics:
         raise ValueError(f"objective: '{objective}' is neither 'time' nor one of the metrics ({', '.join(metrics) or 'none'})")
-    strategy, strategy_options = _sample_cap(strategy, strategy_options, _space_size(tuning))
-    engine_strategy, flags = _strategy_flags(strategy, strategy_options, _space_size(tuning))
+    size = _space_size(tuning)
+    strategy, strategy_options = _sample_cap(strategy, strategy_options, size)
+    engine_strategy, flags = _strategy_flags(strategy, strategy_options, size)
     flags += _observer_flags(observers) + ["--device", str(int(device))]
     if seed is not None:
         flags += ["--seed", str(int(seed))]
