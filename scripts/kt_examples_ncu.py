@@ -1,6 +1,6 @@
 """Each tool's best configuration of three of Kernel Tuner's examples (vector_add, stencil, matmul),
-timed by Nsight Compute: run_kernel launches the configuration (its verified launch and one
-sample) under `ncu --clock-control none --cache-control all`, and gpu__time_duration of each
+timed by Nsight Compute: tune_kernel measures the configuration alone (its verified launch and at
+least 10 samples; ncu profiles the first 15 launches) under `ncu --clock-control none --cache-control all`, and gpu__time_duration of each
 launch of the kernel is read; the median per configuration is printed as JSON.
 
     python3 scripts/kt_examples_ncu.py BESTS.json OUT.json   # BESTS: {example: {tool: params}}
@@ -8,6 +8,7 @@ launch of the kernel is read; the median per configuration is printed as JSON.
 import csv
 import io
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -45,26 +46,38 @@ import occbench
 EXAMPLES = {examples!r}
 {setup}
 name, kernel, size, args, options = call
-occbench.run_kernel(name, kernel, size, args, {params!r}, **options)
+occbench.tune_kernel(name, kernel, size, args, {{k: [v] for k, v in {params!r}.items()}}, iterations=10, quiet=True, **options)
 """
 
 
 def ncu_times(example, params):
+    """In the Python process itself (OCCBENCH_IN_PROCESS=1): on the H100, ncu saw no launch of the
+    forked child that measures by default, and that child did not return (2026-11-27)."""
+    return ncu_run(example, params, {"OCCBENCH_IN_PROCESS": "1"})
+
+
+def ncu_run(example, params, env, timeout=150):
     script = RUN.format(examples=str(EXAMPLES), setup=SETUP[example], params=params)
     kernel = {"vector_add": "vector_add", "stencil": "stencil_kernel", "matmul": "matmul_kernel"}[example]
     out = subprocess.run(["ncu", "--target-processes", "all", "--clock-control", "none", "--cache-control", "all",
-                          "-k", kernel, "--metrics", "gpu__time_duration.sum", "--csv", sys.executable, "-c", script],
-                         capture_output=True, text=True, timeout=300)
+                          "-k", kernel, "--launch-count", "15", "--metrics", "gpu__time_duration.sum", "--csv", sys.executable, "-c", script],
+                         capture_output=True, text=True, timeout=timeout, env=dict(os.environ, **env))
     rows = [r for r in csv.DictReader(io.StringIO(out.stdout[out.stdout.find('"ID"'):])) if r.get("Metric Name") == "gpu__time_duration.sum"]
     values = [float(r["Metric Value"].replace(",", "")) for r in rows]
     unit = rows[0]["Metric Unit"] if rows else ""
-    scale = {"nsecond": 1e-6, "usecond": 1e-3, "msecond": 1.0}.get(unit, float("nan"))
+    scale = {"nsecond": 1e-6, "ns": 1e-6, "usecond": 1e-3, "us": 1e-3, "msecond": 1.0, "ms": 1.0}.get(unit, float("nan"))
     return {"launches": len(values), "median_ms": statistics.median(values) * scale if values else None,
-            "stderr_tail": out.stderr[-500:] if not values else ""}
+            "unit": unit, "stderr_tail": out.stderr[-500:] if not values else ""}
 
 
 if __name__ == "__main__":
     bests = json.loads(Path(sys.argv[1]).read_text())
-    result = {ex: {tool: dict(params=p, **ncu_times(ex, p)) for tool, p in tools.items()} for ex, tools in bests.items()}
+    result = {}
+    for ex, tools in bests.items():
+        result[ex] = {}
+        for tool, p in tools.items():
+            same = next((t for t, r in result[ex].items() if r["params"] == p), None)  # one ncu run per configuration
+            result[ex][tool] = dict(result[ex][same]) if same else dict(params=p, **ncu_times(ex, p))
+            print(ex, tool, result[ex][tool], file=sys.stderr, flush=True)
     Path(sys.argv[2]).write_text(json.dumps(result, indent=1))
     print(json.dumps(result, indent=1))

@@ -229,6 +229,7 @@ class _Tuning:
         quiet: the run's progress lines and table are not shown (its messages still are)."""
         out = folder / "out"
         live = _stdout_is_fd1()
+        flags = flags + _in_process_flags()
         code, messages, printed = self._call(["run", "--out", str(out)] + flags, folder, captures, stdout=quiet or not live)
         if not quiet and not live:  # Jupyter: the engine's lines, which went to fd 1, shown where Python prints
             sys.stdout.write(printed)
@@ -238,6 +239,12 @@ class _Tuning:
         if not documents:
             raise RuntimeError(f"occbench's run ended with exit code {code} and wrote no results:\n{messages[-4000:]}")
         return json.loads(documents[-1].read_text()), code
+
+
+def _in_process_flags():
+    """OCCBENCH_IN_PROCESS=1: the engine measures in the Python process itself, not in a forked child
+    (for a profiler that does not follow forks); a faulting kernel then ends Python."""
+    return ["--no-supervisor"] if os.environ.get("OCCBENCH_IN_PROCESS") == "1" else []
 
 
 def _bad_input(messages):

@@ -16,7 +16,7 @@ from occbench._results import records_to_results
 from occbench._space import Launch, Restrictions, check_tune_params, unroll_pragmas
 from occbench.cache import open_cache, read_cache, write_cache
 from occbench.file_utils import get_t4_results
-from occbench.interface import _Tuning, _strategy_flags
+from occbench.interface import _Tuning, _in_process_flags, _strategy_flags
 from occbench.util import CompilationFailedConfig, InvalidConfig, RuntimeFailedConfig, get_best_config
 
 DATA = Path(__file__).parent / "data"
@@ -131,6 +131,15 @@ def test_kernel_tuners_strategies_map_to_occbench_and_take_its_options():
     assert _strategy_flags(None, None)[1] == []
     assert _strategy_flags("random_sample", {"fraction": 0.1}, 200)[1] == ["--strategy", "random", "--max-points", "20"]
     assert _strategy_flags("greedy_ils", None)[0] == "local"
+
+
+def test_occbench_in_process_turns_the_forked_child_off_only_when_asked(monkeypatch):
+    monkeypatch.delenv("OCCBENCH_IN_PROCESS", raising=False)
+    assert _in_process_flags() == []
+    monkeypatch.setenv("OCCBENCH_IN_PROCESS", "0")
+    assert _in_process_flags() == []
+    monkeypatch.setenv("OCCBENCH_IN_PROCESS", "1")
+    assert _in_process_flags() == ["--no-supervisor"]
 
 
 def test_check_tune_params_keeps_integers_in_order():
