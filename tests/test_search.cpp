@@ -263,9 +263,12 @@ TEST(CompileQueue, AWorkerCompilesEachNamedPointOnceTheNewestOfferFirst) {
   std::ofstream(path, std::ios::app) << "no/such/point\n\n" << points[2].id.substr(0, 5);  // then a line still being written
   std::map<std::string, const Point*> by_id;
   for (const auto& p : points) by_id[p.id] = &p;
+  auto point_of = [&](const std::string& id) -> std::optional<Point> {
+    return by_id.count(id) ? std::optional<Point>(*by_id[id]) : std::nullopt;
+  };
   std::vector<std::string> compiled;
   int polls = 0;
-  follow_compile_queue(path, by_id, [&](const Point& p) { compiled.push_back(p.id); }, [&] { return polls++ < 8; });
+  follow_compile_queue(path, point_of, [&](const Point& p) { compiled.push_back(p.id); }, [&] { return polls++ < 8; });
   EXPECT_EQ(compiled, (std::vector<std::string>{points[1].id, points[3].id, points[2].id, points[0].id}));
   std::remove(path.c_str());
 }

@@ -17,6 +17,8 @@
 #include "harness/run/supervisor.hpp"
 #include "harness/records/best.hpp"
 #include "harness/search/search_source.hpp"
+#include "harness/sweep/counted_sweep.hpp"
+#include "harness/sweep/point_source.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/measure/timer.hpp"
 #include "harness/sweep/config.hpp"
@@ -94,21 +96,43 @@ std::string next_search_point(SearchSource& search, const JsonlContents& resumed
 // A search chooses its points while it runs: its space and budget, and the point it measures next
 // (the first, or after the records of a run it resumes).
 int describe_search(const SweepSpec& spec, const Registry& registry, const Strategy& strategy, const JsonlContents& resumed) {
-  SearchSource search(selected_points(spec, registry), strategy);
+  SearchSource search(search_candidates(spec, registry, strategy), strategy);
   std::cout << fmt::format("{}: sweep '{}', family {}: a '{}' search over {} point(s) in {} space(s) (one per size), at most {} "
                            "point(s){}; seed {}, objective {}; the points are chosen as results come in\n",
                            spec.source, spec.name, spec.family, strategy.name, search.candidates(), search.spaces(), search.planned(),
                            strategy.time_limit_s ? fmt::format(" or {} s of points", *strategy.time_limit_s) : "", strategy.seed,
                            strategy.objective);
+  if (std::uint64_t valid = count_sweep(spec, registry); valid > search.candidates())
+    std::cout << fmt::format("the sweep has {} valid point(s); the search chooses among a uniform sample of {} of them (seed {})\n",
+                             valid, search.candidates(), strategy.seed);
   std::string next = next_search_point(search, resumed);
   std::cout << fmt::format("{} point(s) recorded; next: {}\n", resumed.results.size(), next.empty() ? "none (the search is done)" : next);
   std::cout << restrictions_summary(spec, registry);
   return kExitOk;
 }
 
+constexpr std::uint64_t kListedAtMost = 1000;
+
+// A whole sweep too large to list: its count and its first points (true), or false where the
+// sweep is listed in full (small enough, or a sample, --max-points, a shard or --filter narrows it).
+bool list_counted_points(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+  if (strategy.name == "random" || strategy.max_points || spec.selection.shard_count > 0 || !CountedSweep::is_countable(spec))
+    return false;
+  CountedSweep counted(spec, registry);
+  if (counted.size() <= kExpandedUpTo) return false;
+  std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run; the first {}:\n", spec.source, spec.name, spec.family,
+                           counted.size(), kListedAtMost);
+  for (const auto& point : counted.first(kListedAtMost)) std::cout << point.id << "\n";
+  std::cout << fmt::format("... and {} more (--max-points N or --strategy random|local|genetic|model measures fewer)\n",
+                           counted.size() - kListedAtMost);
+  std::cout << restrictions_summary(spec, registry);
+  return true;
+}
+
 // The points a run would measure, one id a line: no GPU needed.
 int list_points(const SweepSpec& spec, const Registry& registry, const Strategy& strategy, const JsonlContents& resumed) {
   if (strategy.is_adaptive()) return describe_search(spec, registry, strategy, resumed);
+  if (list_counted_points(spec, registry, strategy)) return kExitOk;
   auto points = make_point_source(spec, registry, strategy)->points();
   std::cout << fmt::format("{}: sweep '{}', family {}: {} point(s) would run\n", spec.source, spec.name, spec.family,
                            points.size());
@@ -281,10 +305,8 @@ int supervise(const RunFlags& flags, const SweepSpec& spec, const Strategy& stra
   if (flags.counters) supervised.resume_args.push_back("--counters");
   if (flags.energy) supervised.resume_args.push_back("--energy");
   supervised.watchdog_s = flags.watchdog_s;
-  auto points = expand_sweep(spec, registry);
-  supervised.failed_record = [&points](const std::string& id, const std::string& reason) {
-    for (const auto& point : points)
-      if (point.id == id) return unrun_record(point, "failed", reason);
+  supervised.failed_record = [&spec, &registry](const std::string& id, const std::string& reason) {
+    if (auto point = point_with_id(spec, registry, id)) return unrun_record(*point, "failed", reason);
     return ordered_json{{"point_id", id}, {"status", "failed"}, {"reason", reason}};
   };
   return supervise_run(supervised, std::cerr);

@@ -46,7 +46,7 @@ std::function<bool()> while_parent_lives() {
 }
 
 // The newest offer first: a search moves on, and what it named before may never be asked for.
-void follow_compile_queue(const std::string& path, const std::map<std::string, const Point*>& points,
+void follow_compile_queue(const std::string& path, const PointOfId& point_of,
                           const std::function<void(const Point&)>& compile, const std::function<bool()>& keep_going) {
   std::streamoff offset = 0;
   std::set<std::string> done;
@@ -57,20 +57,17 @@ void follow_compile_queue(const std::string& path, const std::map<std::string, c
       else if (!offers.back().empty()) offers.emplace_back();
     }
     // The newest complete offer's first point not compiled yet, else an older offer's.
-    const Point* next = nullptr;
+    std::optional<Point> next;
     for (auto offer = offers.rbegin(); offer != offers.rend() && !next; ++offer)
       for (const auto& id : *offer) {
-        auto found = points.find(id);
-        if (found != points.end() && !done.count(id)) {
-          next = found->second;
-          break;
-        }
+        if (done.count(id)) continue;
+        done.insert(id);  // a point, or a line naming none: looked at once
+        if ((next = point_of(id))) break;
       }
     if (!next) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
-    done.insert(next->id);
     compile(*next);
   }
 }

@@ -7,6 +7,7 @@
 #include "harness/family/point.hpp"
 
 #include <functional>
+#include <optional>
 #include <map>
 #include <memory>
 #include <set>
@@ -31,11 +32,14 @@ constexpr const char* kCompileQueueVariable = "OCCBENCH_COMPILE_QUEUE";
 // This run's queue ($OCCBENCH_COMPILE_QUEUE), or nullptr where none was set up.
 std::unique_ptr<CompileQueue> compile_queue_from_environment();
 
-// A worker's loop: `compile` each point of `points` named in the queue file, once, the newest
-// offer's first (in its order), as offers are appended, while `keep_going()` (a worker: while the
-// run that started it lives).
-void follow_compile_queue(const std::string& path, const std::map<std::string, const Point*>& points,
-                          const std::function<void(const Point&)>& compile, const std::function<bool()>& keep_going);
+// The point a queue's line names, or nullopt where it names none of the sweep's.
+using PointOfId = std::function<std::optional<Point>(const std::string&)>;
+
+// A worker's loop: `compile` each point named in the queue file (as `point_of` finds it), once,
+// the newest offer's first (in its order), as offers are appended, while `keep_going()` (a
+// worker: while the run that started it lives).
+void follow_compile_queue(const std::string& path, const PointOfId& point_of, const std::function<void(const Point&)>& compile,
+                          const std::function<bool()>& keep_going);
 // keep_going for a worker: the process that started this one is still its parent.
 std::function<bool()> while_parent_lives();
 

@@ -12,6 +12,7 @@
 #include "harness/sweep/nvrtc_compiler.hpp"
 #include "harness/core/optional_number.hpp"
 #include "harness/measure/point.hpp"
+#include "harness/sweep/counted_sweep.hpp"
 #include "harness/sweep/point_source.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/core/format.hpp"
@@ -281,15 +282,24 @@ int compile_share(const SweepSpec& spec, const Registry& registry, const PlanTar
 int compile_queue_worker(const SweepSpec& spec, const Registry& registry, const PlanTarget& target, const PlanOptions& options) {
   const Family* family = sweep_family(spec, registry);
   if (!family || !family->precompile) return 0;
-  std::vector<Point> points = make_point_source(spec, registry)->points();
-  std::map<std::string, const Point*> by_id;
-  for (const auto& p : points) by_id[p.id] = &p;
   follow_compile_queue(
-      options.compile_queue, by_id,
+      options.compile_queue, [&](const std::string& id) { return point_with_id(spec, registry, id); },
       [&](const Point& p) { family->precompile({{p.variant->name, p.params}}, plan_arch(target), 0, 1); },
       while_parent_lives());
   return 0;
 }
+// Every point, or of a sweep too large to expand a uniform sample of kPlannedAtMost (said in the log).
+Strategy planned_points(const SweepSpec& spec, const Registry& registry, std::ostream& log) {
+  Strategy strategy;
+  if (!CountedSweep::is_countable(spec) || spec.selection.shard_count > 0) return strategy;
+  std::uint64_t valid = count_sweep(spec, registry);
+  if (valid <= kExpandedUpTo) return strategy;
+  strategy.name = "random";
+  strategy.max_points = kPlannedAtMost;
+  log << fmt::format("plan: the sweep has {} valid point(s); planning a uniform sample of {} of them\n", valid, kPlannedAtMost);
+  return strategy;
+}
+
 }  // namespace
 
 PlanSummary plan_sweep(const SweepSpec& spec, const Registry& registry, const PlanTarget& target,
@@ -297,7 +307,7 @@ PlanSummary plan_sweep(const SweepSpec& spec, const Registry& registry, const Pl
   PlanSummary summary;
   std::string started = utc_now_iso();
   std::vector<ordered_json> results;
-  std::unique_ptr<ListSource> source = make_point_source(spec, registry);
+  std::unique_ptr<ListSource> source = make_point_source(spec, registry, planned_points(spec, registry, log));
   compile_ahead(spec, registry, source->points(), target, options);
   for (const auto& point : source->points()) {
     ordered_json r;

@@ -182,9 +182,9 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   std::unique_ptr<ListSource> list;
   std::unique_ptr<SearchSource> search;
   if (options.strategy.is_adaptive() && !options.claim_dir.empty())  // a worker of run --devices: one search for all
-    search = std::make_unique<SharedSearchSource>(selected_points(spec, registry), options.strategy, options.claim_dir);
+    search = std::make_unique<SharedSearchSource>(search_candidates(spec, registry, options.strategy), options.strategy, options.claim_dir);
   else if (options.strategy.is_adaptive())
-    search = std::make_unique<SearchSource>(selected_points(spec, registry), options.strategy);
+    search = std::make_unique<SearchSource>(search_candidates(spec, registry, options.strategy), options.strategy);
   else
     list = make_point_source(spec, registry, options.strategy);
   std::unique_ptr<RunSession> session = open_run_session(spec, options, log);

@@ -398,7 +398,7 @@ void check_device_memory(const Checker& check, const Family& family, const std::
 
 // Every variant needs a value for each of its axes, and each point must be legal as a whole.
 void check_points(const Checker& check, const Family& family, const SweepSpec& spec, const Registry& registry) {
-  std::vector<Point> points = expand_sweep(spec, registry, /*check_points=*/false);
+  std::vector<Point> points = points_to_check(spec, registry);
   if (points.empty() && !spec.restrictions.empty()) {
     std::size_t unrestricted = 0;
     std::vector<std::size_t> removed = restriction_removals(spec, registry, unrestricted);

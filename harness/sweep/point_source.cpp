@@ -1,6 +1,7 @@
 #include "harness/sweep/point_source.hpp"
 
 #include "harness/family/random.hpp"
+#include "harness/sweep/counted_sweep.hpp"
 #include "harness/sweep/shard.hpp"
 #include "harness/sweep/sweep.hpp"
 
@@ -71,9 +72,39 @@ std::vector<Point> selected_points(const SweepSpec& spec, const Registry& regist
   return points;
 }
 
+namespace {
+
+// A random sample or the first points of a sweep too large to expand, drawn from its count (the
+// same points the expanded list gives); nullptr where the sweep is small enough to expand, or a
+// shard or --filter needs every point.
+std::unique_ptr<ListSource> counted_source(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+  bool random = strategy.name == "random";
+  if (!CountedSweep::is_countable(spec) || spec.selection.shard_count > 0 || (!random && !strategy.max_points)) return nullptr;
+  CountedSweep counted(spec, registry);
+  if (counted.size() <= kExpandedUpTo) return nullptr;
+  if (!random) return std::make_unique<ExhaustiveSource>(counted.first(*strategy.max_points), std::nullopt);
+  std::uint64_t count = strategy.max_points.value_or(std::min<std::uint64_t>(counted.size(), kDrawnAtMost));
+  return std::make_unique<ExhaustiveSource>(counted.sample(count, strategy.seed, /*in_sweep_order=*/!strategy.time_limit_s),
+                                            std::nullopt);
+}
+
+}  // namespace
+
+std::vector<Point> search_candidates(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+  if (CountedSweep::is_countable(spec) && spec.selection.shard_count == 0) {
+    CountedSweep counted(spec, registry);
+    if (counted.size() > kSearchCandidatesAtMost) return counted.sample(kSearchCandidatesAtMost, strategy.seed, true);
+  }
+  return selected_points(spec, registry);
+}
+
 std::unique_ptr<ListSource> make_point_source(const SweepSpec& spec, const Registry& registry, const Strategy& strategy) {
+  std::unique_ptr<ListSource> source = counted_source(spec, registry, strategy);
+  if (source) {
+    source->set_time_limit(strategy.time_limit_s);
+    return source;
+  }
   std::vector<Point> points = selected_points(spec, registry);
-  std::unique_ptr<ListSource> source;
   if (strategy.name == "random")
     source = std::make_unique<RandomSample>(points, strategy.max_points.value_or(points.size()), strategy.seed,
                                             /*in_sweep_order=*/!strategy.time_limit_s);

@@ -94,6 +94,18 @@ class RandomSample : public ListSource {
 // The sweep's points, expanded, then narrowed to the shard's share where run --shard asks.
 std::vector<Point> selected_points(const SweepSpec& spec, const Registry& registry);
 
+// Sweeps of more points than this are not expanded to draw a random sample or take the first
+// --max-points: the points are built from the sweep's count (harness/sweep/counted_sweep.hpp).
+constexpr std::uint64_t kExpandedUpTo = 100000;
+// A random run of such a sweep with a time limit and no --max-points draws at most this many.
+constexpr std::uint64_t kDrawnAtMost = 100000;
+// plan plans a uniform sample of this many of such a sweep's points.
+constexpr std::uint64_t kPlannedAtMost = 10000;
+// A search of such a sweep chooses among a uniform sample of this many of its points (drawn by
+// the strategy's seed, so a resumed search has the same ones); a smaller sweep's, among all.
+constexpr std::uint64_t kSearchCandidatesAtMost = 100000;
+std::vector<Point> search_candidates(const SweepSpec& spec, const Registry& registry, const Strategy& strategy);
+
 // The selected points as a list strategy (exhaustive, random) picks them: what a run measures,
 // what `run --dry-run` lists and `plan` plans. A search (Strategy::is_adaptive) chooses while it
 // runs: harness/search/search_source.hpp.

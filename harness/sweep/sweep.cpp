@@ -1,6 +1,8 @@
 #include "harness/sweep/sweep.hpp"
 
 #include "harness/model/occupancy_limit.hpp"
+#include "harness/sweep/cartesian.hpp"
+#include "harness/sweep/counted_sweep.hpp"
 #include "harness/sweep/id_filter.hpp"
 
 #include <fmt/format.h>
@@ -32,10 +34,6 @@ AxisValues variant_axis_values(const SweepSpec& spec, const Variant& variant) {
   return chosen;
 }
 
-namespace {
-
-using ChecksByDepth = std::vector<std::vector<const Restriction*>>;
-
 // For each depth of a variant's axes (0: the sizes alone), the restrictions that can be decided
 // once the axes before it are bound: each as soon as the last name it uses is, so a combination a
 // restriction rules out is cut with everything under it instead of being built and filtered. A
@@ -63,24 +61,14 @@ ChecksByDepth restrictions_by_depth(const std::vector<Restriction>& restrictions
   return by_depth;
 }
 
-// Calls visit(params) for every combination of the axes' values, the last axis varying fastest,
-// cutting a combination as soon as one of checks[depth] rules it out (checks: one list per depth,
-// axes.size() + 1 of them; empty lists for every combination).
-template <typename Visit>
-void cartesian(const AxisValues& axes, const ChecksByDepth& checks, Params params, std::size_t depth, Visit&& visit) {
-  for (const Restriction* r : checks[depth])
-    if (!r->allows(params)) return;
-  if (depth == axes.size()) {
-    visit(params);
-    return;
-  }
-  for (auto value : axes[depth].second) {
-    params.set(axes[depth].first, value);
-    cartesian(axes, checks, params, depth + 1, visit);
-  }
+AxisValues walked_axis_values(const SweepSpec& spec, const Variant& variant, bool check_points) {
+  auto axes = variant_axis_values(spec, variant);
+  // Every axis of the variant's own needs values; harness axes (occupancy_limit) are optional.
+  auto own_axes = std::count_if(axes.begin(), axes.end(), [&](const auto& entry) { return !find_harness_axis(variant, entry.first); });
+  if (check_points && std::size_t(own_axes) != variant.axes.size())
+    throw std::invalid_argument("variant " + variant.name + " is missing axis values");
+  return axes;
 }
-
-}  // namespace
 
 const Family* sweep_family(const SweepSpec& spec, const Registry& registry) {
   return spec.source_family ? spec.source_family.get() : registry.find(spec.family);
@@ -94,12 +82,7 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
   cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), Params{}, 0, [&](const Params& sizes) {
     for (const auto& variant_name : spec.variants) {
       const Variant* variant = family->find_variant(variant_name);
-      auto axes = variant_axis_values(spec, *variant);
-      // Every axis of the variant's own needs values; harness axes (occupancy_limit) are optional.
-      auto own_axes = std::count_if(axes.begin(), axes.end(),
-                                    [&](const auto& entry) { return !find_harness_axis(*variant, entry.first); });
-      if (check_points && std::size_t(own_axes) != variant->axes.size())
-        throw std::invalid_argument("variant " + variant_name + " is missing axis values");
+      auto axes = walked_axis_values(spec, *variant, check_points);
       cartesian(axes, restrictions_by_depth(spec.restrictions, spec.sizes, axes), sizes, 0, [&](const Params& params) {
         std::string id = point_id(family->name, variant->name, params);
         if (!filter.matches(id)) return;
@@ -117,14 +100,26 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
   return points;
 }
 
+namespace {
+
+// How many points the sweep keeps: counted where it can be, else expanded (a --filter).
+std::uint64_t kept_points(const SweepSpec& spec, const Registry& registry, bool check_points) {
+  if (CountedSweep::is_countable(spec)) return CountedSweep(spec, registry, check_points).size();
+  return expand_sweep(spec, registry, check_points).size();
+}
+
+}  // namespace
+
 std::vector<std::size_t> restriction_removals(const SweepSpec& spec, const Registry& registry, std::size_t& unrestricted) {
-  SweepSpec all = spec;
-  all.restrictions.clear();
-  std::vector<Point> points = expand_sweep(all, registry, false);
-  unrestricted = points.size();
-  std::vector<std::size_t> removed(spec.restrictions.size(), 0);
-  for (const auto& point : points)
-    for (std::size_t i = 0; i < spec.restrictions.size(); ++i) removed[i] += !spec.restrictions[i].allows(point.params);
+  SweepSpec one = spec;
+  one.restrictions.clear();
+  unrestricted = kept_points(one, registry, false);
+  // What a restriction rules out is what the sweep under it alone does not keep.
+  std::vector<std::size_t> removed;
+  for (const auto& restriction : spec.restrictions) {
+    one.restrictions = {restriction};
+    removed.push_back(unrestricted - kept_points(one, registry, false));
+  }
   return removed;
 }
 
@@ -132,11 +127,77 @@ std::string restrictions_summary(const SweepSpec& spec, const Registry& registry
   if (spec.restrictions.empty()) return "";
   std::size_t unrestricted = 0;
   std::vector<std::size_t> removed = restriction_removals(spec, registry, unrestricted);
-  std::size_t kept = expand_sweep(spec, registry).size();
+  std::uint64_t kept = kept_points(spec, registry, true);
   std::string text = fmt::format("restrictions: {} of {} point(s) kept\n", kept, unrestricted);
   for (std::size_t i = 0; i < removed.size(); ++i)
     text += fmt::format("  {} \"{}\" rules out {} point(s)\n", spec.restrictions[i].path, spec.restrictions[i].text, removed[i]);
   return text;
+}
+
+namespace {
+
+// "family/variant/n=4096/block_size=256" as its parts.
+std::vector<std::string> id_parts(const std::string& id) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  for (std::size_t slash; (slash = id.find('/', start)) != std::string::npos; start = slash + 1) parts.push_back(id.substr(start, slash - start));
+  parts.push_back(id.substr(start));
+  return parts;
+}
+
+std::optional<std::int64_t> whole_number(const std::string& text) {
+  try {
+    std::size_t used = 0;
+    std::int64_t value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// The values of `axes` in the id's parts from `next` on, each named as the axis is and among its values.
+bool read_axes(const std::vector<std::string>& parts, std::size_t& next, const AxisValues& axes, Params& params) {
+  for (const auto& [name, values] : axes) {
+    if (next >= parts.size() || parts[next].compare(0, name.size() + 1, name + "=") != 0) return false;
+    auto value = whole_number(parts[next++].substr(name.size() + 1));
+    if (!value || std::find(values.begin(), values.end(), *value) == values.end()) return false;
+    params.set(name, *value);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::optional<Point> point_with_id(const SweepSpec& spec, const Registry& registry, const std::string& id) {
+  const Family* family = sweep_family(spec, registry);
+  std::vector<std::string> parts = id_parts(id);
+  if (!family || parts.size() < 2 || parts[0] != family->name) return std::nullopt;
+  if (std::find(spec.variants.begin(), spec.variants.end(), parts[1]) == spec.variants.end()) return std::nullopt;
+  Point point;
+  point.family = family;
+  point.variant = family->find_variant(parts[1]);
+  std::size_t next = 2;
+  AxisValues axes = walked_axis_values(spec, *point.variant, false);
+  if (!read_axes(parts, next, spec.sizes, point.sizes)) return std::nullopt;
+  point.params = point.sizes;
+  if (!read_axes(parts, next, axes, point.params) || next != parts.size()) return std::nullopt;
+  for (const auto& r : spec.restrictions)
+    if (!r.allows(point.params)) return std::nullopt;
+  point.id = id;
+  return point;
+}
+
+std::uint64_t count_sweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
+  return kept_points(spec, registry, check_points);
+}
+
+std::vector<Point> points_to_check(const SweepSpec& spec, const Registry& registry) {
+  if (!CountedSweep::is_countable(spec)) return expand_sweep(spec, registry, false);
+  CountedSweep counted(spec, registry, false);
+  if (counted.size() <= kEveryPointCheckedUpTo) return expand_sweep(spec, registry, false);
+  std::vector<Point> points = counted.firsts_of_blocks();
+  for (auto& point : counted.sample(kPointsCheckedOfALargerSweep, /*seed=*/0, true)) points.push_back(std::move(point));
+  return points;
 }
 
 }  // namespace occbench

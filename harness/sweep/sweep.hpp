@@ -7,6 +7,8 @@
 #include "harness/family/point.hpp"
 #include "harness/family/registry.hpp"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +29,19 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
 // may be ruled out by several), and the lines plan and run --dry-run print ("" without restrictions).
 std::vector<std::size_t> restriction_removals(const SweepSpec& spec, const Registry& registry, std::size_t& unrestricted);
 std::string restrictions_summary(const SweepSpec& spec, const Registry& registry);
+
+// The sweep's point with this id (index 0: its place is not looked up), or nullopt where the
+// sweep has none: the id parsed, its variant's axes and the restrictions checked, nothing expanded.
+std::optional<Point> point_with_id(const SweepSpec& spec, const Registry& registry, const std::string& id);
+
+// How many points the sweep keeps, counted without building them where it can be (CountedSweep).
+std::uint64_t count_sweep(const SweepSpec& spec, const Registry& registry, bool check_points = true);
+
+// The points a config's check evaluates every expression of: all of them up to
+// kEveryPointCheckedUpTo, else the first point of each size and variant and a uniform sample of
+// kPointsCheckedOfALargerSweep (expanding 10^8 points to check them would take longer than the run).
+constexpr std::uint64_t kEveryPointCheckedUpTo = 100000;
+constexpr std::uint64_t kPointsCheckedOfALargerSweep = 10000;
+std::vector<Point> points_to_check(const SweepSpec& spec, const Registry& registry);
 
 }  // namespace occbench

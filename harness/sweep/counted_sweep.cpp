@@ -1,0 +1,190 @@
+#include "harness/sweep/counted_sweep.hpp"
+
+#include "harness/family/random.hpp"
+#include "harness/sweep/cartesian.hpp"
+#include "harness/sweep/sweep.hpp"
+
+#include <algorithm>
+#include <random>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+namespace occbench {
+
+namespace {
+
+using Key = std::vector<std::int64_t>;
+
+struct KeyHash {
+  std::size_t operator()(const Key& key) const {
+    std::uint64_t h = 1469598103934665603ull;
+    for (auto v : key) h = (h ^ std::uint64_t(v)) * 1099511628211ull;
+    return std::size_t(h ^ (h >> 29));
+  }
+};
+
+}  // namespace
+
+// One size combination and one variant: its axes, walked first to last, and the counts remembered.
+struct CountedSweep::Block {
+  const Variant* variant = nullptr;
+  Params sizes;
+  AxisValues axes;
+  ChecksByDepth checks;
+  // Per depth: the axes bound before it that a restriction decided at or after it reads (all of
+  // them where one reads the whole point); what the completions below a partial point depend on.
+  std::vector<std::vector<std::size_t>> live;
+  mutable std::vector<std::unordered_map<Key, std::uint64_t, KeyHash>> memo;
+  mutable std::size_t remembered = 0;
+  static constexpr std::size_t kRememberedAtMost = std::size_t(1) << 22;  // keys holding every bound axis
+  std::uint64_t total = 0;
+
+  Block(const Variant* v, Params s, AxisValues a, const std::vector<Restriction>& restrictions, const AxisValues& size_axes)
+      : variant(v), sizes(std::move(s)), axes(std::move(a)), checks(restrictions_by_depth(restrictions, size_axes, axes)) {
+    find_live_axes();
+    memo.resize(axes.size() + 1);
+    total = count(0, sizes);
+  }
+
+  void find_live_axes() {
+    live.resize(axes.size() + 1);
+    std::set<std::string> read;
+    bool reads_all = false;
+    for (std::size_t depth = axes.size() + 1; depth-- > 0;) {
+      for (const Restriction* r : checks[depth]) {
+        reads_all = reads_all || r->uses.empty();
+        read.insert(r->uses.begin(), r->uses.end());
+      }
+      for (std::size_t j = 0; j < depth; ++j)
+        if (reads_all || read.count(axes[j].first)) live[depth].push_back(j);
+    }
+  }
+
+  // Remembered below the root and above the leaves, up to a bound on memory: where the key holds
+  // every bound axis, no two partial points share it, but building a point asks again for the
+  // counts the walk found (a key of at most a few axes is shared by many).
+  bool remembers(std::size_t depth) const {
+    return depth > 0 && depth < axes.size() && (live[depth].size() < depth || remembered < kRememberedAtMost);
+  }
+
+  Key key_of(std::size_t depth, const Params& params) const {
+    Key key;
+    for (std::size_t j : live[depth]) key.push_back(params.get(axes[j].first));
+    return key;
+  }
+
+  // The valid completions of `params` (the sizes and the axes before `depth` bound, no others).
+  std::uint64_t count(std::size_t depth, const Params& params) const {
+    Key key;
+    if (remembers(depth)) {
+      key = key_of(depth, params);
+      if (auto found = memo[depth].find(key); found != memo[depth].end()) return found->second;
+    }
+    if (!allows(depth, params)) return remember(depth, std::move(key), 0);
+    if (depth == axes.size()) return 1;
+    std::uint64_t n = 0;
+    Params next = params;
+    for (auto value : axes[depth].second) {
+      next.set(axes[depth].first, value);
+      n += count(depth + 1, next);
+    }
+    return remember(depth, std::move(key), n);
+  }
+
+  std::uint64_t remember(std::size_t depth, Key key, std::uint64_t n) const {
+    if (remembers(depth)) remembered += memo[depth].emplace(std::move(key), n).second;
+    return n;
+  }
+
+  bool allows(std::size_t depth, const Params& params) const {
+    for (const Restriction* r : checks[depth])
+      if (!r->allows(params)) return false;
+    return true;
+  }
+
+  // The valid combination `index` (< total) in the walk's order: at each depth, the value whose
+  // completions hold it.
+  Params at(std::uint64_t index) const {
+    Params params = sizes;
+    for (std::size_t depth = 0; depth < axes.size(); ++depth) {
+      for (auto value : axes[depth].second) {
+        params.set(axes[depth].first, value);
+        std::uint64_t below = count(depth + 1, params);
+        if (index < below) break;
+        index -= below;
+      }
+    }
+    return params;
+  }
+};
+
+CountedSweep::CountedSweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
+  family_ = sweep_family(spec, registry);
+  if (!family_) throw std::invalid_argument("unknown family " + spec.family);
+  if (!is_countable(spec)) throw std::invalid_argument("a sweep with a --filter is expanded, not counted");
+  cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), Params{}, 0, [&](const Params& sizes) {
+    for (const auto& variant_name : spec.variants) {
+      const Variant* variant = family_->find_variant(variant_name);
+      auto block = std::make_unique<Block>(variant, sizes, walked_axis_values(spec, *variant, check_points), spec.restrictions,
+                                           spec.sizes);
+      if (block->total == 0) continue;
+      starts_.push_back(total_);
+      total_ += block->total;
+      blocks_.push_back(std::move(block));
+    }
+  });
+}
+
+CountedSweep::~CountedSweep() = default;
+CountedSweep::CountedSweep(CountedSweep&&) noexcept = default;
+
+Point CountedSweep::at(std::uint64_t index) const {
+  if (index >= total_) throw std::out_of_range("point index past the sweep's points");
+  std::size_t b = std::size_t(std::upper_bound(starts_.begin(), starts_.end(), index) - starts_.begin()) - 1;
+  const Block& block = *blocks_[b];
+  Point point;
+  point.index = std::size_t(index);
+  point.family = family_;
+  point.variant = block.variant;
+  point.sizes = block.sizes;
+  point.params = block.at(index - starts_[b]);
+  point.id = point_id(family_->name, block.variant->name, point.params);
+  return point;
+}
+
+std::vector<Point> CountedSweep::firsts_of_blocks() const {
+  std::vector<Point> points;
+  for (auto start : starts_) points.push_back(at(start));
+  return points;
+}
+
+std::vector<Point> CountedSweep::first(std::uint64_t count) const {
+  std::vector<Point> points;
+  for (std::uint64_t i = 0; i < std::min(count, total_); ++i) points.push_back(at(i));
+  return points;
+}
+
+std::vector<Point> CountedSweep::sample(std::uint64_t count, std::uint64_t seed, bool in_sweep_order) const {
+  count = std::min(count, total_);
+  std::mt19937_64 generator(seed);
+  std::unordered_map<std::uint64_t, std::uint64_t> moved;  // the shuffle's positions that no longer hold their own index
+  auto held = [&](std::uint64_t k) {
+    auto found = moved.find(k);
+    return found == moved.end() ? k : found->second;
+  };
+  std::vector<std::uint64_t> order;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t j = i + uniform_below(generator, total_ - i);
+    std::uint64_t at_i = held(i), at_j = held(j);
+    moved[i] = at_j;
+    moved[j] = at_i;
+    order.push_back(at_j);
+  }
+  if (in_sweep_order) std::sort(order.begin(), order.end());
+  std::vector<Point> points;
+  for (auto index : order) points.push_back(at(index));
+  return points;
+}
+
+}  // namespace occbench

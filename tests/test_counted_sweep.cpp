@@ -1,0 +1,196 @@
+// Spaces counted, drawn and built one point at a time (harness/sweep/counted_sweep.hpp): the same
+// points, ids and order as expand_sweep, the same random sample as the expanded list's, and a
+// space far larger than any expansion counted exactly. No GPU needed.
+#include "harness/sweep/config.hpp"
+#include "harness/sweep/counted_sweep.hpp"
+#include "harness/sweep/point_source.hpp"
+#include "harness/sweep/sweep.hpp"
+#include "kernels/families.hpp"
+#include "results_test_support.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace occbench {
+namespace {
+
+namespace fs = std::filesystem;
+using ordered_json = nlohmann::ordered_json;
+
+// A kernel of the user's with many tunable #defines, and a config over `axes` under `restrictions`.
+struct SpaceConfig {
+  fs::path dir = fs::temp_directory_path() / "occbench_counted_sweep";
+  ordered_json doc;
+  SpaceConfig(const ordered_json& axes, const std::vector<std::string>& restrictions, const ordered_json& sizes) {
+    fs::create_directories(dir);
+    std::ofstream(dir / "k.cu") << "__global__ void k(float* out, unsigned n) { unsigned i = blockIdx.x * blockDim.x + "
+                                   "threadIdx.x; if (i < n) out[i] = 1.0f; }\n";
+    doc = {{"name", "space"}, {"source", "k.cu"}, {"sizes", sizes}, {"axes", axes}, {"restrictions", restrictions}};
+    doc["arguments"] = ordered_json::parse(R"([{"name": "out", "role": "output", "type": "float32", "count": "n"},
+                                               {"name": "n", "role": "scalar", "type": "uint32", "value": "n"}])");
+    doc["kernels"] = ordered_json::parse(R"j({"first": {"kernel": "k", "grid": "ceil_div(n, 128)", "block": "128"},
+                                             "second": {"kernel": "k", "grid": "ceil_div(n, 128)", "block": "128"}})j");
+    doc["reference"] = ordered_json::parse(R"({"variant": "first", "params": {}})");
+  }
+  ~SpaceConfig() { if (!getenv("KEEP")) fs::remove_all(dir); }
+  std::string path() const {
+    std::ofstream(dir / "space.json") << doc.dump(1);
+    return (dir / "space.json").string();
+  }
+  SweepSpec parse() const { return parse_sweep_file(path(), builtin_registry()); }
+};
+
+// Ten axes, restrictions over a few of them each (one naming a size, one the first and last axes),
+// two sizes and two variants: 4 blocks.
+SpaceConfig medium_space() {
+  ordered_json axes = {{"bx", {16, 32, 64, 128, 256}}, {"by", {1, 2, 4, 8}},   {"tx", {1, 2, 3, 4}}, {"ty", {1, 2, 4}},
+                       {"ux", {1, 2, 4}},               {"vw", {1, 2, 4}},      {"p", {0, 1}},        {"q", {0, 1}},
+                       {"r", {0, 1, 2}},                {"s", {1, 2}}};
+  return SpaceConfig(axes,
+                     {"bx * by <= 512", "tx % ux == 0", "tx % vw == 0 || vw == 1", "bx * tx <= 512", "p == 0 || ty <= 2",
+                      "q + r <= 2", "n > 1024 || s == 1", "bx >= 32 || s == 2"},
+                     {{"n", {1024, 4096}}});
+}
+
+std::vector<std::string> ids(const std::vector<Point>& points) {
+  std::vector<std::string> out;
+  for (const auto& p : points) out.push_back(p.id);
+  return out;
+}
+
+TEST(CountedSweep, EveryPointIsExpandSweepsPointAtTheSameIndex) {
+  SweepSpec spec = medium_space().parse();
+  std::vector<Point> expanded = expand_sweep(spec, builtin_registry());
+  CountedSweep counted(spec, builtin_registry());
+  ASSERT_EQ(counted.size(), expanded.size());
+  ASSERT_GT(expanded.size(), 10000u) << "a space large enough for the memo to matter";
+  for (std::size_t i = 0; i < expanded.size(); i += 7) {
+    Point point = counted.at(i);
+    ASSERT_EQ(point.id, expanded[i].id) << i;
+    EXPECT_EQ(point.index, i);
+    EXPECT_EQ(point.variant, expanded[i].variant);
+    EXPECT_EQ(point.sizes, expanded[i].sizes);
+  }
+  EXPECT_EQ(counted.at(expanded.size() - 1).id, expanded.back().id);
+  EXPECT_THROW(counted.at(expanded.size()), std::out_of_range);
+  EXPECT_EQ(ids(counted.first(25)), ids(std::vector<Point>(expanded.begin(), expanded.begin() + 25)));
+  EXPECT_EQ(count_sweep(spec, builtin_registry()), expanded.size());
+}
+
+TEST(CountedSweep, APointIsFoundByItsIdAloneAndOnlyAPointOfTheSweep) {
+  SweepSpec spec = medium_space().parse();
+  std::vector<Point> expanded = expand_sweep(spec, builtin_registry());
+  for (std::size_t i = 0; i < expanded.size(); i += 97) {
+    auto point = point_with_id(spec, builtin_registry(), expanded[i].id);
+    ASSERT_TRUE(point) << expanded[i].id;
+    EXPECT_EQ(point->params, expanded[i].params);
+    EXPECT_EQ(point->variant, expanded[i].variant);
+  }
+  std::string id = expanded.front().id;
+  for (std::string bad : {std::string("space/third") + id.substr(id.find("/n=")), id + "/extra=1", id.substr(0, id.rfind('/')),
+                          "other/" + id.substr(id.find('/') + 1), id.substr(0, id.find("/bx=")) + "/bx=20" + id.substr(id.find("/by=")),
+                          id.substr(0, id.find("/bx=")) + "/bx=x" + id.substr(id.find("/by="))})
+    EXPECT_FALSE(point_with_id(spec, builtin_registry(), bad)) << bad;
+  std::string ruled_out = id.substr(0, id.find("/bx=")) + "/bx=256/by=4" + id.substr(id.find("/tx="));  // bx * by > 512
+  EXPECT_FALSE(point_with_id(spec, builtin_registry(), ruled_out)) << ruled_out;
+}
+
+TEST(CountedSweep, ASampleIsTheDrawTheExpandedListGives) {
+  SweepSpec spec = medium_space().parse();
+  std::vector<Point> expanded = expand_sweep(spec, builtin_registry());
+  CountedSweep counted(spec, builtin_registry());
+  for (std::uint64_t seed : {1u, 7u, 12345u})
+    for (bool in_order : {true, false}) {
+      RandomSample listed(expanded, 60, seed, in_order);
+      EXPECT_EQ(ids(counted.sample(60, seed, in_order)), ids(listed.points())) << seed << in_order;
+    }
+  EXPECT_EQ(counted.sample(expanded.size() + 5, 3, true).size(), expanded.size()) << "at most every point, each once";
+}
+
+TEST(CountedSweep, RestrictionsSummaryCountsWhatEachRuleOutAsTheExpansionDoes) {
+  SweepSpec spec = medium_space().parse();
+  SweepSpec open = spec;
+  open.restrictions.clear();
+  std::vector<Point> all = expand_sweep(open, builtin_registry());
+  std::size_t unrestricted = 0;
+  std::vector<std::size_t> removed = restriction_removals(spec, builtin_registry(), unrestricted);
+  ASSERT_EQ(unrestricted, all.size());
+  for (std::size_t r = 0; r < spec.restrictions.size(); ++r) {
+    std::size_t expected = 0;
+    for (const auto& point : all) expected += !spec.restrictions[r].allows(point.params);
+    EXPECT_EQ(removed[r], expected) << spec.restrictions[r].text;
+  }
+}
+
+// 12 axes, about 10^8 combinations, a dozen restrictions: counted exactly (checked against a plain
+// loop over every combination here), its points built and sampled, the config validated, all
+// without a list of its points.
+TEST(CountedSweep, AHundredMillionCombinationsAreCountedNotExpanded) {
+  std::vector<std::int64_t> b = {8, 16, 32, 64, 128, 256, 512, 1024}, t = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}, u = {1, 2, 4, 8}, w = {1, 2, 4},
+                             bit = {0, 1}, c = {0, 1, 2, 3, 4, 5, 6, 7};
+  ordered_json axes = {{"bx", b}, {"by", b}, {"tx", t}, {"ty", t}, {"ux", u}, {"uy", u}, {"vw", w}, {"ldg", bit}, {"swap", bit},
+                       {"stride", bit}, {"prefetch", bit}, {"hint", c}};
+  std::vector<std::string> rules = {"bx * by <= 1024", "bx * by >= 64", "tx % vw == 0", "tx % ux == 0", "ty % uy == 0",
+                                    "bx * tx <= 2048", "by * ty <= 256", "tx * ty <= 32", "prefetch == 0 || tx * ty <= 16",
+                                    "ldg == 0 || hint == 0", "stride == 0 || tx > 1", "swap == 0 || bx == by"};
+  SpaceConfig config(axes, rules, {{"n", {1 << 20}}});
+  config.doc["kernels"].erase("second");
+  SweepSpec spec = config.parse();
+  std::uint64_t expected = 0;  // the same rules as plain C++, over every combination
+  for (auto bx : b) for (auto by : b) for (auto tx : t) for (auto ty : t) for (auto ux : u) for (auto uy : u) for (auto vw : w)
+    for (auto ldg : bit) for (auto swap : bit) for (auto stride : bit) for (auto prefetch : bit) for (auto hint : c)
+      expected += bx * by <= 1024 && bx * by >= 64 && tx % vw == 0 && tx % ux == 0 && ty % uy == 0 && bx * tx <= 2048 &&
+                  by * ty <= 256 && tx * ty <= 32 && (prefetch == 0 || tx * ty <= 16) && (ldg == 0 || hint == 0) &&
+                  (stride == 0 || tx > 1) && (swap == 0 || bx == by);
+  CountedSweep counted(spec, builtin_registry());
+  EXPECT_EQ(counted.size(), expected);
+  EXPECT_GT(expected, 100000u);
+  for (const auto& point : counted.sample(200, 5, false))
+    for (const auto& r : spec.restrictions) EXPECT_TRUE(r.allows(point.params)) << point.id << " " << r.text;
+  int code = -1;
+  std::string out = testing_support::run_cli_out({"validate", config.path()}, code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find(fmt::format("{} points", expected)), std::string::npos) << out;
+}
+
+// The command on a sweep too large to expand: run --dry-run counts it and lists its first points, a
+// random sample and a search's candidates are drawn from its count, plan plans a sample.
+TEST(CountedSweep, TheCommandCountsALargeSweepListsItsStartAndDrawsFromIt) {
+  ordered_json axes = {{"a", std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}, {"b", std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+                       {"c", std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}, {"d", std::vector<int>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}},
+                       {"e", std::vector<int>{0, 1}},  {"f", std::vector<int>{0, 1, 2, 3, 4}}, {"g", std::vector<int>{0, 1}}};
+  SpaceConfig config(axes, {"a + b <= 15", "c != d", "e == 0 || f > 0"}, {{"n", {4096}}});
+  config.doc["kernels"].erase("second");
+  std::string path = config.path();
+  std::uint64_t valid = count_sweep(config.parse(), builtin_registry());
+  ASSERT_GT(valid, kExpandedUpTo);
+  int code = -1;
+  std::string out = testing_support::run_cli_out({"run", path, "--dry-run"}, code);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find(fmt::format("{} point(s) would run; the first 1000:", valid)), std::string::npos) << out.substr(0, 300);
+  EXPECT_NE(out.find(fmt::format("... and {} more", valid - 1000)), std::string::npos);
+  EXPECT_NE(out.find("k/first/n=4096/a=1/b=1/c=1/d=2/e=0/f=0/g=0\n"), std::string::npos) << "the first point, in sweep order";
+  out = testing_support::run_cli_out({"run", path, "--dry-run", "--strategy", "random", "--max-points", "4", "--seed", "9"}, code);
+  EXPECT_NE(out.find(": 4 point(s) would run"), std::string::npos) << out;
+  SweepSpec spec = config.parse();
+  CountedSweep counted(spec, builtin_registry());
+  for (const auto& point : counted.sample(4, 9, true)) EXPECT_NE(out.find(point.id + "\n"), std::string::npos) << point.id;
+  out = testing_support::run_cli_out({"run", path, "--dry-run", "--strategy", "local", "--max-points", "20"}, code);
+  EXPECT_NE(out.find(fmt::format("the sweep has {} valid point(s); the search chooses among a uniform sample of {}", valid,
+                                 kSearchCandidatesAtMost)),
+            std::string::npos)
+      << out;
+  out = testing_support::run_cli_out({"plan", path, "--gpu", "h100", "--out", (config.dir / "plan").string()}, code);
+  EXPECT_EQ(code, 0) << out.substr(0, 500);
+  EXPECT_NE(out.find(fmt::format("planning a uniform sample of {} of them", kPlannedAtMost)), std::string::npos) << out.substr(0, 500);
+  EXPECT_NE(out.find(fmt::format("{} planned, 0 skipped, 0 failed", kPlannedAtMost)), std::string::npos);
+}
+
+}  // namespace
+}  // namespace occbench
