@@ -194,3 +194,33 @@ TEST(CountedSweep, TheCommandCountsALargeSweepListsItsStartAndDrawsFromIt) {
 
 }  // namespace
 }  // namespace occbench
+
+namespace occbench {
+namespace {
+
+// run --resume checks each record's point against the stored sweep by its id (not by expanding a
+// sweep that may hold 10^8 points): a log with another sweep's point is refused, naming the record.
+TEST(CountedSweep, AResumedLogsPointsAreCheckedByIdAlone) {
+  fs::path dir = fs::temp_directory_path() / "occbench_counted_resume";
+  fs::create_directories(dir);
+  std::ifstream in(std::string(OCCBENCH_SOURCE_DIR) + "/results/reference/h100/adjacent_difference.jsonl");
+  std::ofstream good(dir / "good.jsonl"), bad(dir / "bad.jsonl");
+  std::string line;
+  for (int n = 0; std::getline(in, line) && n < 3; ++n) {
+    good << line << "\n";
+    auto record = ordered_json::parse(line);
+    if (n == 2) record["point_id"] = "adjacent_difference/host/n=12345";
+    bad << record.dump() << "\n";
+  }
+  good.close(), bad.close();
+  int code = -1;
+  std::string out = testing_support::run_cli_out({"run", "--resume", (dir / "good.jsonl").string(), "--dry-run"}, code);
+  EXPECT_EQ(code, 0) << out;
+  out = testing_support::run_cli_out({"run", "--resume", (dir / "bad.jsonl").string(), "--dry-run"}, code);
+  EXPECT_EQ(code, 2) << out;
+  EXPECT_NE(out.find("record 2: point adjacent_difference/host/n=12345 is not a point of the sweep"), std::string::npos) << out;
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace occbench

@@ -253,10 +253,8 @@ Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlC
 // A resumed log's records must be points of the sweep its header stores (one sweep's log, not
 // another's appended with the same family).
 void check_resumed_points(const SweepSpec& spec, const JsonlContents& resumed, const std::string& path, const Registry& registry) {
-  std::set<std::string> ids;
-  for (const auto& point : expand_sweep(spec, registry)) ids.insert(point.id);
   for (std::size_t i = 0; i < resumed.results.size(); ++i)
-    if (std::string id = record_point_id(resumed.results[i]); !ids.count(id))
+    if (std::string id = record_point_id(resumed.results[i]); !point_with_id(spec, registry, id))
       throw ResultsFileError(fmt::format("{}: record {}: point {} is not a point of the sweep its header stores; expected one "
                                          "sweep's log", path, i + 1, id));
 }
