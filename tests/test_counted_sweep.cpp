@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace occbench {
 namespace {
 
@@ -25,8 +27,13 @@ using ordered_json = nlohmann::ordered_json;
 
 // A kernel of the user's with many tunable #defines, and a config over `axes` under `restrictions`.
 struct SpaceConfig {
-  fs::path dir = fs::temp_directory_path() / "occbench_counted_sweep";
+  // Its own folder: ctest runs the tests of this file side by side.
+  fs::path dir = fs::temp_directory_path() / fmt::format("occbench_counted_sweep_{}_{}", ::getpid(), next_folder());
   ordered_json doc;
+  static int next_folder() {
+    static int n = 0;
+    return ++n;
+  }
   SpaceConfig(const ordered_json& axes, const std::vector<std::string>& restrictions, const ordered_json& sizes) {
     fs::create_directories(dir);
     std::ofstream(dir / "k.cu") << "__global__ void k(float* out, unsigned n) { unsigned i = blockIdx.x * blockDim.x + "
@@ -38,7 +45,7 @@ struct SpaceConfig {
                                              "second": {"kernel": "k", "grid": "ceil_div(n, 128)", "block": "128"}})j");
     doc["reference"] = ordered_json::parse(R"({"variant": "first", "params": {}})");
   }
-  ~SpaceConfig() { if (!getenv("KEEP")) fs::remove_all(dir); }
+  ~SpaceConfig() { fs::remove_all(dir); }
   std::string path() const {
     std::ofstream(dir / "space.json") << doc.dump(1);
     return (dir / "space.json").string();
@@ -201,7 +208,7 @@ namespace {
 // run --resume checks each record's point against the stored sweep by its id (not by expanding a
 // sweep that may hold 10^8 points): a log with another sweep's point is refused, naming the record.
 TEST(CountedSweep, AResumedLogsPointsAreCheckedByIdAlone) {
-  fs::path dir = fs::temp_directory_path() / "occbench_counted_resume";
+  fs::path dir = fs::temp_directory_path() / fmt::format("occbench_counted_resume_{}", ::getpid());
   fs::create_directories(dir);
   std::ifstream in(std::string(OCCBENCH_SOURCE_DIR) + "/results/reference/h100/adjacent_difference.jsonl");
   std::ofstream good(dir / "good.jsonl"), bad(dir / "bad.jsonl");

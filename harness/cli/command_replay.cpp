@@ -17,7 +17,7 @@ namespace {
 
 struct ReplayFlags {
   std::string input, strategies = "random,local,genetic,model", budgets = "1,2,5,10,20", objective = "timing.median_ms", out;
-  std::size_t max_points = 0;
+  std::size_t max_points = 0, batch = 1;
   int seeds = 50;
   std::uint64_t seed = 0;
 };
@@ -51,6 +51,7 @@ ReplayOptions replay_options(const ReplayFlags& flags) {
   }
   if (flags.max_points > 0) options.max_points = flags.max_points;
   options.seeds = flags.seeds;
+  options.batch = flags.batch;
   options.first_seed = flags.seed;
   return options;
 }
@@ -88,6 +89,9 @@ Command add_replay_command(CLI::App& app) {
   replay->add_option("--max-points", flags->max_points, "One budget of N points instead of --budgets")->check(whole_number(1));
   replay->add_option("--seeds", flags->seeds, "Searches per strategy, seeds --seed, --seed+1, ...")
       ->check(whole_number(1, 100000))->capture_default_str();
+  replay->add_option("--batch", flags->batch, "The strategies ask in batches of N, as a run with N compile workers does")
+      ->check(whole_number(1))
+      ->capture_default_str();
   replay->add_option("--seed", flags->seed, "The first seed")->check(whole_number(0))->capture_default_str();
   replay->add_option("--objective", flags->objective, "FIELD[:min|:max] of the record, as run --objective")->capture_default_str();
   replay->add_option("--out", flags->out, "Write the curves (every budget from 1 point on) as JSON, for plots/occplot.py --kinds search");

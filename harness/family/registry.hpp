@@ -174,6 +174,9 @@ struct Variant {
   std::function<std::string(const Params&)> check;
   // Source-defined kernels only: compiles the point's kernel for sm_<arch> (NVRTC, no GPU needed).
   std::function<CompiledSource(const Params&, int arch)> compile;
+  // Source-defined kernels only: whether the point's kernels for this process's GPU are compiled
+  // already (in this process or the compiler's disk cache), so taking them waits for no compiler.
+  std::function<bool(const Params&)> is_compiled;
 
   const Axis* find_axis(std::string_view axis_name) const;
 };

@@ -1,6 +1,7 @@
 #include "harness/run/runner.hpp"
 
 #include "harness/run/compile_queue.hpp"
+#include "harness/run/compile_workers.hpp"
 
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"
@@ -11,6 +12,8 @@
 #include "harness/sweep/claims.hpp"
 
 #include <fmt/format.h>
+
+#include <cstdlib>
 
 #include <deque>
 #include <ostream>
@@ -176,6 +179,19 @@ std::unique_ptr<PointSource> worker_claims(const std::vector<Point>& points, con
                                        finished, [&loop](const Point& point) { loop.prepare(point); });
 }
 
+// A search whose compile workers follow its queue proposes batches as large as the workers are
+// many, or OCCBENCH_SEARCH_BATCH (1: one point at a time) (harness/search/search_source.hpp), handed out recorded points first (a resumed run), then
+// those whose kernels are compiled: the GPU measures while the workers compile the rest.
+void batch_search(SearchSource& search, const RunSession& session) {
+  if (!compile_queue_from_environment()) return;
+  std::size_t size = compile_worker_count(1);
+  if (const char* wanted = std::getenv("OCCBENCH_SEARCH_BATCH"); wanted && std::atoi(wanted) > 0) size = std::size_t(std::atoi(wanted));
+  search.set_batches(size, [&session](const Point& point) {
+    if (session.finished.count(point.id)) return 0;
+    return !point.variant->is_compiled || point.variant->is_compiled(point.params) ? 1 : 2;
+  });
+}
+
 }  // namespace
 
 RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunOptions& options, std::ostream& log) {
@@ -188,6 +204,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   else
     list = make_point_source(spec, registry, options.strategy);
   std::unique_ptr<RunSession> session = open_run_session(spec, options, log);
+  if (search && options.claim_dir.empty()) batch_search(*search, *session);
   PointLoop loop(*session, spec, options, search ? search->planned() : list->points().size(), log);
   std::unique_ptr<PointSource> claims = list ? worker_claims(list->points(), spec, options, *session, loop) : nullptr;
   PointSource& source = claims ? *claims : search ? static_cast<PointSource&>(*search) : *list;

@@ -80,21 +80,33 @@ struct Trajectory {
   std::vector<double> reached, time_share;
 };
 
+// The candidates the strategy asks for next: one, or a batch (told in its order after it).
+std::vector<std::size_t> next_asked(Searcher& searcher, std::size_t batch, std::size_t left) {
+  if (batch > 1) return searcher.ask_batch(std::min(batch, left));
+  if (auto candidate = searcher.ask()) return {*candidate};
+  return {};
+}
+
 Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
-                      double optimum, std::uint64_t seed, std::size_t steps) {
+                      double optimum, std::uint64_t seed, std::size_t steps, std::size_t batch) {
   std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
   double total_s = 0, spent_s = 0, reached = 0;
   for (double s : recorded.seconds) total_s += s;
   Trajectory out;
-  while (out.reached.size() < steps) {
-    if (auto candidate = searcher->ask()) {
-      std::optional<double> value = recorded.values[*candidate];
-      searcher->tell(*candidate, value && objective.maximize ? std::optional<double>(-*value) : value);
-      if (auto best = searcher->best_cost()) reached = fraction_of_optimum(objective.maximize ? -*best : *best, optimum, objective.maximize);
-      spent_s += recorded.seconds[*candidate];
-    }
+  auto step = [&] {
     out.reached.push_back(reached);
     out.time_share.push_back(total_s > 0 ? spent_s / total_s : 0.0);
+  };
+  while (out.reached.size() < steps) {
+    std::vector<std::size_t> asked = next_asked(*searcher, batch, steps - out.reached.size());
+    if (asked.empty()) step();  // the space is spent: the curve stays where it is
+    for (std::size_t candidate : asked) {
+      std::optional<double> value = recorded.values[candidate];
+      searcher->tell(candidate, value && objective.maximize ? std::optional<double>(-*value) : value);
+      if (auto best = searcher->best_cost()) reached = fraction_of_optimum(objective.maximize ? -*best : *best, optimum, objective.maximize);
+      spent_s += recorded.seconds[candidate];
+      step();
+    }
   }
   return out;
 }
@@ -141,7 +153,7 @@ ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, 
   parallel_for(runs.size(), [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s)
       runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded, options.objective, optimum,
-                           options.first_seed + s, steps);
+                           options.first_seed + s, steps, options.batch);
   }, 2);
   ReplayCurve curve{strategy, {}};
   for (std::size_t k = 0; k < steps; ++k) {
@@ -216,7 +228,8 @@ std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOp
   for (const auto& space : spaces) {
     text += fmt::format("space {}: {} points, {} with a value; optimum {:.6g} ({}) at {}\n", space.sizes.empty() ? "–" : space.sizes,
                         space.points, space.with_value, space.optimum, options.objective.text(), space.optimum_point);
-    text += fmt::format("fraction of the optimum found, median [quartiles] of {} seeds\n", options.seeds) + header(space);
+    text += fmt::format("fraction of the optimum found, median [quartiles] of {} seeds{}\n", options.seeds,
+                        options.batch > 1 ? fmt::format(", asked in batches of {}", options.batch) : "") + header(space);
     for (std::size_t b : space.budgets) {
       text += fmt::format("| {:.1f}% | {} |", 100.0 * double(b) / double(space.points), b);
       for (const auto& curve : space.curves) text += " " + cell(curve.steps[b - 1]) + " |";
@@ -235,7 +248,7 @@ std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOp
 }
 
 json replay_json(const std::vector<ReplaySpace>& spaces, const ShardOutput& input, const ReplayOptions& options) {
-  json out = {{"replay_of", input.path}, {"objective", options.objective.text()}, {"seeds", options.seeds},
+  json out = {{"replay_of", input.path}, {"objective", options.objective.text()}, {"seeds", options.seeds}, {"batch", options.batch},
               {"first_seed", options.first_seed}, {"spaces", json::array()}};
   if (!input.devices.empty()) out["device"] = input.devices.front().value("name", "");
   for (const auto& space : spaces) {

@@ -23,6 +23,7 @@ struct ReplayOptions {
   std::vector<std::string> strategies = {"random", "local", "genetic", "model"};
   std::vector<double> budget_percents = {1, 2, 5, 10, 20};  // of the space's points
   std::optional<std::size_t> max_points;  // one budget in points instead
+  std::size_t batch = 1;  // the strategies ask in batches of this many (Searcher::ask_batch), as run with compile workers
   int seeds = 50;
   std::uint64_t first_seed = 0;
   Objective objective;

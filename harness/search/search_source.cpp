@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -48,13 +49,59 @@ SearchSource::SearchSource(std::vector<Point> points, const Strategy& strategy)
   if (strategy.time_limit_s && count > 0) seconds_per_group_ = *strategy.time_limit_s / double(count);
 }
 
-bool SearchSource::exhausted(const Group& group) const {
-  return group.searcher->told() >= group.budget || (seconds_per_group_ && group.seconds >= *seconds_per_group_);
+bool SearchSource::exhausted(const Group& group) const { return group.searcher->told() >= group.budget || out_of_time(group); }
+
+bool SearchSource::out_of_time(const Group& group) const { return seconds_per_group_ && group.seconds >= *seconds_per_group_; }
+
+void SearchSource::set_batches(std::size_t size, std::function<int(const Point&)> readiness) {
+  batch_size_ = std::max<std::size_t>(1, size);
+  readiness_ = std::move(readiness);
+}
+
+const Point* SearchSource::next_of_batch() {
+  for (; current_ < groups_.size() && !lost_; ++current_) {
+    Group& group = groups_[current_];
+    for (;;) {
+      if (const Point* point = out_of_time(group) ? nullptr : readiest_of_batch(group)) return point;
+      tell_batch(group);
+      if (exhausted(group)) break;
+      std::size_t room = std::min(batch_size_, group.budget - group.searcher->told());
+      group.batch.members = group.searcher->ask_batch(room);
+      if (group.batch.members.empty()) break;
+      group.batch.handed.assign(group.batch.members.size(), 0);
+      group.batch.results.assign(group.batch.members.size(), std::nullopt);
+    }
+  }
+  return nullptr;
+}
+
+// The batch's point not given out yet that is readiest, the strategy's order breaking ties.
+const Point* SearchSource::readiest_of_batch(Group& group) {
+  Batch& batch = group.batch;
+  std::optional<std::size_t> best;
+  int best_rank = 0;
+  for (std::size_t i = 0; i < batch.members.size(); ++i) {
+    if (batch.handed[i]) continue;
+    int rank = readiness_ ? readiness_(points_[group.members[batch.members[i]]]) : 0;
+    if (!best || rank < best_rank) best = i, best_rank = rank;
+  }
+  if (!best) return nullptr;
+  batch.handed[*best] = 1;
+  return &points_[group.members[batch.members[*best]]];
+}
+
+// The batch's results, in the strategy's order (those that came in: a time limit may cut a batch).
+void SearchSource::tell_batch(Group& group) {
+  Batch& batch = group.batch;
+  for (std::size_t i = 0; i < batch.members.size(); ++i)
+    if (batch.results[i]) group.searcher->tell(batch.members[i], *batch.results[i]);
+  batch = Batch{};
 }
 
 const Point* SearchSource::next() {
   if (lost_) return nullptr;
   before_choosing();
+  if (batch_size_ > 1) return next_of_batch();
   for (; current_ < groups_.size() && !lost_; ++current_) {
     Group& group = groups_[current_];
     while (!exhausted(group) && !lost_) {
@@ -76,6 +123,17 @@ std::vector<const Point*> SearchSource::likely_next(std::size_t limit) const {
   std::vector<const Point*> likely;
   if (current_ >= groups_.size()) return likely;
   const Group& group = groups_[current_];
+  const Batch& batch = group.batch;
+  for (std::size_t i = 0; i < batch.members.size() && likely.size() < limit; ++i)  // the batch's points to come
+    if (!batch.handed[i]) likely.push_back(&points_[group.members[batch.members[i]]]);
+  // Then the neighbours of the batch's best result so far, where it beats the best before the
+  // batch: where a local search goes next, known before the batch ends.
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < batch.members.size(); ++i)
+    if (batch.results[i] && *batch.results[i] && (!best || **batch.results[i] < **batch.results[*best])) best = i;
+  if (best && (!group.searcher->best_cost() || **batch.results[*best] < *group.searcher->best_cost()))
+    for (std::size_t n : group.space->neighbours(batch.members[*best]))
+      if (likely.size() < limit && !group.searcher->is_evaluated(n)) likely.push_back(&points_[group.members[n]]);
   for (std::size_t candidate : group.searcher->likely_next(limit)) likely.push_back(&points_[group.members[candidate]]);
   return likely;
 }
@@ -88,8 +146,13 @@ void SearchSource::learn(const std::string& point_id, const nlohmann::ordered_js
   if (group.searcher->was_told(candidate)) return;  // a record read again (a shared search reads its own too)
   std::optional<double> value = objective_value(record, objective_);
   if (value && objective_.maximize) *value = -*value;
-  group.searcher->tell(candidate, value);
   group.seconds += number_at(record, "time_use", "point_s", 0.0);
+  const auto& members = group.batch.members;
+  if (auto in_batch = std::find(members.begin(), members.end(), candidate); in_batch != members.end()) {
+    group.batch.results[std::size_t(in_batch - members.begin())] = value;  // told with the rest of the batch
+    return;
+  }
+  group.searcher->tell(candidate, value);
 }
 
 std::size_t SearchSource::planned() const {

@@ -9,7 +9,9 @@
 #include "harness/search/searcher.hpp"
 #include "harness/sweep/point_source.hpp"
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,6 +32,14 @@ class SearchSource : public PointSource {
   // The CUDA context is lost: no more points (a supervised run goes on in a new process, which
   // resumes the search where this one stopped).
   void device_lost() override { lost_ = true; }
+  // Batches (of at most `size` points, 1: none): the strategy proposes what it can before it needs
+  // results (Searcher::ask_batch), the run loop gets the batch's points readiest first
+  // (`readiness`: lower is readier, such as a point already recorded, then one already compiled,
+  // ties in the strategy's order), and the strategy is told the batch's results in its own order
+  // once all are in. So while the GPU measures the points already compiled, the compile workers
+  // compile the rest of the batch (likely_next names them first), and the search still chooses
+  // the same points for the same seed, batch size and results. Not for a shared search.
+  void set_batches(std::size_t size, std::function<int(const Point&)> readiness);
   // At most this many points (the budget, or every point where only a time limit is given).
   std::size_t planned() const;
   std::size_t candidates() const { return points_.size(); }
@@ -52,14 +62,24 @@ class SearchSource : public PointSource {
   std::size_t told_of(std::size_t space) const { return groups_[space].searcher->told(); }
 
  private:
+  struct Batch {
+    std::vector<std::size_t> members;  // candidates, in the strategy's order
+    std::vector<char> handed;          // given to the run loop
+    std::vector<std::optional<std::optional<double>>> results;  // told, in any order
+  };
   struct Group {
     std::vector<std::size_t> members;  // candidate -> index into points_
     std::unique_ptr<SearchSpace> space;
     std::unique_ptr<Searcher> searcher;
     std::size_t budget = 0;
     double seconds = 0;
+    Batch batch;
   };
   bool exhausted(const Group& group) const;
+  bool out_of_time(const Group& group) const;
+  const Point* next_of_batch();
+  const Point* readiest_of_batch(Group& group);
+  void tell_batch(Group& group);
   std::vector<Point> points_;
   std::vector<Group> groups_;
   std::map<std::string, std::pair<std::size_t, std::size_t>> place_;  // point id -> (group, candidate)
@@ -67,6 +87,8 @@ class SearchSource : public PointSource {
   std::optional<double> seconds_per_group_;
   std::size_t current_ = 0;
   bool lost_ = false;
+  std::size_t batch_size_ = 1;
+  std::function<int(const Point&)> readiness_;
 };
 
 // One search shared by the workers of run --devices, each on its GPU with its own copy of the

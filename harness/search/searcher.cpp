@@ -52,6 +52,18 @@ void Searcher::tell(std::size_t candidate, std::optional<double> cost) {
   learn(candidate, cost);
 }
 
+std::vector<std::size_t> Searcher::ask_batch(std::size_t limit) {
+  std::vector<std::size_t> batch;
+  limit = std::min(limit, std::max<std::size_t>(1, batch_room()));
+  while (batch.size() < limit) {
+    std::optional<std::size_t> candidate = ask();
+    if (!candidate) break;
+    reserve(*candidate);
+    batch.push_back(*candidate);
+  }
+  return batch;
+}
+
 void Searcher::reserve(std::size_t candidate) {
   if (evaluated_flags_[candidate]) return;
   evaluated_flags_[candidate] = 1;

@@ -27,10 +27,16 @@ class Searcher {
   void tell(std::size_t candidate, std::optional<double> cost);
   // Never to be asked for: another GPU of a shared search measures it; its cost may be told later.
   void reserve(std::size_t candidate);
+  // Up to `limit` candidates to evaluate before the strategy decides again (each reserved): what
+  // it would ask for one after another without a result in between, stopping where it needs
+  // results (batch_room). The caller tells all of their costs, in this order, before asking
+  // again: then what the strategy does next depends on the costs, not on the order they came in.
+  std::vector<std::size_t> ask_batch(std::size_t limit);
 
   std::size_t evaluated() const { return evaluated_count_; }  // told or reserved
   std::size_t told() const { return history_.size(); }
   bool was_told(std::size_t candidate) const { return told_flags_[candidate]; }
+  bool is_evaluated(std::size_t candidate) const { return evaluated_flags_[candidate]; }  // told or reserved
   std::optional<double> best_cost() const { return best_cost_; }
   // Up to `limit` candidates not evaluated yet that the strategy is likely to ask for soon: the
   // neighbours of the best candidate so far, then of the one asked last (what a local search
@@ -43,8 +49,9 @@ class Searcher {
   // The strategy's choice; may return an evaluated candidate, which ask replaces by a random one.
   virtual std::optional<std::size_t> propose() = 0;
   virtual void learn(std::size_t candidate, std::optional<double> cost) = 0;
+  // How many candidates the strategy can propose, from here, before it needs their results.
+  virtual std::size_t batch_room() const { return SIZE_MAX; }
 
-  bool is_evaluated(std::size_t candidate) const { return evaluated_flags_[candidate]; }
   std::optional<double> cost_of(std::size_t candidate) const { return costs_[candidate]; }
   // Lower is better; a failed candidate is worse than any with a cost.
   bool better(std::optional<double> a, std::optional<double> b) const { return a && (!b || *a < *b); }

@@ -46,6 +46,13 @@ std::optional<std::size_t> LocalSearch::restart() {
   return space_.nearest(wanted, [this](std::size_t c) { return !is_evaluated(c); }, generator_);
 }
 
+std::size_t LocalSearch::batch_room() const {
+  if (history().size() < initial_sample()) return initial_sample() - history().size();
+  if (!current_) return 1;
+  std::size_t untried = std::size_t(std::count_if(untried_.begin(), untried_.end(), [this](std::size_t c) { return !is_evaluated(c); }));
+  return std::max<std::size_t>(1, untried);
+}
+
 std::size_t LocalSearch::initial_sample() const { return std::max<std::size_t>(2, space_.dimensions().size()); }
 
 void LocalSearch::learn(std::size_t candidate, std::optional<double> cost) {

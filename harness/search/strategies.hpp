@@ -30,6 +30,8 @@ class LocalSearch : public Searcher {
   std::optional<std::size_t> propose() override;
   std::vector<std::size_t> likely_next(std::size_t limit) const override { return likely_after(untried_, limit); }
   void learn(std::size_t candidate, std::optional<double> cost) override;
+  // The initial sample, or the current neighbourhood's untried candidates, or one restart.
+  std::size_t batch_room() const override;
 
  private:
   void move_to(std::size_t candidate);
@@ -51,6 +53,8 @@ class GeneticSearch : public Searcher {
   std::optional<std::size_t> propose() override;
   std::vector<std::size_t> likely_next(std::size_t limit) const override { return likely_after(queued_, limit); }
   void learn(std::size_t candidate, std::optional<double> cost) override;
+  // The rest of this generation, or the next whole one.
+  std::size_t batch_room() const override { return queued_.empty() ? population_size_ : queued_.size(); }
 
  private:
   void next_generation();

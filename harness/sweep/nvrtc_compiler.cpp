@@ -286,31 +286,41 @@ class CacheClaim {
   fs::path path_;
 };
 
-}  // namespace
-
-NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
-  NvrtcResult result;
-  result.nvrtc_version = nvrtc_version();
-  result.options = {fmt::format("--gpu-architecture=sm_{}", request.arch), "--std=c++17", "-lineinfo",
-                    "--ptxas-options=-v"};
+// Everything passed to NVRTC for the request (`options`), and the cache key: everything that
+// changes the machine code.
+std::string options_and_key(const NvrtcRequest& request, std::vector<std::string>& options) {
+  options = {fmt::format("--gpu-architecture=sm_{}", request.arch), "--std=c++17", "-lineinfo", "--ptxas-options=-v"};
   std::vector<fs::path> include_dirs;
   for (const auto& option : request.options)
     if (option.rfind("-I", 0) == 0 && option.size() > 2) include_dirs.emplace_back(option.substr(2));
   fs::path source_dir = fs::path(request.source_path).parent_path();
-  if (!source_dir.empty()) result.options.push_back("-I" + source_dir.string());
-  result.options.insert(result.options.end(), request.options.begin(), request.options.end());
-  for (const auto& dir : toolkit_include_dirs()) result.options.push_back("-I" + dir);
+  if (!source_dir.empty()) options.push_back("-I" + source_dir.string());
+  options.insert(options.end(), request.options.begin(), request.options.end());
+  for (const auto& dir : toolkit_include_dirs()) options.push_back("-I" + dir);
 
-  // The key: everything that changes the machine code.
-  std::string keyed = "nvrtc " + result.nvrtc_version + "\n";
-  for (const auto& o : result.options) keyed += "option " + o + "\n";
+  std::string keyed = "nvrtc " + nvrtc_version() + "\n";
+  for (const auto& o : options) keyed += "option " + o + "\n";
   for (const auto& n : request.name_expressions) keyed += "name " + n + "\n";
   keyed += "source\n" + request.source_text;
   std::vector<fs::path> seen;
   std::vector<fs::path> search = include_dirs;
   if (!source_dir.empty()) search.push_back(source_dir);
   append_local_headers(request.source_text, source_dir.empty() ? fs::path(".") : source_dir, search, seen, keyed);
-  result.cache_key = fmt::format("{:016x}", fnv1a(keyed));
+  return fmt::format("{:016x}", fnv1a(keyed));
+}
+
+}  // namespace
+
+bool nvrtc_cached(const NvrtcRequest& request, const std::string& cache_dir) {
+  std::vector<std::string> options;
+  std::error_code ec;
+  return fs::exists(fs::path(cache_dir) / (options_and_key(request, options) + ".cubin"), ec);
+}
+
+NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
+  NvrtcResult result;
+  result.nvrtc_version = nvrtc_version();
+  result.cache_key = options_and_key(request, result.options);
 
   fs::path cubin_path = fs::path(cache_dir) / (result.cache_key + ".cubin");
   fs::path meta_path = fs::path(cache_dir) / (result.cache_key + ".json");

@@ -75,6 +75,8 @@ std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cu
                                                            std::size_t reserved_smem_bytes);
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
+// Whether the request's compilation is in the cache already (nothing compiled).
+bool nvrtc_cached(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 
 // nvrtc_compile, once per distinct request in this process, from any thread: a second caller of
 // the same request waits for the first's result (or its error) instead of compiling again. What

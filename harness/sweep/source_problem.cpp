@@ -106,10 +106,24 @@ NvrtcRequest SourceState::request_for(const KernelSpec& k, const Params& p, int 
   return request;
 }
 
+namespace {
+
+std::string instance_key(int arch, const std::string& name, const std::vector<std::string>& options) {
+  return fmt::format("sm_{}|{}|{}", arch, name, fmt::join(options, " "));
+}
+
+}  // namespace
+
+bool SourceState::is_compiled(const KernelSpec& k, const Params& p, int arch) const {
+  if (arch == 0) return false;
+  if (instances.count(instance_key(arch, name_expression(k, p), user_options(k, p)))) return true;
+  return nvrtc_cached(request_for(k, p, arch, [](const std::string&) { return false; }));  // as precompile asks for it
+}
+
 Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) {
   std::string name = name_expression(k, p);
   std::vector<std::string> options = user_options(k, p);
-  auto key_of = [&](const std::string& n) { return fmt::format("sm_{}|{}|{}", arch, n, fmt::join(options, " ")); };
+  auto key_of = [&](const std::string& n) { return instance_key(arch, n, options); };
   if (auto it = instances.find(key_of(name)); it != instances.end()) return it->second;
   NvrtcRequest request = request_for(k, p, arch, [&](const std::string& n) { return instances.count(key_of(n)) > 0; });
   auto compilation = std::make_shared<Compilation>();
