@@ -263,6 +263,27 @@ TEST(Nvrtc, CompilesWithoutAGpuAndCachesOnDisk) {
   EXPECT_FALSE(occbench::nvrtc_compile(request, cache.string()).cache_hit);
 }
 
+// A kernel that includes CUB's umbrella header (as Kernel Tuner's expdist does) compiles under
+// NVRTC, whose JIT mode refuses the header's device-wide algorithms; is_cached says so after.
+TEST(Nvrtc, AKernelIncludingCubsUmbrellaHeaderCompilesAndIsThenCached) {
+  fs::path cache = scratch_dir() / "cub_cache";
+  fs::remove_all(cache);
+  occbench::NvrtcRequest request;
+  request.source_path = "cub_user.cu";
+  request.source_text = "#include <cub/cub.cuh>\n"
+                        "__global__ void k(float* out) {\n"
+                        "  typedef cub::BlockReduce<float, 128> Reduce;\n"
+                        "  __shared__ typename Reduce::TempStorage storage;\n"
+                        "  float sum = Reduce(storage).Sum(out[threadIdx.x]);\n"
+                        "  if (threadIdx.x == 0) out[0] = sum;\n"
+                        "}\n";
+  request.name_expressions = {"k"};
+  EXPECT_FALSE(occbench::nvrtc_cached(request, cache.string()));
+  auto compiled = occbench::nvrtc_compile(request, cache.string());
+  EXPECT_FALSE(compiled.cubin.empty());
+  EXPECT_TRUE(occbench::nvrtc_cached(request, cache.string()));
+}
+
 // An entry another process is compiling (its KEY.lock, "HOST PID" of a live process) is waited for
 // by the measuring process and left alone by a compile-ahead worker, so none is compiled twice; a
 // lock whose process has died is taken over.

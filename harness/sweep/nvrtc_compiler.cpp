@@ -286,6 +286,38 @@ class CacheClaim {
   fs::path path_;
 };
 
+// CUB's umbrella header includes its device-wide algorithms, whose host code NVRTC refuses ("a
+// function explicitly marked as a __host__ function is not allowed in JIT mode"): a kernel that
+// includes it (Kernel Tuner's expdist does) gets this one instead, given to NVRTC in memory, with
+// every part of CUB that device code can call.
+constexpr const char* kCubUmbrellaName = "cub/cub.cuh";
+constexpr const char* kCubUmbrellaForNvrtc = R"(#pragma once
+#include <cub/config.cuh>
+#include <cub/block/block_adjacent_difference.cuh>
+#include <cub/block/block_discontinuity.cuh>
+#include <cub/block/block_exchange.cuh>
+#include <cub/block/block_histogram.cuh>
+#include <cub/block/block_load.cuh>
+#include <cub/block/block_merge_sort.cuh>
+#include <cub/block/block_radix_rank.cuh>
+#include <cub/block/block_radix_sort.cuh>
+#include <cub/block/block_reduce.cuh>
+#include <cub/block/block_scan.cuh>
+#include <cub/block/block_store.cuh>
+#include <cub/thread/thread_load.cuh>
+#include <cub/thread/thread_operators.cuh>
+#include <cub/thread/thread_reduce.cuh>
+#include <cub/thread/thread_scan.cuh>
+#include <cub/thread/thread_store.cuh>
+#include <cub/warp/warp_exchange.cuh>
+#include <cub/warp/warp_load.cuh>
+#include <cub/warp/warp_merge_sort.cuh>
+#include <cub/warp/warp_reduce.cuh>
+#include <cub/warp/warp_scan.cuh>
+#include <cub/warp/warp_store.cuh>
+#include <cub/util_ptx.cuh>
+)";
+
 // Everything passed to NVRTC for the request (`options`), and the cache key: everything that
 // changes the machine code.
 std::string options_and_key(const NvrtcRequest& request, std::vector<std::string>& options) {
@@ -302,6 +334,7 @@ std::string options_and_key(const NvrtcRequest& request, std::vector<std::string
   for (const auto& o : options) keyed += "option " + o + "\n";
   for (const auto& n : request.name_expressions) keyed += "name " + n + "\n";
   keyed += "source\n" + request.source_text;
+  keyed += std::string("header ") + kCubUmbrellaName + "\n" + kCubUmbrellaForNvrtc;
   std::vector<fs::path> seen;
   std::vector<fs::path> search = include_dirs;
   if (!source_dir.empty()) search.push_back(source_dir);
@@ -343,7 +376,9 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   ::setenv("CUDA_CACHE_DISABLE", "1", 0);
   auto start = std::chrono::steady_clock::now();
   nvrtcProgram program;
-  OCCBENCH_NVRTC_CHECK(nvrtcCreateProgram(&program, request.source_text.c_str(), request.source_path.c_str(), 0, nullptr, nullptr));
+  const char* headers[] = {kCubUmbrellaForNvrtc};
+  const char* header_names[] = {kCubUmbrellaName};
+  OCCBENCH_NVRTC_CHECK(nvrtcCreateProgram(&program, request.source_text.c_str(), request.source_path.c_str(), 1, headers, header_names));
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owner(&program, [](nvrtcProgram* p) { nvrtcDestroyProgram(p); });
   for (const auto& name : request.name_expressions) OCCBENCH_NVRTC_CHECK(nvrtcAddNameExpression(program, name.c_str()));
   std::vector<const char*> options;
