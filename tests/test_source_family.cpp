@@ -284,6 +284,29 @@ TEST(Nvrtc, AKernelIncludingCubsUmbrellaHeaderCompilesAndIsThenCached) {
   EXPECT_TRUE(occbench::nvrtc_cached(request, cache.string()));
 }
 
+// ptxas refusing a kernel's static shared memory: the error names the kernel and its bytes (NVRTC's
+// log may hold only ptxas's report).
+TEST(Nvrtc, TooMuchStaticSharedMemoryIsNamedInTheError) {
+  occbench::NvrtcRequest request;
+  request.source_path = "big_shared.cu";
+  request.source_text = "extern \"C\" __global__ void big(float* out) {\n"
+                        "  __shared__ float tile[13000];\n"
+                        "  tile[threadIdx.x] = out[threadIdx.x];\n"
+                        "  __syncthreads();\n"
+                        "  out[threadIdx.x] = tile[12999 - threadIdx.x];\n"
+                        "}\n";
+  request.name_expressions = {"big"};
+  fs::path cache = scratch_dir() / "big_shared_cache";
+  fs::remove_all(cache);
+  try {
+    occbench::nvrtc_compile(request, cache.string());
+    FAIL() << "52000 bytes of static shared memory compiled";
+  } catch (const occbench::NvrtcCompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("big uses 52000 bytes of static shared memory, over the 49152"), std::string::npos)
+        << e.what();
+  }
+}
+
 // An entry another process is compiling (its KEY.lock, "HOST PID" of a live process) is waited for
 // by the measuring process and left alone by a compile-ahead worker, so none is compiled twice; a
 // lock whose process has died is taken over.

@@ -318,6 +318,28 @@ constexpr const char* kCubUmbrellaForNvrtc = R"(#pragma once
 #include <cub/util_ptx.cuh>
 )";
 
+// Where ptxas refuses a kernel for its static shared memory, NVRTC's log may hold only ptxas's
+// report (seen with CUDA 13): "; KERNEL uses N bytes of static shared memory, over the 49152 a
+// kernel may declare", read from the report, else "".
+std::string static_shared_memory_over_limit(const std::string& log) {
+  constexpr std::size_t kStaticLimitBytes = 49152;
+  std::string kernel, out;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);) {
+    if (auto at = line.find("Compiling entry function '"); at != std::string::npos) {
+      std::size_t start = at + 26;
+      kernel = line.substr(start, line.find('\'', start) - start);
+    } else if (auto smem = line.find(" bytes smem"); smem != std::string::npos) {
+      std::size_t begin = line.find_last_of(' ', smem - 1) + 1;
+      std::size_t bytes = std::size_t(std::strtoull(line.c_str() + begin, nullptr, 10));
+      if (bytes > kStaticLimitBytes)
+        out += fmt::format("; {} uses {} bytes of static shared memory, over the {} a kernel may declare", kernel, bytes,
+                           kStaticLimitBytes);
+    }
+  }
+  return out;
+}
+
 // Everything passed to NVRTC for the request (`options`), and the cache key: everything that
 // changes the machine code.
 std::string options_and_key(const NvrtcRequest& request, std::vector<std::string>& options) {
@@ -390,8 +412,8 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   if (log_size) OCCBENCH_NVRTC_CHECK(nvrtcGetProgramLog(program, result.log.data()));
   while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
   if (compiled != NVRTC_SUCCESS)
-    throw NvrtcCompileError(fmt::format("NVRTC could not compile {} for sm_{} ({}):\n{}", request.source_path, request.arch,
-                                        nvrtcGetErrorString(compiled), result.log));
+    throw NvrtcCompileError(fmt::format("NVRTC could not compile {} for sm_{} ({}){}:\n{}", request.source_path, request.arch,
+                                        nvrtcGetErrorString(compiled), static_shared_memory_over_limit(result.log), result.log));
   for (const auto& name : request.name_expressions) {
     const char* lowered = nullptr;
     if (nvrtcGetLoweredName(program, name.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
