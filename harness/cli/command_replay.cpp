@@ -17,7 +17,8 @@ namespace {
 
 struct ReplayFlags {
   std::string input, strategies = "random,local,genetic,model", budgets = "1,2,5,10,20", objective = "timing.median_ms", out;
-  std::size_t max_points = 0, batch = 1;
+  std::size_t max_points = 0, batch = 1, cores = 1;
+  double compile_s = 0;
   int seeds = 50;
   std::uint64_t seed = 0;
 };
@@ -52,6 +53,8 @@ ReplayOptions replay_options(const ReplayFlags& flags) {
   if (flags.max_points > 0) options.max_points = flags.max_points;
   options.seeds = flags.seeds;
   options.batch = flags.batch;
+  options.compile_s = flags.compile_s;
+  options.cores = flags.cores;
   options.first_seed = flags.seed;
   return options;
 }
@@ -90,6 +93,12 @@ Command add_replay_command(CLI::App& app) {
   replay->add_option("--seeds", flags->seeds, "Searches per strategy, seeds --seed, --seed+1, ...")
       ->check(whole_number(1, 100000))->capture_default_str();
   replay->add_option("--batch", flags->batch, "The strategies ask in batches of N, as a run with N compile workers does")
+      ->check(whole_number(1))
+      ->capture_default_str();
+  replay->add_option("--compile-s", flags->compile_s, "Model a live search's wall: seconds to compile a point (0: no model)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  replay->add_option("--cores", flags->cores, "Compilers at once in the wall model (a batch compiles in waves of this many)")
       ->check(whole_number(1))
       ->capture_default_str();
   replay->add_option("--seed", flags->seed, "The first seed")->check(whole_number(0))->capture_default_str();

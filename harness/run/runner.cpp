@@ -179,12 +179,12 @@ std::unique_ptr<PointSource> worker_claims(const std::vector<Point>& points, con
                                        finished, [&loop](const Point& point) { loop.prepare(point); });
 }
 
-// A search whose compile workers follow its queue proposes batches as large as the workers are
-// many, or OCCBENCH_SEARCH_BATCH (1: one point at a time) (harness/search/search_source.hpp), handed out recorded points first (a resumed run), then
+// A search whose compile workers follow its queue proposes batches as large as the compilers are
+// many (the workers and this process), or OCCBENCH_SEARCH_BATCH (1: one point at a time) (harness/search/search_source.hpp), handed out recorded points first (a resumed run), then
 // those whose kernels are compiled: the GPU measures while the workers compile the rest.
 void batch_search(SearchSource& search, const RunSession& session) {
   if (!compile_queue_from_environment()) return;
-  std::size_t size = compile_worker_count(1);
+  std::size_t size = compile_worker_count(1) + 1;  // the workers, and this process when a point is not compiled yet
   if (const char* wanted = std::getenv("OCCBENCH_SEARCH_BATCH"); wanted && std::atoi(wanted) > 0) size = std::size_t(std::atoi(wanted));
   search.set_batches(size, [&session](const Point& point) {
     if (session.finished.count(point.id)) return 0;

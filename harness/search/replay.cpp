@@ -77,8 +77,23 @@ double fraction_of_optimum(double found, double optimum, bool maximize) {
 // One search after 1, 2, ... `steps` points: the fraction of the optimum found, and the share of
 // the space's measuring time spent.
 struct Trajectory {
-  std::vector<double> reached, time_share;
+  std::vector<double> reached, time_share, wall_s;
 };
+
+// The wall of a live search under a compile-cost model: each point's kernel takes `compile_s` to
+// compile, `cores` compilers work at once; one point at a time, the GPU waits for each compile;
+// in batches, the batch compiles in waves of `cores` and the GPU measures each point once its
+// wave is compiled. Returns the wall after each point of the batch.
+std::vector<double> modeled_walls(double start, const std::vector<double>& point_s, std::size_t batch, const ReplayOptions& options) {
+  std::vector<double> walls;
+  double gpu_free = start;
+  for (std::size_t i = 0; i < point_s.size(); ++i) {
+    double compiled = start + options.compile_s * double(batch > 1 ? i / std::max<std::size_t>(1, options.cores) + 1 : 1);
+    gpu_free = std::max(gpu_free, compiled) + point_s[i];
+    walls.push_back(gpu_free);
+  }
+  return walls;
+}
 
 // The candidates the strategy asks for next: one, or a batch (told in its order after it).
 std::vector<std::size_t> next_asked(Searcher& searcher, std::size_t batch, std::size_t left) {
@@ -88,23 +103,28 @@ std::vector<std::size_t> next_asked(Searcher& searcher, std::size_t batch, std::
 }
 
 Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
-                      double optimum, std::uint64_t seed, std::size_t steps, std::size_t batch) {
+                      double optimum, std::uint64_t seed, std::size_t steps, const ReplayOptions& options) {
   std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
-  double total_s = 0, spent_s = 0, reached = 0;
+  double total_s = 0, spent_s = 0, reached = 0, wall_s = 0;
   for (double s : recorded.seconds) total_s += s;
   Trajectory out;
   auto step = [&] {
     out.reached.push_back(reached);
     out.time_share.push_back(total_s > 0 ? spent_s / total_s : 0.0);
+    out.wall_s.push_back(wall_s);
   };
   while (out.reached.size() < steps) {
-    std::vector<std::size_t> asked = next_asked(*searcher, batch, steps - out.reached.size());
+    std::vector<std::size_t> asked = next_asked(*searcher, options.batch, steps - out.reached.size());
     if (asked.empty()) step();  // the space is spent: the curve stays where it is
-    for (std::size_t candidate : asked) {
-      std::optional<double> value = recorded.values[candidate];
-      searcher->tell(candidate, value && objective.maximize ? std::optional<double>(-*value) : value);
+    std::vector<double> point_s;
+    for (std::size_t candidate : asked) point_s.push_back(recorded.seconds[candidate]);
+    std::vector<double> walls = modeled_walls(wall_s, point_s, options.batch, options);
+    for (std::size_t i = 0; i < asked.size(); ++i) {
+      std::optional<double> value = recorded.values[asked[i]];
+      searcher->tell(asked[i], value && objective.maximize ? std::optional<double>(-*value) : value);
       if (auto best = searcher->best_cost()) reached = fraction_of_optimum(objective.maximize ? -*best : *best, optimum, objective.maximize);
-      spent_s += recorded.seconds[candidate];
+      spent_s += point_s[i];
+      wall_s = walls[i];
       step();
     }
   }
@@ -153,13 +173,16 @@ ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, 
   parallel_for(runs.size(), [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s)
       runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded, options.objective, optimum,
-                           options.first_seed + s, steps, options.batch);
+                           options.first_seed + s, steps, options);
   }, 2);
   ReplayCurve curve{strategy, {}};
   for (std::size_t k = 0; k < steps; ++k) {
-    std::vector<double> reached, time_share;
-    for (const auto& run : runs) reached.push_back(run.reached[k]), time_share.push_back(run.time_share[k]);
+    std::vector<double> reached, time_share, wall_s;
+    for (const auto& run : runs)
+      reached.push_back(run.reached[k]), time_share.push_back(run.time_share[k]), wall_s.push_back(run.wall_s[k]);
     curve.steps.push_back(summarize(reached, time_share, k + 1));
+    std::sort(wall_s.begin(), wall_s.end());
+    curve.steps.back().wall_s = quantile(wall_s, 0.5);
   }
   return curve;
 }
@@ -204,7 +227,7 @@ std::string cell(const ReplayStep& s) {
 
 json step_json(const ReplayStep& s) {
   return {{"points", s.points}, {"median", s.median}, {"lower_quartile", s.lower_quartile}, {"upper_quartile", s.upper_quartile},
-          {"worst", s.worst}, {"mean", s.mean}, {"reached_95", s.reached_95}, {"time_share", s.time_share}};
+          {"worst", s.worst}, {"mean", s.mean}, {"reached_95", s.reached_95}, {"time_share", s.time_share}, {"wall_s", s.wall_s}};
 }
 
 }  // namespace
@@ -221,6 +244,20 @@ std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& o
   std::vector<ReplaySpace> out;
   for (const auto& recorded : recorded_spaces(input, options.objective)) out.push_back(replay_space(recorded, options));
   return out;
+}
+
+// The median wall a live search of each budget would take under the compile-cost model.
+std::string modeled_wall_table(const ReplaySpace& space, const ReplayOptions& options) {
+  std::string text = fmt::format("\nwall of a live search, modeled: {} s to compile a point, {} compiler(s), {}, median s\n",
+                                 options.compile_s, options.cores,
+                                 options.batch > 1 ? fmt::format("batches of {}", options.batch) : std::string("one point at a time")) +
+                     header(space);
+  for (std::size_t b : space.budgets) {
+    text += fmt::format("| {:.1f}% | {} |", 100.0 * double(b) / double(space.points), b);
+    for (const auto& curve : space.curves) text += fmt::format(" {:.1f} |", curve.steps[b - 1].wall_s);
+    text += "\n";
+  }
+  return text;
 }
 
 std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOptions& options) {
@@ -242,6 +279,7 @@ std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOp
       for (const auto& curve : space.curves) text += fmt::format(" {:.1f}% |", 100.0 * curve.steps[b - 1].time_share);
       text += "\n";
     }
+    if (options.compile_s > 0) text += modeled_wall_table(space, options);
     text += "\n";
   }
   return text;

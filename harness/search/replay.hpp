@@ -24,6 +24,9 @@ struct ReplayOptions {
   std::vector<double> budget_percents = {1, 2, 5, 10, 20};  // of the space's points
   std::optional<std::size_t> max_points;  // one budget in points instead
   std::size_t batch = 1;  // the strategies ask in batches of this many (Searcher::ask_batch), as run with compile workers
+  // The compile-cost model of a live search's wall (0: none): seconds to compile a point, compilers at once.
+  double compile_s = 0;
+  std::size_t cores = 1;
   int seeds = 50;
   std::uint64_t first_seed = 0;
   Objective objective;
@@ -35,6 +38,7 @@ struct ReplayStep {
   double median = 0, lower_quartile = 0, upper_quartile = 0, worst = 0, mean = 0;
   double reached_95 = 0;  // the share of seeds within 95% of the optimum
   double time_share = 0;  // median over seeds: the measuring time of the points so far over the whole space's (time_use.point_s)
+  double wall_s = 0;      // median over seeds: a live search's wall under the compile-cost model (ReplayOptions::compile_s)
 };
 
 struct ReplayCurve {
