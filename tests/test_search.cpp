@@ -316,9 +316,9 @@ TEST(SearchSource, SearchesEachSizeWithItsShareOfTheBudgetAndStops) {
   EXPECT_EQ(source.next(), nullptr);
 }
 
-// The queue between a search and its compile workers: ids offered once each, whole lines, each
-// offer ended by an empty line; a worker compiles the points named, once each, the newest offer
-// first, and not a line still being written.
+// The queue between a search and its compile workers: each offer its ids in order (one offered
+// again moves up to the newest offer), whole lines, each ended by an empty line; a worker compiles
+// the points named, once each, the newest offer first, and not a line still being written.
 TEST(CompileQueue, AWorkerCompilesEachNamedPointOnceTheNewestOfferFirst) {
   std::vector<Point> points = expand_sweep(spec_of_text(kTwoSizes), builtin_registry());
   ASSERT_GE(points.size(), 4u);
@@ -326,7 +326,8 @@ TEST(CompileQueue, AWorkerCompilesEachNamedPointOnceTheNewestOfferFirst) {
   std::remove(path.c_str());
   CompileQueue queue(path);
   queue.offer({&points[2], &points[0]});
-  queue.offer({&points[0], &points[1], &points[3]});  // points[0] again: not written twice
+  queue.offer({&points[0], &points[1], &points[3]});  // points[0] again: it moves up to the newest offer
+  queue.offer({&points[0], &points[1], &points[3]});  // the same offer again: not written
   std::ofstream(path, std::ios::app) << "no/such/point\n\n" << points[2].id.substr(0, 5);  // then a line still being written
   std::map<std::string, const Point*> by_id;
   for (const auto& p : points) by_id[p.id] = &p;
@@ -336,7 +337,10 @@ TEST(CompileQueue, AWorkerCompilesEachNamedPointOnceTheNewestOfferFirst) {
   std::vector<std::string> compiled;
   int polls = 0;
   follow_compile_queue(path, point_of, [&](const Point& p) { compiled.push_back(p.id); }, [&] { return polls++ < 8; });
-  EXPECT_EQ(compiled, (std::vector<std::string>{points[1].id, points[3].id, points[2].id, points[0].id}));
+  EXPECT_EQ(compiled, (std::vector<std::string>{points[0].id, points[1].id, points[3].id, points[2].id}));
+  std::ifstream written(path);
+  std::string all((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 2 + 1 + 3 + 1 + 2) << all;
   std::remove(path.c_str());
 }
 

@@ -9,10 +9,12 @@
 namespace occbench {
 
 void CompileQueue::offer(const std::vector<const Point*>& points) {
+  // Every id again, in this offer's order: the workers take the newest offer first, so a point
+  // offered before as a guess moves up once the search needs it (a batch's point, say).
   std::string lines;
-  for (const Point* p : points)
-    if (offered_.insert(p->id).second) lines += p->id + "\n";
-  if (lines.empty()) return;
+  for (const Point* p : points) lines += p->id + "\n";
+  if (lines.empty() || lines == last_offer_) return;
+  last_offer_ = lines;
   // Whole lines (a worker reads only complete ones), the offer ended by an empty line.
   std::ofstream(path_, std::ios::app) << lines << "\n" << std::flush;
 }

@@ -19,12 +19,12 @@ namespace occbench {
 class CompileQueue {
  public:
   explicit CompileQueue(std::string path) : path_(std::move(path)) {}
-  // Appends the ids of the points not offered before, one a line.
+  // Appends the points' ids, one a line, most wanted first (unless the offer is the last one again).
   void offer(const std::vector<const Point*>& points);
 
  private:
   std::string path_;
-  std::set<std::string> offered_;
+  std::string last_offer_;
 };
 
 // The environment variable that names a run's queue file to the processes it starts.
