@@ -231,3 +231,22 @@ TEST(CountedSweep, AResumedLogsPointsAreCheckedByIdAlone) {
 
 }  // namespace
 }  // namespace occbench
+
+namespace occbench {
+namespace {
+
+// The committed example spaces count as a plain loop over their combinations does: the GEMM of a
+// public autotuning benchmark (BAT's, CLTune's parameters: 20,736 combinations, 10,312 kept) and a
+// space of 100,663,296 combinations (223,956 kept, as the test above counts it).
+TEST(CountedSweep, TheExampleLargeSpacesValidateWithTheirCounts) {
+  const std::string dir = std::string(OCCBENCH_SOURCE_DIR) + "/examples/search/large_space/";
+  for (const auto& [file, points] : {std::pair<std::string, int>{"gemm_space.json", 10312}, {"large_space.json", 223956}}) {
+    int code = -1;
+    std::string out = testing_support::run_cli_out({"validate", dir + file}, code);
+    EXPECT_EQ(code, 0) << out;
+    EXPECT_NE(out.find(fmt::format(", {} points", points)), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace occbench
