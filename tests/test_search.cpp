@@ -300,6 +300,17 @@ TEST(SearchSource, BatchesMeasureTheSamePointsWhicheverAreReadyFirst) {
   for (std::size_t i : {0, 1, 2, 12, 13, 14}) EXPECT_NE(ids[i].find("block_size=1024"), std::string::npos) << i << " " << ids[i];
 }
 
+// A time limit cuts a batch where the points' time runs out, and the strategy is told the results
+// that came in (a time-limited search is not repeatable point for point, batches or not).
+TEST(SearchSource, ATimeLimitCutsABatch) {
+  SweepSpec spec = spec_of_text(kTwoSizes);
+  SearchSource source(expand_sweep(spec, builtin_registry()), Strategy{"random", std::nullopt, 0, 3.0});  // 1.5 s a size
+  source.set_batches(6, nullptr);
+  std::size_t told = 0;
+  while (const Point* p = source.next()) source.tell(*p, fake_record(*p, 0.5)), ++told;
+  EXPECT_EQ(told, 6u) << "3 points of 0.5 s per size, out of a batch of 6";
+}
+
 TEST(SearchSource, SearchesEachSizeWithItsShareOfTheBudgetAndStops) {
   SweepSpec spec = spec_of_text(kTwoSizes);
   Strategy strategy{"local", 9, 5};
