@@ -2,7 +2,7 @@
 # On the device machine: live 120-point searches of examples/search/convolution (Kernel Tuner's
 # convolution kernel, 7x7 filter, 3488 points), each from an empty NVRTC cache: a local search one
 # point at a time (OCCBENCH_SEARCH_BATCH=1, as before batches) and in batches (the default: as many
-# as the compile workers), a random sample, on every core and on two (taskset -c 0,1). Writes each
+# as the compilers: the workers and the measuring process), a random sample, on every core and on two (taskset -c 0,1). Writes each
 # run's log (its time line) and results under $OUT, and walls.txt.
 #   OUT=DIR bash scripts/search_batch_study.sh            # BIN: the occbench binary (build-h100-bin/occbench)
 set -uo pipefail
