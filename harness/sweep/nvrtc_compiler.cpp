@@ -1,6 +1,8 @@
 #include "harness/sweep/nvrtc_compiler.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/cuda_check.hpp"
+#include "harness/model/kernel_resources.hpp"
+#include "harness/model/occupancy.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -320,23 +322,14 @@ constexpr const char* kCubUmbrellaForNvrtc = R"(#pragma once
 
 // Where ptxas refuses a kernel for its static shared memory, NVRTC's log may hold only ptxas's
 // report (seen with CUDA 13): "; KERNEL uses N bytes of static shared memory, over the 49152 a
-// kernel may declare", read from the report, else "".
+// kernel may declare", read from the report as plan reads it, else "".
 std::string static_shared_memory_over_limit(const std::string& log) {
-  constexpr std::size_t kStaticLimitBytes = 49152;
-  std::string kernel, out;
-  std::istringstream lines(log);
-  for (std::string line; std::getline(lines, line);) {
-    if (auto at = line.find("Compiling entry function '"); at != std::string::npos) {
-      std::size_t start = at + 26;
-      kernel = line.substr(start, line.find('\'', start) - start);
-    } else if (auto smem = line.find(" bytes smem"); smem != std::string::npos) {
-      std::size_t begin = line.find_last_of(' ', smem - 1) + 1;
-      std::size_t bytes = std::size_t(std::strtoull(line.c_str() + begin, nullptr, 10));
-      if (bytes > kStaticLimitBytes)
-        out += fmt::format("; {} uses {} bytes of static shared memory, over the {} a kernel may declare", kernel, bytes,
-                           kStaticLimitBytes);
-    }
-  }
+  const std::size_t limit = SmLimits{}.smem_per_block_bytes;  // without opt-in: what a kernel may declare
+  std::string out;
+  for (const auto& kernel : KernelResourceTable::parse(log).kernels())
+    if (kernel.static_smem_bytes > limit)
+      out += fmt::format("; {} uses {} bytes of static shared memory, over the {} a kernel may declare", kernel.name,
+                         kernel.static_smem_bytes, limit);
   return out;
 }
 
