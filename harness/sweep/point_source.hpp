@@ -94,10 +94,9 @@ class RandomSample : public ListSource {
 // The sweep's points, expanded, then narrowed to the shard's share where run --shard asks.
 std::vector<Point> selected_points(const SweepSpec& spec, const Registry& registry);
 
-// Sweeps of more points than this are not expanded to draw a random sample or take the first
-// --max-points: the points are built from the sweep's count (harness/sweep/counted_sweep.hpp).
-constexpr std::uint64_t kExpandedUpTo = 100000;
-// A random run of such a sweep with a time limit and no --max-points draws at most this many.
+// A sweep of more than kExpandedUpTo points (harness/sweep/sweep.hpp) is not expanded to draw a
+// random sample or take the first --max-points. A random run of such a sweep with a time limit and
+// no --max-points draws at most this many.
 constexpr std::uint64_t kDrawnAtMost = 100000;
 // plan plans a uniform sample of this many of such a sweep's points.
 constexpr std::uint64_t kPlannedAtMost = 10000;

@@ -100,25 +100,20 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
   return points;
 }
 
-namespace {
-
-// How many points the sweep keeps: counted where it can be, else expanded (a --filter).
-std::uint64_t kept_points(const SweepSpec& spec, const Registry& registry, bool check_points) {
+std::uint64_t count_sweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
   if (CountedSweep::is_countable(spec)) return CountedSweep(spec, registry, check_points).size();
-  return expand_sweep(spec, registry, check_points).size();
+  return expand_sweep(spec, registry, check_points).size();  // a --filter matches ids one by one
 }
-
-}  // namespace
 
 std::vector<std::size_t> restriction_removals(const SweepSpec& spec, const Registry& registry, std::size_t& unrestricted) {
   SweepSpec one = spec;
   one.restrictions.clear();
-  unrestricted = kept_points(one, registry, false);
+  unrestricted = count_sweep(one, registry, false);
   // What a restriction rules out is what the sweep under it alone does not keep.
   std::vector<std::size_t> removed;
   for (const auto& restriction : spec.restrictions) {
     one.restrictions = {restriction};
-    removed.push_back(unrestricted - kept_points(one, registry, false));
+    removed.push_back(unrestricted - count_sweep(one, registry, false));
   }
   return removed;
 }
@@ -127,7 +122,7 @@ std::string restrictions_summary(const SweepSpec& spec, const Registry& registry
   if (spec.restrictions.empty()) return "";
   std::size_t unrestricted = 0;
   std::vector<std::size_t> removed = restriction_removals(spec, registry, unrestricted);
-  std::uint64_t kept = kept_points(spec, registry, true);
+  std::uint64_t kept = count_sweep(spec, registry);
   std::string text = fmt::format("restrictions: {} of {} point(s) kept\n", kept, unrestricted);
   for (std::size_t i = 0; i < removed.size(); ++i)
     text += fmt::format("  {} \"{}\" rules out {} point(s)\n", spec.restrictions[i].path, spec.restrictions[i].text, removed[i]);
@@ -187,14 +182,10 @@ std::optional<Point> point_with_id(const SweepSpec& spec, const Registry& regist
   return point;
 }
 
-std::uint64_t count_sweep(const SweepSpec& spec, const Registry& registry, bool check_points) {
-  return kept_points(spec, registry, check_points);
-}
-
 std::vector<Point> points_to_check(const SweepSpec& spec, const Registry& registry) {
   if (!CountedSweep::is_countable(spec)) return expand_sweep(spec, registry, false);
   CountedSweep counted(spec, registry, false);
-  if (counted.size() <= kEveryPointCheckedUpTo) return expand_sweep(spec, registry, false);
+  if (counted.size() <= kExpandedUpTo) return expand_sweep(spec, registry, false);
   std::vector<Point> points = counted.firsts_of_blocks();
   for (auto& point : counted.sample(kPointsCheckedOfALargerSweep, /*seed=*/0, true)) points.push_back(std::move(point));
   return points;

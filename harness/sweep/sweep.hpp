@@ -37,10 +37,13 @@ std::optional<Point> point_with_id(const SweepSpec& spec, const Registry& regist
 // How many points the sweep keeps, counted without building them where it can be (CountedSweep).
 std::uint64_t count_sweep(const SweepSpec& spec, const Registry& registry, bool check_points = true);
 
-// The points a config's check evaluates every expression of: all of them up to
-// kEveryPointCheckedUpTo, else the first point of each size and variant and a uniform sample of
-// kPointsCheckedOfALargerSweep (expanding 10^8 points to check them would take longer than the run).
-constexpr std::uint64_t kEveryPointCheckedUpTo = 100000;
+// Sweeps of more points than this are not expanded: they are counted and their points built from
+// the count (harness/sweep/counted_sweep.hpp) where a sample or the first points will do.
+constexpr std::uint64_t kExpandedUpTo = 100000;
+
+// The points a config's check evaluates every expression of: all of them up to kExpandedUpTo, else
+// the first point of each size and variant and a uniform sample of kPointsCheckedOfALargerSweep
+// (expanding 10^8 points to check them would take longer than the run).
 constexpr std::uint64_t kPointsCheckedOfALargerSweep = 10000;
 std::vector<Point> points_to_check(const SweepSpec& spec, const Registry& registry);
 
