@@ -3,6 +3,9 @@
 #include "harness/core/parallel.hpp"
 #include "harness/family/random_hash.hpp"
 
+#include <algorithm>
+#include <unordered_map>
+
 namespace occbench {
 
 void fill_uniform(float* data, std::size_t count, std::uint64_t seed, float low, float high) {
@@ -35,5 +38,24 @@ std::uint64_t uniform_below(std::mt19937_64& generator, std::uint64_t n) {
 }
 
 double uniform_unit(std::mt19937_64& generator) { return double(generator() >> 11) * 0x1.0p-53; }
+
+std::vector<std::uint64_t> distinct_below(std::uint64_t total, std::uint64_t count, std::uint64_t seed) {
+  count = std::min(count, total);
+  std::mt19937_64 generator(seed);
+  std::unordered_map<std::uint64_t, std::uint64_t> moved;  // the shuffle's places that no longer hold their own index
+  auto held = [&](std::uint64_t k) {
+    auto found = moved.find(k);
+    return found == moved.end() ? k : found->second;
+  };
+  std::vector<std::uint64_t> drawn;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    std::uint64_t j = i + uniform_below(generator, total - i);
+    std::uint64_t at_i = held(i), at_j = held(j);
+    moved[i] = at_j;
+    moved[j] = at_i;
+    drawn.push_back(at_j);
+  }
+  return drawn;
+}
 
 }  // namespace occbench

@@ -23,4 +23,9 @@ double unit_random(std::uint64_t seed, std::uint64_t stream, std::uint64_t i);
 std::uint64_t uniform_below(std::mt19937_64& generator, std::uint64_t n);
 double uniform_unit(std::mt19937_64& generator);
 
+// `count` distinct indices below `total` (all of them where there are fewer), uniform, in the
+// order drawn: the first `count` places of a Fisher-Yates shuffle of 0 .. total-1 seeded with
+// `seed`, kept sparse so that `total` may be 10^8 (a sweep's random sample, expanded or counted).
+std::vector<std::uint64_t> distinct_below(std::uint64_t total, std::uint64_t count, std::uint64_t seed);
+
 }  // namespace occbench

@@ -5,7 +5,6 @@
 #include "harness/sweep/sweep.hpp"
 
 #include <algorithm>
-#include <random>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -166,21 +165,7 @@ std::vector<Point> CountedSweep::first(std::uint64_t count) const {
 }
 
 std::vector<Point> CountedSweep::sample(std::uint64_t count, std::uint64_t seed, bool in_sweep_order) const {
-  count = std::min(count, total_);
-  std::mt19937_64 generator(seed);
-  std::unordered_map<std::uint64_t, std::uint64_t> moved;  // the shuffle's positions that no longer hold their own index
-  auto held = [&](std::uint64_t k) {
-    auto found = moved.find(k);
-    return found == moved.end() ? k : found->second;
-  };
-  std::vector<std::uint64_t> order;
-  for (std::uint64_t i = 0; i < count; ++i) {
-    std::uint64_t j = i + uniform_below(generator, total_ - i);
-    std::uint64_t at_i = held(i), at_j = held(j);
-    moved[i] = at_j;
-    moved[j] = at_i;
-    order.push_back(at_j);
-  }
+  std::vector<std::uint64_t> order = distinct_below(total_, count, seed);
   if (in_sweep_order) std::sort(order.begin(), order.end());
   std::vector<Point> points;
   for (auto index : order) points.push_back(at(index));

@@ -9,7 +9,6 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <random>
 
 namespace occbench {
 
@@ -23,15 +22,10 @@ std::vector<Point> first(const std::vector<Point>& points, std::optional<std::si
 // `in_sweep_order`: measured in the sweep's order (each problem built once); else in the order
 // drawn, so that any prefix of it is a uniform sample too (a run a time limit stops).
 std::vector<Point> random_sample(const std::vector<Point>& points, std::size_t count, std::uint64_t seed, bool in_sweep_order) {
-  std::vector<std::size_t> order(points.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  count = std::min(count, order.size());
-  std::mt19937_64 generator(seed);
-  for (std::size_t i = 0; i < count; ++i) std::swap(order[i], order[i + uniform_below(generator, order.size() - i)]);
-  order.resize(count);
+  std::vector<std::uint64_t> order = distinct_below(points.size(), count, seed);
   if (in_sweep_order) std::sort(order.begin(), order.end());
   std::vector<Point> sample;
-  for (std::size_t i : order) sample.push_back(points[i]);
+  for (auto i : order) sample.push_back(points[std::size_t(i)]);
   return sample;
 }
 
