@@ -45,12 +45,7 @@ std::vector<std::size_t> search_order(const std::string& strategy, const SearchS
   std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
   std::vector<std::size_t> order;
   while (order.size() < limit) {
-    std::vector<std::size_t> asked;
-    if (batch > 1) {
-      asked = searcher->ask_batch(std::min(batch, limit - order.size()));
-    } else if (std::optional<std::size_t> c = searcher->ask()) {
-      asked = {*c};
-    }
+    std::vector<std::size_t> asked = searcher->ask_batch(std::min(batch, limit - order.size()));
     if (asked.empty()) break;
     for (std::size_t c : asked) order.push_back(c), searcher->tell(c, costs[c]);
   }

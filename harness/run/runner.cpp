@@ -180,8 +180,9 @@ std::unique_ptr<PointSource> worker_claims(const std::vector<Point>& points, con
 }
 
 // A search whose compile workers follow its queue proposes batches as large as the compilers are
-// many (the workers and this process), or OCCBENCH_SEARCH_BATCH (1: one point at a time) (harness/search/search_source.hpp), handed out recorded points first (a resumed run), then
-// those whose kernels are compiled: the GPU measures while the workers compile the rest.
+// many (the workers and this process), or OCCBENCH_SEARCH_BATCH (1: one point at a time), handed
+// out recorded points first (a resumed run), then those whose kernels are compiled: the GPU
+// measures while the workers compile the rest (harness/search/search_source.hpp).
 void batch_search(SearchSource& search, const RunSession& session) {
   if (!compile_queue_from_environment()) return;
   std::size_t size = compile_worker_count(1) + 1;  // the workers, and this process when a point is not compiled yet

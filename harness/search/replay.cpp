@@ -81,25 +81,18 @@ struct Trajectory {
 };
 
 // The wall of a live search under a compile-cost model: each point's kernel takes `compile_s` to
-// compile, `cores` compilers work at once; one point at a time, the GPU waits for each compile;
-// in batches, the batch compiles in waves of `cores` and the GPU measures each point once its
-// wave is compiled. Returns the wall after each point of the batch.
-std::vector<double> modeled_walls(double start, const std::vector<double>& point_s, std::size_t batch, const ReplayOptions& options) {
+// compile and `cores` compilers work at once, so a batch compiles in waves of `cores` and the GPU
+// measures each point once its wave is compiled (one point at a time: a wave of one, every point
+// waiting for its compile). Returns the wall after each point of the batch.
+std::vector<double> modeled_walls(double start, const std::vector<double>& point_s, const ReplayOptions& options) {
   std::vector<double> walls;
   double gpu_free = start;
   for (std::size_t i = 0; i < point_s.size(); ++i) {
-    double compiled = start + options.compile_s * double(batch > 1 ? i / std::max<std::size_t>(1, options.cores) + 1 : 1);
+    double compiled = start + options.compile_s * double(i / std::max<std::size_t>(1, options.cores) + 1);
     gpu_free = std::max(gpu_free, compiled) + point_s[i];
     walls.push_back(gpu_free);
   }
   return walls;
-}
-
-// The candidates the strategy asks for next: one, or a batch (told in its order after it).
-std::vector<std::size_t> next_asked(Searcher& searcher, std::size_t batch, std::size_t left) {
-  if (batch > 1) return searcher.ask_batch(std::min(batch, left));
-  if (auto candidate = searcher.ask()) return {*candidate};
-  return {};
 }
 
 Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
@@ -114,11 +107,12 @@ Trajectory trajectory(const std::string& strategy, const SearchSpace& space, con
     out.wall_s.push_back(wall_s);
   };
   while (out.reached.size() < steps) {
-    std::vector<std::size_t> asked = next_asked(*searcher, options.batch, steps - out.reached.size());
+    // One candidate, or a batch told in its order after it (a batch of 1 is one ask).
+    std::vector<std::size_t> asked = searcher->ask_batch(std::min(options.batch, steps - out.reached.size()));
     if (asked.empty()) step();  // the space is spent: the curve stays where it is
     std::vector<double> point_s;
     for (std::size_t candidate : asked) point_s.push_back(recorded.seconds[candidate]);
-    std::vector<double> walls = modeled_walls(wall_s, point_s, options.batch, options);
+    std::vector<double> walls = modeled_walls(wall_s, point_s, options);
     for (std::size_t i = 0; i < asked.size(); ++i) {
       std::optional<double> value = recorded.values[asked[i]];
       searcher->tell(asked[i], value && objective.maximize ? std::optional<double>(-*value) : value);
