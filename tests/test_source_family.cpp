@@ -365,11 +365,11 @@ TEST(Nvrtc, CompileErrorNamesTheSourceFileAndLine) {
 // the workers are (this process remembers what it compiled).
 TEST(SourceFamily, ACompileShareOfASampleCompilesOnlyTheSample) {
   std::string occbench = (fs::path(occbench::self_executable()).parent_path().parent_path() / "occbench").string();
-  auto entries_after = [&](const std::string& name, const std::string& sample) {
+  auto entries_after = [&](const std::string& name, const std::string& sample, const std::string& share = "0/1") {
     fs::path cache = scratch_dir() / name;
     fs::remove_all(cache);
     std::string command = "OCCBENCH_CACHE_DIR=" + cache.string() + " " + occbench + " plan " + kExampleDir +
-                          "/adjacent_difference.json --gpu h100 --compile-share 0/1" +
+                          "/adjacent_difference.json --gpu h100 --compile-share " + share +
                           (sample.empty() ? "" : " --compile-sample " + sample) + " > /dev/null";
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
     std::size_t cubins = 0;
@@ -382,6 +382,9 @@ TEST(SourceFamily, ACompileShareOfASampleCompilesOnlyTheSample) {
   EXPECT_GE(whole, 3u) << "one instantiation per variant";
   EXPECT_GE(sample, 1u);
   EXPECT_LT(sample, whole);
+  // A worker takes every kernel no other has taken: alone, worker 1 of 4 compiles them all (a
+  // fixed share, every fourth, would leave the rest to workers that may be slower or done).
+  EXPECT_EQ(entries_after("share_1_of_4", "", "1/4"), whole);
 
   // A resumed run's workers compile the points its record lacks: here those of one variant.
   std::string config = kExampleDir + "/adjacent_difference.json";

@@ -28,7 +28,7 @@ Command add_plan_command(CLI::App& app, const Registry& registry) {
   plan->add_option("--out", options.out_dir, "Folder for the result files")->capture_default_str();
   plan->add_flag("--list-gpus", options.list_gpus, "Show the built-in GPU table and exit");
   add_selection_options(*plan, flags->selection);
-  plan->add_option("--compile-share", options.compile_share, "Internal: compile share W/N of a user kernel's instantiations")
+  plan->add_option("--compile-share", options.compile_share, "Internal: compile, as worker W of N, the user kernel's instantiations no other worker has taken")
       ->group("");
   plan->add_option("--compile-sample", options.compile_sample, "Internal: with --compile-share, the run's sample NAME:N:SEED")
       ->group("");

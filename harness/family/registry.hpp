@@ -194,10 +194,10 @@ struct Family {
   // Launch axes whose value changes the expected output (stencil's filter_size): the problem keeps
   // one reference per value, so run --devices hands out a value's points together.
   std::vector<std::string> reference_axes;
-  // Optional: compiles share `index` of `count` of the kernels of these points (variant, params)
-  // for sm_<arch> ahead, into the compiler's disk cache, so that taking each point's kernel later
-  // waits for no compiler (a family of the user's own CUDA source, compiled at run time; several
-  // processes each take a share).
+  // Optional: compiles the kernels of these points (variant, params) for sm_<arch> ahead, into
+  // the compiler's disk cache, so that taking each point's kernel later waits for no compiler (a
+  // family of the user's own CUDA source, compiled at run time): as worker `index` of `count`
+  // processes, each taking the next kernel no other has taken.
   std::function<void(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count)>
       precompile;
 

@@ -326,7 +326,8 @@ constexpr const char* kCubUmbrellaForNvrtc = R"(#pragma once
 std::string static_shared_memory_over_limit(const std::string& log) {
   const std::size_t limit = SmLimits{}.smem_per_block_bytes;  // without opt-in: what a kernel may declare
   std::string out;
-  for (const auto& kernel : KernelResourceTable::parse(log).kernels())
+  KernelResourceTable table = KernelResourceTable::parse(log);  // kept: the loop reads inside it
+  for (const auto& kernel : table.kernels())
     if (kernel.static_smem_bytes > limit)
       out += fmt::format("; {} uses {} bytes of static shared memory, over the {} a kernel may declare", kernel.name,
                          kernel.static_smem_bytes, limit);
@@ -379,6 +380,11 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
       return result;
     }
     claim = CacheClaim::take(fs::path(cache_dir) / (result.cache_key + ".lock"));
+    // Another process may have written the entry and let go of its claim since the look above.
+    if (claim && read_cache_entry(cubin_path, meta_path, request, result)) {
+      result.waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
+      return result;
+    }
     if (claim) break;
     if (request.leave_claimed) throw NvrtcLeftToOther("another process is compiling " + result.cache_key);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));  // another process compiles it: its entry comes soon

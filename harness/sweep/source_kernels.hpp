@@ -178,8 +178,9 @@ struct SourceState {
   // options that is not `compiled` yet.
   NvrtcRequest request_for(const KernelSpec& k, const Params& p, int arch,
                            const std::function<bool(const std::string& name)>& compiled) const;
-  // Compiles share `index` of `count` of the requests the points' first instance() calls will
-  // make (every count-th, in the sweep's order), one after another, into NVRTC's disk cache.
+  // Compiles, as worker `index` of `count`, the requests the points' first instance() calls will
+  // make that no process has compiled or claimed, from its own (index) on in the sweep's order,
+  // one after another, into NVRTC's disk cache.
   void precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count) const;
   // The record's compile block of an instance; the first point that uses it reports its NVRTC time.
   std::string compile_json(Instance& inst, int arch);

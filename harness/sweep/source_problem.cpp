@@ -112,6 +112,19 @@ std::string instance_key(int arch, const std::string& name, const std::vector<st
   return fmt::format("sm_{}|{}|{}", arch, name, fmt::join(options, " "));
 }
 
+// The order in which worker `index` of `count` goes through n requests. Each starts at its own
+// (index) and walks on through all of them, compiling what no process has compiled or claimed:
+// one that finishes early takes the next request instead of idling while another still holds a
+// fixed share (one space's compile times differ by 10x: on the H100 machine, 120 random points
+// of the convolution space in fixed shares took 15.6 s on 16 processes where their compile times
+// add up to 120 s). A lone worker (two cores) starts from the end while the measuring process
+// compiles from the start what it needs: they meet, and neither waits for the other.
+std::vector<std::size_t> precompile_order(std::size_t n, unsigned index, unsigned count) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < n; ++i) order.push_back(count == 1 ? n - 1 - i : (index + i) % n);
+  return order;
+}
+
 }  // namespace
 
 bool SourceState::is_compiled(const KernelSpec& k, const Params& p, int arch) const {
@@ -144,25 +157,21 @@ Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) 
 void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index,
                              unsigned count) const {
   std::set<std::string> seen;
-  std::vector<NvrtcRequest> share;
-  std::size_t position = 0;
+  std::vector<NvrtcRequest> requests;
   for (const auto& [variant, params] : points)
     for (const auto& k : kernels) {
       if (k.variant != variant) continue;
       NvrtcRequest r = request_for(k, params, arch, [](const std::string&) { return false; });
       if (!seen.insert(fmt::format("{}|{}", fmt::join(r.options, " "), fmt::join(r.name_expressions, " "))).second) continue;
-      if (position++ % count != index) continue;
       r.leave_claimed = true;  // the measuring process, or another worker, is compiling it
-      share.push_back(std::move(r));
+      requests.push_back(std::move(r));
     }
-  // A lone worker (two cores) starts from the sweep's end while the measuring process compiles
-  // from its start what it needs: they meet, and neither waits for the other.
-  if (count == 1) std::reverse(share.begin(), share.end());
-  for (const auto& r : share) {
+  for (std::size_t i : precompile_order(requests.size(), index, count)) {
+    if (nvrtc_cached(requests[i])) continue;
     try {
-      nvrtc_compile_once(r);
+      nvrtc_compile_once(requests[i]);
     } catch (const std::exception&) {
-      // The point's own compilation says what is wrong, in its record.
+      // Left to another process, or the point's own compilation says what is wrong, in its record.
     }
   }
 }
