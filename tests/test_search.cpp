@@ -171,20 +171,21 @@ TEST(Searcher, TheSameSeedSearchesTheSameWayAndAnotherSeedDoesNot) {
 
 // What compiling ahead for a search is given (harness/run/compile_queue.hpp): the strategy's own
 // queue (a local search's untried neighbours, a genetic search's children), then unevaluated
-// neighbours of the best and of the last asked candidate; a local or genetic search's next ask is
-// mostly among them (random: never; it says so in the output).
+// neighbours of the best and of the last asked candidate; after its random start (the first ten
+// asks) a local or genetic search's next ask is mostly among them (random: never; it says so in
+// the output).
 TEST(Searcher, LikelyNextAreUnevaluatedAndHoldMostOfALocalOrGeneticSearchsAsks) {
   testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
   SearchSpace space(s.candidates);
   for (const char* name : kStrategies) {
     std::unique_ptr<Searcher> searcher = make_searcher(name, space, 5);
     std::set<std::size_t> asked;
-    std::size_t hits = 0, steps = 40;
+    std::size_t hits = 0, steps = 40, start = 10;
     std::vector<std::size_t> likely;
     for (std::size_t step = 0; step < steps; ++step) {
       std::optional<std::size_t> c = searcher->ask();
       ASSERT_TRUE(c);
-      hits += std::find(likely.begin(), likely.end(), *c) != likely.end();
+      hits += step >= start && std::find(likely.begin(), likely.end(), *c) != likely.end();
       asked.insert(*c);
       searcher->tell(*c, s.costs[*c]);
       likely = searcher->likely_next(64);
@@ -193,8 +194,9 @@ TEST(Searcher, LikelyNextAreUnevaluatedAndHoldMostOfALocalOrGeneticSearchsAsks) 
       for (std::size_t n : likely) EXPECT_EQ(asked.count(n), 0u) << name << ": an evaluated candidate";
       EXPECT_EQ(std::set<std::size_t>(likely.begin(), likely.end()).size(), likely.size()) << name;
     }
-    if (std::string(name) == "local" || std::string(name) == "genetic") EXPECT_GE(hits, steps * 3 / 4) << name << ": asks among the likely next";
-    std::cout << name << ": " << hits << " of " << steps << " asks were among the likely next\n";
+    if (std::string(name) == "local" || std::string(name) == "genetic")
+      EXPECT_GE(hits, (steps - start) * 3 / 4) << name << ": asks among the likely next";
+    std::cout << name << ": " << hits << " of the " << steps - start << " asks after the start were among the likely next\n";
   }
 }
 
@@ -545,6 +547,27 @@ TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
   EXPECT_GE(at_120[16].median, 0.95);
   options.compile_s = 0;
   EXPECT_EQ(format_replay(replay(input, options), options).find("wall of a live search"), std::string::npos) << "no model asked";
+}
+
+// The model asks a batch's later candidates believing the earlier ones cost what it predicts
+// (ModelSearch::fit_and_rank), so a batch of 16 spreads out instead of crowding one guess: on the
+// measured convolution space it finds as much per point as one at a time, in the mean of 30
+// seeds at 2% and 5% of the space: 0.910 and 0.975 against 0.903 and 0.945 (without the belief,
+// 0.888 and 0.947: the test fails).
+TEST(Replay, TheModelInBatchesFindsAsMuchPerPointAsOneAtATime) {
+  ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
+  ReplayOptions options;
+  options.strategies = {"model"};
+  options.seeds = 30;
+  options.budget_percents = {2, 5};
+  std::map<std::size_t, std::vector<double>> means;
+  for (std::size_t batch : {1, 16}) {
+    options.batch = batch;
+    ReplaySpace space = replay(input, options).at(0);
+    for (std::size_t budget : space.budgets) means[batch].push_back(space.curves.back().steps.at(budget - 1).mean);
+  }
+  ASSERT_EQ(means[16].size(), 2u);
+  for (std::size_t i = 0; i < means[16].size(); ++i) EXPECT_GE(means[16][i], means[1][i] - 0.005) << "budget " << i;
 }
 
 TEST(Replay, OnTheMeasuredSyrkSpaceLocalSearchReaches95PercentWithin5PercentAndBeatsRandom) {

@@ -82,7 +82,20 @@ void LocalSearch::move_to(std::size_t candidate) {
   for (std::size_t n : space_.neighbours(candidate))
     if (!is_evaluated(n)) untried.push_back(n);
   shuffle(untried, generator_);
+  rank_by_model(untried);
   untried_.assign(untried.begin(), untried.end());
+}
+
+// Most promising first, by randomized trees fitted to the costs so far (ties keep their random
+// order): the first better neighbour comes sooner, and a batch takes the neighbourhood's best guesses.
+void LocalSearch::rank_by_model(std::vector<std::size_t>& candidates) {
+  if (history().size() < initial_sample() || candidates.size() < 2) return;
+  Training told = training_set();
+  ExtraTrees model(told.x, told.y, generator_);
+  std::vector<std::pair<double, std::size_t>> scored;
+  for (std::size_t c : candidates) scored.push_back({model.predict(space_.features(c)).mean, c});
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < scored.size(); ++i) candidates[i] = scored[i].second;
 }
 
 // --- genetic algorithm ---
@@ -171,24 +184,17 @@ std::optional<std::size_t> ModelSearch::propose() {
 
 void ModelSearch::fit_and_rank() {
   fitted_at_ = evaluated();
-  // Log costs where they share a sign: time and energy span decades.
-  bool all_positive = true, all_negative = true;
-  double worst = -HUGE_VAL;
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
-  auto scaled = [&](double cost) { return all_positive ? std::log(cost) : all_negative ? -std::log(-cost) : cost; };
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) worst = std::max(worst, scaled(*cost));
-  std::vector<std::vector<double>> x;
-  std::vector<double> y;
-  for (std::size_t c : history()) {
-    x.push_back(space_.features(c));
-    y.push_back(cost_of(c) ? scaled(*cost_of(c)) : worst);
+  Training told = training_set();
+  ExtraTrees model(told.x, told.y, generator_);
+  // A batch's earlier asks, not measured yet, are believed to cost what the model predicts (as
+  // the kriging believer does): fitted again with them, the model is surer there, so the batch's
+  // next asks go elsewhere instead of crowding the same best guess.
+  if (std::vector<std::size_t> asked = pending(); !asked.empty()) {
+    for (std::size_t c : asked) told.x.push_back(space_.features(c)), told.y.push_back(model.predict(told.x.back()).mean);
+    model = ExtraTrees(told.x, told.y, generator_);
   }
-  ExtraTrees model(x, y, generator_);
-  double best = scaled(*best_cost());
   std::vector<std::pair<double, std::size_t>> scored;
-  for (std::size_t c : pool()) scored.push_back({-expected_improvement(model.predict(space_.features(c)), best), c});
+  for (std::size_t c : pool()) scored.push_back({-expected_improvement(model.predict(space_.features(c)), told.best), c});
   std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   ranked_.clear();
   for (const auto& item : scored) ranked_.push_back(item.second);

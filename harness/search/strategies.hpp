@@ -19,7 +19,8 @@ class RandomSearch : public Searcher {
 
 // Iterated first-improvement local search (as Kernel Tuner's greedy_ils): from the best of a
 // random sample of one point per axis (at least two), evaluate the neighbours (one axis one step
-// away) in random order and move to the first that is better; at a local optimum, start again
+// away), most promising first once the sample is in (randomized trees fitted to the costs so far,
+// as the model's), and move to the first that is better; at a local optimum, start again
 // from the best so far with two or three axes changed at random, or (one time in four) anywhere.
 // Known costs are used before new ones.
 class LocalSearch : public Searcher {
@@ -35,6 +36,7 @@ class LocalSearch : public Searcher {
 
  private:
   void move_to(std::size_t candidate);
+  void rank_by_model(std::vector<std::size_t>& candidates);
   std::optional<std::size_t> restart();
   std::size_t initial_sample() const;
   std::optional<std::size_t> current_;
@@ -69,7 +71,8 @@ class GeneticSearch : public Searcher {
 // Model-based search (as SMAC): after a random start, fit an ensemble of randomized regression
 // trees to the log costs so far (failed candidates count as the worst seen) and evaluate the
 // candidates of highest expected improvement; every tenth choice is random, so the model keeps
-// learning about the whole space. The model is fitted again once the results grew by 5%.
+// learning about the whole space. The model is fitted again once the results grew by 5%. In a
+// batch, the candidates asked but not told yet count as costing what the model predicts.
 class ModelSearch : public Searcher {
  public:
   ModelSearch(const SearchSpace& space, std::uint64_t seed);
@@ -77,6 +80,8 @@ class ModelSearch : public Searcher {
  protected:
   std::optional<std::size_t> propose() override;
   void learn(std::size_t, std::optional<double>) override {}
+  // The rest of the random start (the model's first fit waits for all of it), then any number.
+  std::size_t batch_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : SIZE_MAX; }
 
  private:
   void fit_and_rank();
