@@ -1,39 +1,94 @@
 #!/usr/bin/env bash
 # On the device machine: live 120-point searches of examples/search/convolution (Kernel Tuner's
-# convolution kernel, 7x7 filter, 3488 points), each from an empty NVRTC cache: a local search one
-# point at a time (OCCBENCH_SEARCH_BATCH=1, as before batches) and in batches (the default: as many
-# as the compilers: the workers and the measuring process), a random sample, on every core and on two (taskset -c 0,1). Writes each
-# run's log (its time line) and results under $OUT, and walls.txt.
-#   OUT=DIR bash scripts/search_batch_study.sh            # BIN: the occbench binary (build-h100-bin/occbench)
+# convolution kernel, 7x7 filter, 3488 points), each from an empty NVRTC cache, and at the end
+# the best point of every search timed again in one process (scripts/search_bests.py). PARTS
+# (default: all of them) picks:
+#   before     a local search one point at a time by BIN_BEFORE (the code before batches), SEEDS
+#   batches    a local search in batches (as many as the compilers: the workers and the measuring process), SEEDS
+#   random     a random sample of 120, RANDOM_SEEDS
+#   two_cores  on two cores (taskset -c 0,1): one at a time by BIN_BEFORE, in batches by BIN
+#   pairs      per seed of SEEDS, one after the other: the compile probe, before, batches, random
+#              (the machine's compile speed varies by 2x within a call: pairs see the same)
+#   kernel_tuner  Kernel Tuner's KT_STRATEGIES, 120 configurations each (scripts/kt_convolution_search.py;
+#              KT_SITE: where kernel_tuner is installed), one after another
+#   ab_batches per seed of SEEDS, one after the other: BIN_BEFORE's batches and BIN's (a change to a strategy)
+#   bests      every run's best point (Kernel Tuner's too), timed again together by BIN
+# Writes each run's log (its time line) and results under $OUT, and walls.txt.
+#   OUT=DIR BIN_BEFORE=old/occbench SEEDS="1 2 3 4 5" bash scripts/search_batch_study.sh
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${BIN:-build-h100-bin/occbench}
+bin_before=${BIN_BEFORE:-$bin}
 config=examples/search/convolution/convolution.json
 out=${OUT:-results/search_batch}
 mkdir -p "$out"
 seeds=${SEEDS:-1}
+parts=${PARTS:-before batches random two_cores bests}
 
-# run NAME CPUS BATCH ARGS...: one search from an empty cache (CPUS: taskset's list, or all).
+# run NAME BINARY CPUS BATCH ARGS...: one search from an empty cache (CPUS: taskset's list, or all).
 run() {
-  local name=$1 cpus=$2 batch=$3
-  shift 3
+  local name=$1 binary=$2 cpus=$3 batch=$4
+  shift 4
   local cache start prefix=()
   cache=$(mktemp -d)
   if [ "$cpus" != all ]; then prefix=(taskset -c "$cpus" env OCCBENCH_COMPILE_PROCESSES=2); fi
   start=$(date +%s%N)
   env OCCBENCH_CACHE_DIR="$cache" CUDA_CACHE_DISABLE=1 ${batch:+OCCBENCH_SEARCH_BATCH=$batch} \
-    "${prefix[@]}" "$bin" run "$config" --out "$out/$name" "$@" > "$out/$name.log" 2>&1
+    "${prefix[@]}" "$binary" run "$config" --out "$out/$name" "$@" > "$out/$name.log" 2>&1
   echo "$name rc=$? wall_s=$(( ($(date +%s%N) - start) / 1000000 ))e-3" | tee -a "$out/walls.txt"
   rm -rf "$cache"
 }
 
-for seed in $seeds; do
-  run "local-one-s$seed" all 1 --strategy local --max-points 120 --seed "$seed"
-  run "local-batch-s$seed" all "" --strategy local --max-points 120 --seed "$seed"
-done
-run random-all all "" --strategy random --max-points 120 --seed 1
-if [ "${TWO_CORES:-1}" = 1 ]; then
-  run local-one-2cores 0,1 1 --strategy local --max-points 120 --seed 1
-  run local-batch-2cores 0,1 "" --strategy local --max-points 120 --seed 1
+# probe NAME: the machine's compile speed now: 64 fixed points of the space compiled by plan's
+# workers (one per core) from an empty cache; the wall goes to walls_probe.txt.
+probe() {
+  local cache start
+  cache=$(mktemp -d)
+  start=$(date +%s%N)
+  OCCBENCH_CACHE_DIR="$cache" CUDA_CACHE_DISABLE=1 "$bin" plan "$config" --gpu h100 --out "$cache/plan" \
+    --set block_size_x=32,64 block_size_y=2,4 tile_size_x=2,4 tile_size_y=2,4 > /dev/null 2>&1
+  echo "$1 compile_64_s=$(( ($(date +%s%N) - start) / 1000000 ))e-3" | tee -a "$out/walls_probe.txt"
+  rm -rf "$cache"
+}
+
+wants() { [[ " $parts " == *" $1 "* ]]; }
+if wants pairs; then
+  for seed in $seeds; do
+    probe "probe-s$seed"
+    run "before-one-s$seed" "$bin_before" all 1 --strategy local --max-points 120 --seed "$seed"
+    run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"
+    run "random-s$seed" "$bin" all "" --strategy random --max-points 120 --seed "$seed"
+  done
+fi
+if wants before; then
+  for seed in $seeds; do run "before-one-s$seed" "$bin_before" all 1 --strategy local --max-points 120 --seed "$seed"; done
+fi
+if wants ab_batches; then
+  for seed in $seeds; do
+    run "before-batch-s$seed" "$bin_before" all "" --strategy local --max-points 120 --seed "$seed"
+    run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"
+  done
+fi
+if wants batches; then
+  for seed in $seeds; do run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"; done
+fi
+if wants random; then
+  for seed in ${RANDOM_SEEDS:-1}; do run "random-s$seed" "$bin" all "" --strategy random --max-points 120 --seed "$seed"; done
+fi
+if wants two_cores; then
+  run before-one-2cores "$bin_before" 0,1 1 --strategy local --max-points 120 --seed 1
+  run local-batch-2cores "$bin" 0,1 "" --strategy local --max-points 120 --seed 1
+fi
+if wants kernel_tuner; then
+  for strategy in ${KT_STRATEGIES:-greedy_ils random_sample}; do
+    PYTHONPATH=${KT_SITE:-} python3 scripts/kt_convolution_search.py "$strategy" > "$out/kt-$strategy.json" 2> "$out/kt-$strategy.log"
+    echo "kt-$strategy rc=$? $(python3 -c 'import json,sys; print("wall_s=%s" % json.load(open(sys.argv[1]))["wall_s"])' "$out/kt-$strategy.json")" \
+      | tee -a "$out/walls_kernel_tuner.txt"
+  done
+fi
+if wants bests; then  # one process times every search's best point: their times compare without run-to-run noise
+  filter=$(python3 scripts/search_bests.py ids "$out")
+  "$bin" run "$config" --filter "$filter" --out "$out/bests" > "$out/bests.log" 2>&1
+  python3 scripts/search_bests.py table "$out" | tee "$out/bests.md"
 fi
 for log in "$out"/*.log; do echo "== $(basename "$log")"; grep -E "timed samples|waiting for the compiler|^[0-9]+ ok, " "$log" | tail -3; done

@@ -82,20 +82,7 @@ void LocalSearch::move_to(std::size_t candidate) {
   for (std::size_t n : space_.neighbours(candidate))
     if (!is_evaluated(n)) untried.push_back(n);
   shuffle(untried, generator_);
-  rank_by_model(untried);
   untried_.assign(untried.begin(), untried.end());
-}
-
-// Most promising first, by randomized trees fitted to the costs so far (ties keep their random
-// order): the first better neighbour comes sooner, and a batch takes the neighbourhood's best guesses.
-void LocalSearch::rank_by_model(std::vector<std::size_t>& candidates) {
-  if (history().size() < initial_sample() || candidates.size() < 2) return;
-  Training told = training_set();
-  ExtraTrees model(told.x, told.y, generator_);
-  std::vector<std::pair<double, std::size_t>> scored;
-  for (std::size_t c : candidates) scored.push_back({model.predict(space_.features(c)).mean, c});
-  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (std::size_t i = 0; i < scored.size(); ++i) candidates[i] = scored[i].second;
 }
 
 // --- genetic algorithm ---

@@ -19,8 +19,7 @@ class RandomSearch : public Searcher {
 
 // Iterated first-improvement local search (as Kernel Tuner's greedy_ils): from the best of a
 // random sample of one point per axis (at least two), evaluate the neighbours (one axis one step
-// away), most promising first once the sample is in (randomized trees fitted to the costs so far,
-// as the model's), and move to the first that is better; at a local optimum, start again
+// away) in random order and move to the first that is better; at a local optimum, start again
 // from the best so far with two or three axes changed at random, or (one time in four) anywhere.
 // Known costs are used before new ones.
 class LocalSearch : public Searcher {
@@ -36,7 +35,6 @@ class LocalSearch : public Searcher {
 
  private:
   void move_to(std::size_t candidate);
-  void rank_by_model(std::vector<std::size_t>& candidates);
   std::optional<std::size_t> restart();
   std::size_t initial_sample() const;
   std::optional<std::size_t> current_;
