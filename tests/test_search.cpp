@@ -258,6 +258,9 @@ TEST(Searcher, BatchesAreWhatAStrategyProposesBeforeItNeedsResults) {
   EXPECT_EQ(distinct.size(), descent.size());
   std::unique_ptr<Searcher> genetic = make_searcher("genetic", space, 4);
   EXPECT_LE(genetic->ask_batch(1000).size(), 20u) << "at most one generation";
+  // The model's first batch is its random start, max(8, 2 * axes + 2): it fits on all of it.
+  std::unique_ptr<Searcher> model = make_searcher("model", space, 4);
+  EXPECT_EQ(model->ask_batch(1000).size(), std::max<std::size_t>(8, 2 * space.dimensions().size() + 2));
 
   std::vector<double> percents = {5, 10, 20};
   std::vector<std::size_t> budgets;
