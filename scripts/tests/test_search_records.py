@@ -56,3 +56,52 @@ def test_a_search_whose_points_were_swapped_is_refused(tmp_path):
     done = resume_check(tmp_path, lines)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "7 of 8 points" in done.stdout  # the first of the two comes too early; the second is then the next one again
+
+
+def point(axes, median_ms, variant="tiled"):
+    return {"point_id": f"convolution/{variant}/image_width=4096/image_height=4096/{axes}", "variant": variant,
+            "status": "ok", "timing": {"median_ms": median_ms}}
+
+
+def write_run(folder, records):
+    folder.mkdir(parents=True)
+    lines = [json.dumps({"occbench_jsonl": 1})] + [json.dumps(r) for r in records]
+    (folder / "run.jsonl").write_text("\n".join(lines) + "\n")
+
+
+def test_search_bests_names_each_runs_best_and_compares_them_timed_again_together(tmp_path):
+    write_run(tmp_path / "a", [point("x=1", 0.30), point("x=2", 0.20), point("", 0.10, variant="naive")])
+    write_run(tmp_path / "b", [point("x=3", 0.25)])
+    (tmp_path / "walls.txt").write_text("a rc=0 wall_s=1e-3\nb rc=0 wall_s=2e-3\n")
+    (tmp_path / "kt-greedy_ils.json").write_text(json.dumps({"best_ms_by_kernel_tuner": 0.5, "best": {"x": 1}}))
+    (tmp_path / "kt-failed.json").write_text("")  # a strategy that failed writes nothing
+    script = SCRIPTS / "search_bests.py"
+    ids = subprocess.run([sys.executable, script, "ids", tmp_path], capture_output=True, text=True)
+    assert ids.returncode == 0, ids.stderr
+    assert ids.stdout.strip() == ("^(convolution/tiled/image_width=4096/image_height=4096/x=1|"
+                                  "convolution/tiled/image_width=4096/image_height=4096/x=2|"
+                                  "convolution/tiled/image_width=4096/image_height=4096/x=3)$"), "the naive reference is no search's best"
+    write_run(tmp_path / "bests", [point("x=1", 0.40), point("x=2", 0.21), point("x=3", 0.28)])
+    table = subprocess.run([sys.executable, script, "table", tmp_path], capture_output=True, text=True)
+    assert table.returncode == 0, table.stderr
+    rows = {line.split("|")[1].strip(): line.split("|")[4:6] for line in table.stdout.splitlines()[2:]}
+    assert [float(v) for v in rows["a"]] == [0.21, 1.0]
+    assert [float(v) for v in rows["b"]] == [0.28, 0.75]
+    assert [float(v) for v in rows["kt-greedy_ils"]] == [0.40, 0.525]
+    assert "kt-failed" not in rows
+
+
+def replay_document(means):
+    steps = [{"points": 10, "mean": means[0], "median": means[0]}, {"points": 20, "mean": means[1], "median": means[1]}]
+    return {"seeds": 200, "spaces": [{"sizes": "n=1", "points": 1000, "budgets": [10, 20],
+                                      "strategies": [{"name": "model", "steps": steps}]}]}
+
+
+def test_replay_compare_sets_two_replays_side_by_side_by_mean(tmp_path):
+    (tmp_path / "a.json").write_text(json.dumps(replay_document([0.90, 0.95])))
+    (tmp_path / "b.json").write_text(json.dumps(replay_document([0.92, 0.94])))
+    done = subprocess.run([sys.executable, SCRIPTS / "replay_compare.py", tmp_path / "a.json", tmp_path / "b.json"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "| model | 1% | 10 | 0.900 → 0.920 (+0.020) | 0.900 → 0.920 |" in done.stdout
+    assert "| model | 2% | 20 | 0.950 → 0.940 (-0.010) | 0.950 → 0.940 |" in done.stdout
