@@ -358,6 +358,26 @@ std::string options_and_key(const NvrtcRequest& request, std::vector<std::string
   return fmt::format("{:016x}", fnv1a(keyed));
 }
 
+// The request's cache entry read into `result` (true), as this or another process wrote it,
+// waiting while another compiles it; else (false) `claim` holds the right to compile it. A
+// compile-ahead worker leaves an entry another process is compiling to it (NvrtcLeftToOther).
+bool cached_or_claimed(const fs::path& cubin_path, const fs::path& meta_path, const NvrtcRequest& request, NvrtcResult& result,
+                       std::optional<CacheClaim>& claim) {
+  auto wait_start = std::chrono::steady_clock::now();
+  auto read = [&] {
+    if (!read_cache_entry(cubin_path, meta_path, request, result)) return false;
+    result.waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
+    return true;
+  };
+  for (;;) {
+    if (read()) return true;
+    claim = CacheClaim::take(fs::path(cubin_path).replace_extension(".lock"));
+    if (claim) return read();  // another process may have written the entry and let go of its claim since the look above
+    if (request.leave_claimed) throw NvrtcLeftToOther("another process is compiling " + result.cache_key);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // another process compiles it: its entry comes soon
+  }
+}
+
 }  // namespace
 
 bool nvrtc_cached(const NvrtcRequest& request, const std::string& cache_dir) {
@@ -374,21 +394,7 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   fs::path cubin_path = fs::path(cache_dir) / (result.cache_key + ".cubin");
   fs::path meta_path = fs::path(cache_dir) / (result.cache_key + ".json");
   std::optional<CacheClaim> claim;
-  for (auto wait_start = std::chrono::steady_clock::now();;) {
-    if (read_cache_entry(cubin_path, meta_path, request, result)) {
-      result.waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
-      return result;
-    }
-    claim = CacheClaim::take(fs::path(cache_dir) / (result.cache_key + ".lock"));
-    // Another process may have written the entry and let go of its claim since the look above.
-    if (claim && read_cache_entry(cubin_path, meta_path, request, result)) {
-      result.waited_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - wait_start).count();
-      return result;
-    }
-    if (claim) break;
-    if (request.leave_claimed) throw NvrtcLeftToOther("another process is compiling " + result.cache_key);
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // another process compiles it: its entry comes soon
-  }
+  if (cached_or_claimed(cubin_path, meta_path, request, result, claim)) return result;
 
   // Where a driver is installed, NVRTC's ptxas step can be answered from the driver's compute
   // cache (~/.nv/ComputeCache): then ptxas never runs and the log holds no resource report, which
