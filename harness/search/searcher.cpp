@@ -1,7 +1,5 @@
 #include "harness/search/searcher.hpp"
 
-#include <cmath>
-
 #include "harness/search/strategies.hpp"
 
 #include <fmt/format.h>
@@ -71,23 +69,6 @@ std::vector<std::size_t> Searcher::pending() const {
   if (evaluated_count_ == history_.size()) return out;
   for (std::size_t c = 0; c < evaluated_flags_.size(); ++c)
     if (evaluated_flags_[c] && !told_flags_[c]) out.push_back(c);
-  return out;
-}
-
-Searcher::Training Searcher::training_set() const {
-  bool all_positive = true, all_negative = true;
-  for (std::size_t c : history_)
-    if (auto cost = costs_[c]) all_positive &= *cost > 0, all_negative &= *cost < 0;
-  auto scaled = [&](double cost) { return all_positive ? std::log(cost) : all_negative ? -std::log(-cost) : cost; };
-  double worst = -HUGE_VAL;
-  for (std::size_t c : history_)
-    if (auto cost = costs_[c]) worst = std::max(worst, scaled(*cost));
-  Training out;
-  for (std::size_t c : history_) {
-    out.x.push_back(space_.features(c));
-    out.y.push_back(costs_[c] ? scaled(*costs_[c]) : worst);
-  }
-  if (best_cost_) out.best = scaled(*best_cost_);
   return out;
 }
 

@@ -62,14 +62,6 @@ class Searcher {
   const std::vector<std::size_t>& history() const { return history_; }
   // The candidates asked for (or reserved) whose costs were not told yet: a batch's earlier asks.
   std::vector<std::size_t> pending() const;
-  // What a model learns from the told candidates: their features and costs, log costs where they
-  // share a sign (time and energy span decades), a failed one as the worst seen; `best` scaled so.
-  struct Training {
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    double best = 0;
-  };
-  Training training_set() const;
 
   const SearchSpace& space_;
   std::mt19937_64 generator_;

@@ -169,6 +169,23 @@ std::optional<std::size_t> ModelSearch::propose() {
   return random_unevaluated();
 }
 
+ModelSearch::Training ModelSearch::training_set() const {
+  bool all_positive = true, all_negative = true;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
+  auto scaled = [&](double cost) { return all_positive ? std::log(cost) : all_negative ? -std::log(-cost) : cost; };
+  double worst = -HUGE_VAL;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) worst = std::max(worst, scaled(*cost));
+  Training out;
+  for (std::size_t c : history()) {
+    out.x.push_back(space_.features(c));
+    out.y.push_back(cost_of(c) ? scaled(*cost_of(c)) : worst);
+  }
+  if (best_cost()) out.best = scaled(*best_cost());
+  return out;
+}
+
 void ModelSearch::fit_and_rank() {
   fitted_at_ = evaluated();
   Training told = training_set();

@@ -82,6 +82,14 @@ class ModelSearch : public Searcher {
   std::size_t batch_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : SIZE_MAX; }
 
  private:
+  // What the model learns from the told candidates: their features and costs, log costs where
+  // they share a sign (time and energy span decades), a failed one as the worst seen; `best` so.
+  struct Training {
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    double best = 0;
+  };
+  Training training_set() const;
   void fit_and_rank();
   std::vector<std::size_t> pool();
   std::size_t initial_random_;
