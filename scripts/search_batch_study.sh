@@ -12,6 +12,7 @@
 #   kernel_tuner  Kernel Tuner's KT_STRATEGIES, 120 configurations each (scripts/kt_convolution_search.py;
 #              KT_SITE: where kernel_tuner is installed), one after another
 #   ab_batches per seed of SEEDS, one after the other: BIN_BEFORE's batches and BIN's (a change to a strategy)
+#   ab_random  per seed of RANDOM_SEEDS, one after the other: BIN_BEFORE's random sample and BIN's
 #   bests      every run's best point (Kernel Tuner's too), timed again together by BIN
 # Writes each run's log (its time line) and results under $OUT, and walls.txt.
 #   OUT=DIR BIN_BEFORE=old/occbench SEEDS="1 2 3 4 5" bash scripts/search_batch_study.sh
@@ -67,6 +68,12 @@ if wants ab_batches; then
   for seed in $seeds; do
     run "before-batch-s$seed" "$bin_before" all "" --strategy local --max-points 120 --seed "$seed"
     run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"
+  done
+fi
+if wants ab_random; then
+  for seed in ${RANDOM_SEEDS:-1}; do
+    run "before-random-s$seed" "$bin_before" all "" --strategy random --max-points 120 --seed "$seed"
+    run "random-s$seed" "$bin" all "" --strategy random --max-points 120 --seed "$seed"
   done
 fi
 if wants batches; then

@@ -7,13 +7,19 @@
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
 #include "harness/measure/kernel_attributes.hpp"
+#include "harness/records/record_writer.hpp"
+#include "harness/run/runner.hpp"
+#include "harness/sweep/source_kernels.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <sstream>
 
 namespace occbench {
 namespace {
@@ -289,6 +295,45 @@ TEST(GpuSourceFamily, SearchSpaceSyrkVerifiesAcrossItsChoices) {
                                            {"smem_vector", {1, 4}}, {"padding", {0, 4}}, {"double_buffer", {0, 1}}, {"split_k", {1, 3}}}));
   ASSERT_EQ(records.size(), 17u) << "16 register-tiled points and the naive one";
   expect_all_verified(records);
+}
+
+// A run measures first what is compiled (a compile worker's kernels; here one the test compiled
+// beforehand into an empty cache) instead of waiting for the next kernel in order, and still
+// writes its results in the sweep's order. Parameters no other test compiles in this process.
+TEST(GpuSourceFamily, ARunMeasuresCompiledPointsFirstAndKeepsTheSweepsOrder) {
+  OCCBENCH_REQUIRE_GPU();
+  auto dir = std::filesystem::temp_directory_path() / "occbench_gpu_ready_first";
+  std::filesystem::remove_all(dir);
+  const char* old_cache = std::getenv("OCCBENCH_CACHE_DIR");
+  std::string kept_cache = old_cache ? old_cache : "";
+  ::setenv("OCCBENCH_CACHE_DIR", (dir / "cache").c_str(), 1);
+  SweepSpec spec = example_with("kernel_tuner/convolution/convolution.json", {{"image_width", {192}}, {"image_height", {160}}},
+                                {{"block_size_x", {32}}, {"block_size_y", {2}}, {"tile_size_x", {2, 4, 5}}, {"tile_size_y", {1}},
+                                 {"use_padding", {1}}, {"read_only", {0}}});
+  spec.measurement.mode = "hot";
+  spec.measurement.min_samples = 3;
+  spec.measurement.max_samples = 5;
+  spec.measurement.min_time_s = 0;
+  std::vector<Point> points = expand_sweep(spec, builtin_registry());
+  ASSERT_EQ(points.size(), 4u) << "the naive point and three tiles";
+  const Point& last = points.back();
+  last.variant->compile(last.params, current_device_arch());  // as a worker would have
+  RunOptions options;
+  options.out_dir = dir.string();
+  std::ostringstream log;
+  RunSummary summary = run_sweep(spec, builtin_registry(), options, log);
+  ::setenv("OCCBENCH_CACHE_DIR", kept_cache.c_str(), 1);
+  if (!old_cache) ::unsetenv("OCCBENCH_CACHE_DIR");
+  ASSERT_EQ(summary.exit_code, 0) << log.str();
+  EXPECT_EQ(summary.ok, 4u) << log.str();
+  std::vector<std::string> measured, recorded, in_order;
+  for (const auto& r : read_jsonl(summary.jsonl_path).results) measured.push_back(r["point_id"]);
+  for (const auto& r : read_json_file(summary.json_path)["results"]) recorded.push_back(r["point_id"]);
+  for (const auto& p : points) in_order.push_back(p.id);
+  auto at = [&](const std::string& id) { return std::find(measured.begin(), measured.end(), id) - measured.begin(); };
+  EXPECT_LT(at(last.id), at(points[1].id)) << "the compiled kernel was measured before the ones to compile";
+  EXPECT_EQ(recorded, in_order) << "the results in the sweep's order";
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

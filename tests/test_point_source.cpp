@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <set>
 
 using namespace occbench;
@@ -241,4 +242,56 @@ TEST(PointSource, ATimeLimitStopsEveryStrategyOnThePointsOwnTime) {
     return std::find(all_ids.begin(), all_ids.end(), a) < std::find(all_ids.begin(), all_ids.end(), b);
   })) << "drawn order, not the sweep's: a prefix of it is a uniform sample";
   check_strategy(random, "f.json", "");  // --strategy random --time-limit S needs no --max-points
+}
+
+// A list hands out what is compiled first (ReadiestFirst): the same points, each problem's before
+// the next problem's (each is built once), and with a time limit the list's order, so the part
+// measured before the limit is what the list says.
+TEST(PointSource, AListGivesCompiledPointsFirstWithinEachProblem) {
+  SweepSpec spec = spec_of("transpose.json");
+  std::vector<Point> all = expand_sweep(spec, builtin_registry());
+  auto readiness = [](const Point& p) { return Readiness(std::hash<std::string>()(p.id) % 3); };
+  ListSource ready(all);
+  ready.set_readiness(readiness);
+  std::vector<std::string> given = drawn(ready), in_order = ids(all);
+  EXPECT_NE(given, in_order) << "the readiness reorders the list";
+  std::vector<std::string> sorted_given = given, sorted_order = in_order;
+  std::sort(sorted_given.begin(), sorted_given.end()), std::sort(sorted_order.begin(), sorted_order.end());
+  EXPECT_EQ(sorted_given, sorted_order) << "the same points";
+  std::vector<std::string> problems;  // each point's problem, in the order given
+  for (const auto& id : given) {
+    const Point& p = *std::find_if(all.begin(), all.end(), [&](const Point& q) { return q.id == id; });
+    std::string problem = p.family->name + "/" + p.sizes.to_string();
+    if (problems.empty() || problems.back() != problem) problems.push_back(problem);
+  }
+  std::set<std::string> distinct(problems.begin(), problems.end());
+  EXPECT_GT(problems.size(), 1u);
+  EXPECT_EQ(distinct.size(), problems.size()) << "a problem's points all came before the next problem's";
+  const Point& first_ready = *std::find_if(all.begin(), all.end(), [&](const Point& p) { return readiness(p) <= Readiness::compiled; });
+  EXPECT_EQ(given.front(), first_ready.id);
+
+  ListSource limited(all);
+  limited.set_time_limit(100.0);
+  limited.set_readiness(readiness);
+  EXPECT_EQ(drawn(limited), in_order) << "a time limit keeps the list's order";
+}
+
+// While every candidate is being compiled by another process, ReadiestFirst waits for the first
+// to be compiled, takes it, and counts the wait; a kernel nobody compiles is compiled here.
+TEST(PointSource, ReadiestFirstWaitsForTheFirstCompiledElsewhere) {
+  std::vector<Point> points = expand_sweep(spec_of("transpose.json"), builtin_registry());
+  auto start = std::chrono::steady_clock::now();
+  ReadiestFirst ready([&](const Point& p) {
+    bool done = std::chrono::steady_clock::now() - start > std::chrono::milliseconds(40);
+    return p.id == points[2].id && done ? Readiness::compiled : Readiness::compiling_elsewhere;
+  });
+  auto candidate = [&](std::size_t i) -> const Point& { return points[i]; };
+  EXPECT_EQ(ready.pick(4, candidate), 2u);
+  double waited = ready.take_waited_s();
+  EXPECT_GE(waited, 0.035);
+  EXPECT_LT(waited, 5.0);
+  EXPECT_EQ(ready.take_waited_s(), 0.0) << "taken once";
+  ReadiestFirst compile_here([&](const Point& p) { return p.id == points[3].id ? Readiness::compile_here : Readiness::compiling_elsewhere; });
+  EXPECT_EQ(compile_here.pick(4, candidate), 3u);
+  EXPECT_EQ(ReadiestFirst().pick(4, candidate), 0u) << "no readiness: the first";
 }

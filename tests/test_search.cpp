@@ -285,7 +285,7 @@ TEST(SearchSource, BatchesMeasureTheSamePointsWhicheverAreReadyFirst) {
     Strategy strategy{name, 18, 5};
     SearchSource in_order(expand_sweep(spec, builtin_registry()), strategy), shuffled(expand_sweep(spec, builtin_registry()), strategy);
     in_order.set_batches(6, nullptr);
-    shuffled.set_batches(6, [](const Point& p) { return int(std::hash<std::string>()(p.id) % 3); });
+    shuffled.set_batches(6, [](const Point& p) { return Readiness(std::hash<std::string>()(p.id) % 3); });
     std::vector<std::string> a = drive_ids(in_order), b = drive_ids(shuffled);
     EXPECT_EQ(a.size(), 18u) << name;
     some_order_changed = some_order_changed || a != b;
@@ -294,7 +294,7 @@ TEST(SearchSource, BatchesMeasureTheSamePointsWhicheverAreReadyFirst) {
   }
   EXPECT_TRUE(some_order_changed) << "the readiness reorders a batch";
   SearchSource random(expand_sweep(spec, builtin_registry()), Strategy{"random", 24, 2});
-  random.set_batches(12, [](const Point& p) { return p.params.get("block_size") == 1024 ? 0 : 2; });
+  random.set_batches(12, [](const Point& p) { return p.params.get("block_size") == 1024 ? Readiness::compiled : Readiness::compile_here; });
   std::vector<std::string> ids = drive_ids(random);
   ASSERT_EQ(ids.size(), 24u);
   for (std::size_t i : {0, 1, 2, 12, 13, 14}) EXPECT_NE(ids[i].find("block_size=1024"), std::string::npos) << i << " " << ids[i];

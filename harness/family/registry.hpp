@@ -159,6 +159,10 @@ enum class Executor {
   host,    // CPU code, timed with the host clock
 };
 
+// Where a point's kernel is in its compilation: compiled (in this process or the compiler's disk
+// cache), being compiled by another process (a compile worker holds its claim), or neither.
+enum class CompileState { compiled, compiling_elsewhere, not_compiled };
+
 struct Variant {
   std::string name;
   std::string description;
@@ -174,9 +178,9 @@ struct Variant {
   std::function<std::string(const Params&)> check;
   // Source-defined kernels only: compiles the point's kernel for sm_<arch> (NVRTC, no GPU needed).
   std::function<CompiledSource(const Params&, int arch)> compile;
-  // Source-defined kernels only: whether the point's kernels for this process's GPU are compiled
-  // already (in this process or the compiler's disk cache), so taking them waits for no compiler.
-  std::function<bool(const Params&)> is_compiled;
+  // Source-defined kernels only: where the point's kernels for this process's GPU are in their
+  // compilation (CompileState), so that a run measures first what waits for no compiler.
+  std::function<CompileState(const Params&)> compile_state;
 
   const Axis* find_axis(std::string_view axis_name) const;
 };

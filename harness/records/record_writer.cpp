@@ -47,7 +47,8 @@ ordered_json units_block() {
           {"timing.sampling_wall_s", "s of wall time in the sampling loop"},
           {"timing.cold_median_ms", "ms (batch mode: the cold median beside the per-launch figures)"},
           {"timing.conditions.sm_mhz_min", "MHz"},
-          {"time_use", "s of wall time: problem_s (the size's inputs and reference, on its first point), verify_s, point_s"},
+          {"time_use", "s of wall time: problem_s (the size's inputs and reference, on its first point), verify_s, "
+                       "compiler_wait_s (waited for a compile worker before the point was given), point_s (all of it)"},
           {"timing.conditions.memory_mhz_min", "MHz"},
           {"work.flops", "FLOP (a multiply-add counts 2)"},
           {"work.equivalent_flops", "FLOP of the full naive computation"},
@@ -78,7 +79,8 @@ ordered_json units_block() {
           {"run.wall_s", "s"},
           {"run.timed_s", "s, the sum of every point's timed samples"},
           {"run.timed_fraction", "timed_s / wall_s"},
-          {"run.time_use_s", "s, the points' time_use summed (compile_s: their compile blocks' compile_ms + waited_ms; "
+          {"run.time_use_s", "s, the points' time_use summed (compile_s: their compile blocks' compile_ms + waited_ms, and "
+                             "their compiler_wait_s: the wait for a compile worker before the point was given; "
                              "rest_of_points_s: what no part names), and the wall time outside the points"},
           {"energy.joules_per_launch", "J: average_w x launch_ms, the board's energy per back-to-back launch"},
           {"energy.joules_per_launch_above_idle", "J: (average_w - idle_w) x launch_ms"},

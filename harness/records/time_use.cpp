@@ -28,6 +28,7 @@ RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, doub
     use.problem_s += phases->value("problem_s", 0.0);
     use.verify_s += phases->value("verify_s", 0.0);
     use.points_s += phases->value("point_s", 0.0);
+    use.compile_s += phases->value("compiler_wait_s", 0.0);  // before the point was given: a worker compiled what came next
     auto compile = r.find("compile");
     if (compile != r.end() && compile->is_object())
       use.compile_s += (compile->value("compile_ms", 0.0) + compile->value("waited_ms", 0.0)) / 1e3;

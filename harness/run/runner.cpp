@@ -15,7 +15,10 @@
 
 #include <cstdlib>
 
+#include <algorithm>
 #include <deque>
+#include <map>
+#include <memory>
 #include <ostream>
 #include <set>
 
@@ -86,7 +89,7 @@ class PointLoop {
     announce(options_.supervisor_fd, "begin " + point.id);
     // A search's likely next points, compiled by the workers while this one is measured.
     if (compile_queue_) compile_queue_->offer(source.likely_next(kCompileLookahead));
-    SharedRecord record = measure(point);
+    SharedRecord record = measure(point, source.take_compiler_wait_s());
     records_.add(record, false);
     if (source.learns()) observers_.settle();  // a search chooses its next point from this one's whole record
     records_.write_ready();
@@ -115,13 +118,15 @@ class PointLoop {
  private:
   std::size_t reserved_bytes() const { return session_.flusher ? session_.flusher->bytes() : 0; }
 
-  SharedRecord measure(const Point& point) {
+  // `compiler_wait_s`: how long the source waited for a compile worker before it gave the point.
+  SharedRecord measure(const Point& point, double compiler_wait_s) {
     std::string refusal = session_.health.lost() ? "" : observers_.before_point(point);
     auto t0 = std::chrono::steady_clock::now();
     double built_before_s = problems_.pending_build_s();  // a helper builds the problem before it claims the point
     SharedRecord record = refusal.empty() ? measure_or_fail(point) : unrun(point, "skipped", refusal);
     record->json["time_use"]["problem_s"] = problems_.take_build_s();
-    record->json["time_use"]["point_s"] = seconds_since(t0) + built_before_s;
+    if (compiler_wait_s > 0) record->json["time_use"]["compiler_wait_s"] = compiler_wait_s;
+    record->json["time_use"]["point_s"] = seconds_since(t0) + built_before_s + compiler_wait_s;
     return record;
   }
 
@@ -179,6 +184,27 @@ std::unique_ptr<PointSource> worker_claims(const std::vector<Point>& points, con
                                        finished, [&loop](const Point& point) { loop.prepare(point); });
 }
 
+// How ready a point is to measure here (ReadiestFirst): kept from the resumed run; compiled (a
+// built-in kernel, or in the compiler's cache: remembered, as it stays so); for this process to
+// compile; or being compiled by a worker.
+ReadinessOf point_readiness(const RunSession& session) {
+  auto compiled = std::make_shared<std::set<std::string>>();
+  return [&session, compiled](const Point& point) {
+    if (session.finished.count(point.id)) return Readiness::kept;
+    if (!point.variant->compile_state || compiled->count(point.id)) return Readiness::compiled;
+    switch (point.variant->compile_state(point.params)) {
+      case CompileState::compiled:
+        compiled->insert(point.id);
+        return Readiness::compiled;
+      case CompileState::compiling_elsewhere:
+        return Readiness::compiling_elsewhere;
+      case CompileState::not_compiled:
+        break;
+    }
+    return Readiness::compile_here;
+  };
+}
+
 // A search whose compile workers follow its queue proposes batches as large as the compilers are
 // many (the workers and this process), or OCCBENCH_SEARCH_BATCH (1: one point at a time), handed
 // out recorded points first (a resumed run), then those whose kernels are compiled: the GPU
@@ -187,10 +213,18 @@ void batch_search(SearchSource& search, const RunSession& session) {
   if (!compile_queue_from_environment()) return;
   std::size_t size = compile_worker_count(1) + 1;  // the workers, and this process when a point is not compiled yet
   if (const char* wanted = std::getenv("OCCBENCH_SEARCH_BATCH"); wanted && std::atoi(wanted) > 0) size = std::size_t(std::atoi(wanted));
-  search.set_batches(size, [&session](const Point& point) {
-    if (session.finished.count(point.id)) return 0;
-    return !point.variant->is_compiled || point.variant->is_compiled(point.params) ? 1 : 2;
-  });
+  search.set_batches(size, point_readiness(session));
+}
+
+// The records in the list's order, whichever order the points were measured in.
+void in_list_order(std::vector<ordered_json>& results, const std::vector<Point>& points) {
+  std::map<std::string, std::size_t> place;
+  for (std::size_t i = 0; i < points.size(); ++i) place.emplace(points[i].id, i);
+  auto place_of = [&](const ordered_json& r) {
+    auto found = place.find(r.value("point_id", ""));
+    return found == place.end() ? points.size() : found->second;
+  };
+  std::stable_sort(results.begin(), results.end(), [&](const ordered_json& a, const ordered_json& b) { return place_of(a) < place_of(b); });
 }
 
 }  // namespace
@@ -206,13 +240,17 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     list = make_point_source(spec, registry, options.strategy);
   std::unique_ptr<RunSession> session = open_run_session(spec, options, log);
   if (search && options.claim_dir.empty()) batch_search(*search, *session);
+  // A list's points measured compiled first (the same points; their records in the list's order).
+  if (list && options.claim_dir.empty() && !options.strategy.time_limit_s) list->set_readiness(point_readiness(*session));
   PointLoop loop(*session, spec, options, search ? search->planned() : list->points().size(), log);
   std::unique_ptr<PointSource> claims = list ? worker_claims(list->points(), spec, options, *session, loop) : nullptr;
   PointSource& source = claims ? *claims : search ? static_cast<PointSource&>(*search) : *list;
   drive(source, [&](const Point& point) { return loop.record(point, source); });
   if (claims && session->health.lost())
     log << fmt::format("device {}: {}; this worker claimed no more points\n", options.device, session->health.lost_reason);
-  return finish_run(*session, spec, options, loop.finish(), log);
+  std::vector<ordered_json>& results = loop.finish();
+  if (list && !claims) in_list_order(results, list->points());
+  return finish_run(*session, spec, options, results, log);
 }
 
 }  // namespace occbench

@@ -53,9 +53,9 @@ bool SearchSource::exhausted(const Group& group) const { return group.searcher->
 
 bool SearchSource::out_of_time(const Group& group) const { return seconds_per_group_ && group.seconds >= *seconds_per_group_; }
 
-void SearchSource::set_batches(std::size_t size, std::function<int(const Point&)> readiness) {
+void SearchSource::set_batches(std::size_t size, ReadinessOf readiness) {
   batch_size_ = std::max<std::size_t>(1, size);
-  readiness_ = std::move(readiness);
+  ready_ = ReadiestFirst(std::move(readiness));
 }
 
 const Point* SearchSource::next_of_batch() {
@@ -78,16 +78,14 @@ const Point* SearchSource::next_of_batch() {
 // The batch's point not given out yet that is readiest, the strategy's order breaking ties.
 const Point* SearchSource::readiest_of_batch(Group& group) {
   Batch& batch = group.batch;
-  std::optional<std::size_t> best;
-  int best_rank = 0;
-  for (std::size_t i = 0; i < batch.members.size(); ++i) {
-    if (batch.handed[i]) continue;
-    int rank = readiness_ ? readiness_(points_[group.members[batch.members[i]]]) : 0;
-    if (!best || rank < best_rank) best = i, best_rank = rank;
-  }
-  if (!best) return nullptr;
-  batch.handed[*best] = 1;
-  return &points_[group.members[batch.members[*best]]];
+  std::vector<std::size_t> open;  // not given out yet
+  for (std::size_t i = 0; i < batch.members.size(); ++i)
+    if (!batch.handed[i]) open.push_back(i);
+  if (open.empty()) return nullptr;
+  auto point_of = [&](std::size_t i) -> const Point& { return points_[group.members[batch.members[i]]]; };
+  std::size_t chosen = open[ready_.pick(open.size(), [&](std::size_t k) -> const Point& { return point_of(open[k]); })];
+  batch.handed[chosen] = 1;
+  return &point_of(chosen);
 }
 
 // The batch's results, in the strategy's order (those that came in: a time limit may cut a batch).

@@ -34,12 +34,13 @@ class SearchSource : public PointSource {
   void device_lost() override { lost_ = true; }
   // Batches (of at most `size` points, 1: none): the strategy proposes what it can before it needs
   // results (Searcher::ask_batch), the run loop gets the batch's points readiest first
-  // (`readiness`: lower is readier, such as a point already recorded, then one already compiled,
-  // ties in the strategy's order), and the strategy is told the batch's results in its own order
-  // once all are in. So while the GPU measures the points already compiled, the compile workers
-  // compile the rest of the batch (likely_next names them first), and the search still chooses
-  // the same points for the same seed, batch size and results. Not for a shared search.
-  void set_batches(std::size_t size, std::function<int(const Point&)> readiness);
+  // (ReadiestFirst: one already recorded or compiled, then one to compile here, ties in the
+  // strategy's order), and the strategy is told the batch's results in its own order once all are
+  // in. So while the GPU measures the points already compiled, the compile workers compile the
+  // rest of the batch (likely_next names them first), and the search still chooses the same
+  // points for the same seed, batch size and results. Not for a shared search.
+  void set_batches(std::size_t size, ReadinessOf readiness);
+  double take_compiler_wait_s() override { return ready_.take_waited_s(); }
   // At most this many points (the budget, or every point where only a time limit is given).
   std::size_t planned() const;
   std::size_t candidates() const { return points_.size(); }
@@ -88,7 +89,7 @@ class SearchSource : public PointSource {
   std::size_t current_ = 0;
   bool lost_ = false;
   std::size_t batch_size_ = 1;
-  std::function<int(const Point&)> readiness_;
+  ReadiestFirst ready_;
 };
 
 // One search shared by the workers of run --devices, each on its GPU with its own copy of the

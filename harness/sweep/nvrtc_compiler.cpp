@@ -258,6 +258,16 @@ class CacheClaim {
     }
     return std::nullopt;
   }
+  // Whether a live process holds the claim (a lock that goes while it is read is not held).
+  static bool held(const fs::path& lock_path) {
+    std::error_code ec;
+    if (!fs::exists(lock_path, ec)) return false;
+    try {
+      return !stale(lock_path);
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
   CacheClaim(CacheClaim&& other) noexcept : path_(std::exchange(other.path_, fs::path())) {}
   CacheClaim& operator=(CacheClaim&& other) noexcept {
     std::swap(path_, other.path_);
@@ -381,9 +391,15 @@ bool cached_or_claimed(const fs::path& cubin_path, const fs::path& meta_path, co
 }  // namespace
 
 bool nvrtc_cached(const NvrtcRequest& request, const std::string& cache_dir) {
+  return nvrtc_cache_state(request, cache_dir) == CompileState::compiled;
+}
+
+CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir) {
   std::vector<std::string> options;
+  fs::path entry = fs::path(cache_dir) / options_and_key(request, options);
   std::error_code ec;
-  return fs::exists(fs::path(cache_dir) / (options_and_key(request, options) + ".cubin"), ec);
+  if (fs::exists(fs::path(entry).replace_extension(".cubin"), ec)) return CompileState::compiled;
+  return CacheClaim::held(fs::path(entry).replace_extension(".lock")) ? CompileState::compiling_elsewhere : CompileState::not_compiled;
 }
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {

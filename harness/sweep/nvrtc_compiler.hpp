@@ -3,6 +3,8 @@
 // resource report (-Xptxas -v) for `occbench plan`. Each distinct compilation is cached on disk,
 // keyed by the source text and the local headers it includes, the options, the name expressions,
 // the architecture and NVRTC's version, so a re-run or --resume compiles nothing.
+#include "harness/family/registry.hpp"
+
 #include <cstddef>
 #include <map>
 #include <optional>
@@ -77,6 +79,8 @@ std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cu
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 // Whether the request's compilation is in the cache already (nothing compiled).
 bool nvrtc_cached(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
+// The request's compilation: in the cache, claimed by a live process that compiles it, or neither.
+CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 
 // nvrtc_compile, once per distinct request in this process, from any thread: a second caller of
 // the same request waits for the first's result (or its error) instead of compiling again. What

@@ -9,6 +9,9 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
+#include <utility>
 
 namespace occbench {
 
@@ -35,9 +38,51 @@ void drive(PointSource& source, const std::function<nlohmann::ordered_json(const
   while (const Point* point = source.next()) source.tell(*point, record(*point));
 }
 
+std::size_t ReadiestFirst::pick(std::size_t count, const std::function<const Point&(std::size_t)>& candidate) {
+  if (!readiness_) return 0;
+  auto start = std::chrono::steady_clock::now();
+  auto chosen = [&](std::size_t i) {
+    waited_s_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return i;
+  };
+  for (;;) {
+    std::optional<std::size_t> to_compile;
+    for (std::size_t i = 0; i < count; ++i) {
+      Readiness readiness = readiness_(candidate(i));
+      if (readiness == Readiness::kept || readiness == Readiness::compiled) return chosen(i);
+      if (readiness == Readiness::compile_here && !to_compile) to_compile = i;
+    }
+    if (to_compile) return chosen(*to_compile);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // all being compiled elsewhere: the first done goes first
+  }
+}
+
+double ReadiestFirst::take_waited_s() { return std::exchange(waited_s_, 0.0); }
+
 const Point* ListSource::next() {
   if (time_limit_s_ && spent_s_ >= *time_limit_s_) return nullptr;
-  return position_ < points_.size() ? &points_[position_++] : nullptr;
+  while (position_ < points_.size() && given_[position_]) ++position_;
+  if (position_ >= points_.size()) return nullptr;
+  std::size_t chosen = position_;
+  if (ready_ && !time_limit_s_) {
+    std::vector<std::size_t> window = ready_window();
+    chosen = window[ready_.pick(window.size(), [&](std::size_t i) -> const Point& { return points_[window[i]]; })];
+  }
+  given_[chosen] = 1;
+  return &points_[chosen];
+}
+
+// The next points not given, up to kReadyWindow, while they share the first one's problem (its
+// family and sizes: each problem is built once).
+std::vector<std::size_t> ListSource::ready_window() const {
+  const Point& first = points_[position_];
+  std::string sizes = first.sizes.to_string();
+  std::vector<std::size_t> window;
+  for (std::size_t i = position_; i < points_.size() && window.size() < kReadyWindow; ++i) {
+    if (points_[i].family != first.family || points_[i].sizes.to_string() != sizes) break;
+    if (!given_[i]) window.push_back(i);
+  }
+  return window;
 }
 
 void ListSource::tell(const Point& point, const nlohmann::ordered_json& record) {

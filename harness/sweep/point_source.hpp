@@ -46,17 +46,43 @@ class PointSource {
   // This process can measure nothing more (its CUDA context is lost): a source that shares points
   // with other workers stops taking them; the others go on (the run records the rest as skipped).
   virtual void device_lost() {}
+  // Seconds next() has waited for another process's compiler since this was last asked (a source
+  // that hands out what is compiled first waits while every point it may give is being compiled).
+  virtual double take_compiler_wait_s() { return 0; }
+};
+
+// How ready a point is to be measured, readiest first: its record kept from a resumed run, its
+// kernel compiled, its kernel for this process to compile, or being compiled by another process.
+enum class Readiness { kept, compiled, compile_here, compiling_elsewhere };
+using ReadinessOf = std::function<Readiness(const Point&)>;
+
+// Chooses which of a source's candidates the run loop gets next: the first that is kept or
+// compiled, else the first for this process to compile; while every one is being compiled by
+// another process, it waits for the first to be done (and counts the wait). Without a readiness
+// (nullptr), the first candidate.
+class ReadiestFirst {
+ public:
+  ReadiestFirst() = default;
+  explicit ReadiestFirst(ReadinessOf readiness) : readiness_(std::move(readiness)) {}
+  explicit operator bool() const { return bool(readiness_); }
+  // The index of the chosen one of `count` candidates (count > 0), `candidate(i)` the i-th.
+  std::size_t pick(std::size_t count, const std::function<const Point&(std::size_t)>& candidate);
+  double take_waited_s();
+
+ private:
+  ReadinessOf readiness_;
+  double waited_s_ = 0;
 };
 
 // The run loop's protocol: ask the source for a point, record it (`record` returns the point's
 // record), tell the source that record, and ask again, until it has none left.
 void drive(PointSource& source, const std::function<nlohmann::ordered_json(const Point&)>& record);
 
-// A fixed list of points, given in the order they are measured; with a time limit, none once the
-// points told so far took that long to measure (their records' time_use.point_s).
+// A fixed list of points, given in their order; with a time limit, none once the points told so
+// far took that long to measure (their records' time_use.point_s).
 class ListSource : public PointSource {
  public:
-  explicit ListSource(std::vector<Point> points) : points_(std::move(points)) {}
+  explicit ListSource(std::vector<Point> points) : points_(std::move(points)), given_(points_.size(), 0) {}
   const Point* next() override;
   void tell(const Point& point, const nlohmann::ordered_json& record) override;
   const std::vector<Point>& points() const { return points_; }
@@ -64,12 +90,22 @@ class ListSource : public PointSource {
   // With a time limit, each record is told whole (its observers' time in time_use.point_s, as a
   // resumed run reads it back), so the killed and the resumed run stop at the same point.
   bool learns() const override { return time_limit_s_.has_value(); }
+  // Gives the readiest of the next kReadyWindow points of the same problem first (ReadiestFirst):
+  // the GPU measures what the compile workers have compiled instead of waiting for the kernel
+  // that is next in order. The same points are measured; only their order changes. Not with a
+  // time limit: the points measured before it runs out are then the first in the list's order.
+  void set_readiness(ReadinessOf readiness) { ready_ = ReadiestFirst(std::move(readiness)); }
+  double take_compiler_wait_s() override { return ready_.take_waited_s(); }
+  static constexpr std::size_t kReadyWindow = 64;
 
  private:
+  std::vector<std::size_t> ready_window() const;
   std::vector<Point> points_;
-  std::size_t position_ = 0;
+  std::vector<char> given_;
+  std::size_t position_ = 0;  // the first point not given
   std::optional<double> time_limit_s_;
   double spent_s_ = 0;
+  ReadiestFirst ready_;
 };
 
 // Every point of the sweep, in its order (sizes outermost), or the first max_points of them.

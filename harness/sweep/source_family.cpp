@@ -208,7 +208,7 @@ Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& stat
     }
     return "";
   };
-  v.is_compiled = [state, i](const Params& p) { return state->is_compiled(state->kernels[i], p, current_device_arch()); };
+  v.compile_state = [state, i](const Params& p) { return state->compile_state(state->kernels[i], p, current_device_arch()); };
   v.compile = [state, i](const Params& p, int arch) {
     Instance& inst = state->instance(state->kernels[i], p, arch);
     CompiledSource c;

@@ -172,8 +172,9 @@ struct SourceState {
   // The kernel at p, compiled for sm_<arch> together with every other name of the sweep that
   // needs the same options; alone when that group does not compile (so the error is its own).
   Instance& instance(const KernelSpec& k, const Params& p, int arch);
-  // Whether instance() would find the kernel here or in the compiler's cache (as a worker compiles it).
-  bool is_compiled(const KernelSpec& k, const Params& p, int arch) const;
+  // Whether instance() would find the kernel here or in the compiler's cache (as a worker compiles
+  // it), or would wait for the worker compiling it.
+  CompileState compile_state(const KernelSpec& k, const Params& p, int arch) const;
   // The NVRTC request for the kernel at p: its name and every other name of the sweep with its
   // options that is not `compiled` yet.
   NvrtcRequest request_for(const KernelSpec& k, const Params& p, int arch,

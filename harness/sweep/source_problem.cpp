@@ -127,10 +127,10 @@ std::vector<std::size_t> precompile_order(std::size_t n, unsigned index, unsigne
 
 }  // namespace
 
-bool SourceState::is_compiled(const KernelSpec& k, const Params& p, int arch) const {
-  if (arch == 0) return false;
-  if (instances.count(instance_key(arch, name_expression(k, p), user_options(k, p)))) return true;
-  return nvrtc_cached(request_for(k, p, arch, [](const std::string&) { return false; }));  // as precompile asks for it
+CompileState SourceState::compile_state(const KernelSpec& k, const Params& p, int arch) const {
+  if (arch == 0) return CompileState::not_compiled;
+  if (instances.count(instance_key(arch, name_expression(k, p), user_options(k, p)))) return CompileState::compiled;
+  return nvrtc_cache_state(request_for(k, p, arch, [](const std::string&) { return false; }));  // as precompile asks for it
 }
 
 Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) {
