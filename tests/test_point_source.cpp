@@ -277,7 +277,8 @@ TEST(PointSource, AListGivesCompiledPointsFirstWithinEachProblem) {
 }
 
 // While every candidate is being compiled by another process, ReadiestFirst waits for the first
-// to be compiled, takes it, and counts the wait; a kernel nobody compiles is compiled here.
+// to be compiled, takes it, and counts the wait; a kernel nobody compiles is compiled here, or
+// (a list's) only once no other process compiles any.
 TEST(PointSource, ReadiestFirstWaitsForTheFirstCompiledElsewhere) {
   std::vector<Point> points = expand_sweep(spec_of("transpose.json"), builtin_registry());
   auto start = std::chrono::steady_clock::now();
@@ -293,5 +294,13 @@ TEST(PointSource, ReadiestFirstWaitsForTheFirstCompiledElsewhere) {
   EXPECT_EQ(ready.take_waited_s(), 0.0) << "taken once";
   ReadiestFirst compile_here([&](const Point& p) { return p.id == points[3].id ? Readiness::compile_here : Readiness::compiling_elsewhere; });
   EXPECT_EQ(compile_here.pick(4, candidate), 3u);
+  start = std::chrono::steady_clock::now();
+  ReadiestFirst alongside_workers([&](const Point& p) {
+    bool done = std::chrono::steady_clock::now() - start > std::chrono::milliseconds(40);
+    if (p.id == points[3].id) return Readiness::compile_here;
+    return p.id == points[1].id && done ? Readiness::compiled : Readiness::compiling_elsewhere;
+  }, /*compile_here_alongside=*/false);
+  EXPECT_EQ(alongside_workers.pick(4, candidate), 1u) << "waited for a worker rather than compile here";
+  EXPECT_GE(alongside_workers.take_waited_s(), 0.035);
   EXPECT_EQ(ReadiestFirst().pick(4, candidate), 0u) << "no readiness: the first";
 }

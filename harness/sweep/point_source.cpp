@@ -47,13 +47,15 @@ std::size_t ReadiestFirst::pick(std::size_t count, const std::function<const Poi
   };
   for (;;) {
     std::optional<std::size_t> to_compile;
+    bool compiling_elsewhere = false;
     for (std::size_t i = 0; i < count; ++i) {
       Readiness readiness = readiness_(candidate(i));
       if (readiness == Readiness::kept || readiness == Readiness::compiled) return chosen(i);
       if (readiness == Readiness::compile_here && !to_compile) to_compile = i;
+      compiling_elsewhere = compiling_elsewhere || readiness == Readiness::compiling_elsewhere;
     }
-    if (to_compile) return chosen(*to_compile);
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // all being compiled elsewhere: the first done goes first
+    if (to_compile && (compile_here_alongside_ || !compiling_elsewhere)) return chosen(*to_compile);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));  // the first another process compiles goes first
   }
 }
 

@@ -58,12 +58,16 @@ using ReadinessOf = std::function<Readiness(const Point&)>;
 
 // Chooses which of a source's candidates the run loop gets next: the first that is kept or
 // compiled, else the first for this process to compile; while every one is being compiled by
-// another process, it waits for the first to be done (and counts the wait). Without a readiness
-// (nullptr), the first candidate.
+// another process, it waits for the first to be done (and counts the wait). With
+// `compile_here_alongside` false, it also waits rather than compile while any candidate is being
+// compiled elsewhere: the compile workers keep up, and a kernel compiled here (seconds, for a
+// large tile) would hold back the measurement of every point they compile meanwhile. Without a
+// readiness (nullptr), the first candidate.
 class ReadiestFirst {
  public:
   ReadiestFirst() = default;
-  explicit ReadiestFirst(ReadinessOf readiness) : readiness_(std::move(readiness)) {}
+  explicit ReadiestFirst(ReadinessOf readiness, bool compile_here_alongside = true)
+      : readiness_(std::move(readiness)), compile_here_alongside_(compile_here_alongside) {}
   explicit operator bool() const { return bool(readiness_); }
   // The index of the chosen one of `count` candidates (count > 0), `candidate(i)` the i-th.
   std::size_t pick(std::size_t count, const std::function<const Point&(std::size_t)>& candidate);
@@ -71,6 +75,7 @@ class ReadiestFirst {
 
  private:
   ReadinessOf readiness_;
+  bool compile_here_alongside_ = true;
   double waited_s_ = 0;
 };
 
@@ -90,11 +95,11 @@ class ListSource : public PointSource {
   // With a time limit, each record is told whole (its observers' time in time_use.point_s, as a
   // resumed run reads it back), so the killed and the resumed run stop at the same point.
   bool learns() const override { return time_limit_s_.has_value(); }
-  // Gives the readiest of the next kReadyWindow points of the same problem first (ReadiestFirst):
-  // the GPU measures what the compile workers have compiled instead of waiting for the kernel
-  // that is next in order. The same points are measured; only their order changes. Not with a
+  // Gives the readiest of the next kReadyWindow points of the same problem first (ReadiestFirst,
+  // compiling here only while no worker compiles): the GPU measures what the compile workers have
+  // compiled instead of waiting for the kernel that is next in order. The same points are measured; only their order changes. Not with a
   // time limit: the points measured before it runs out are then the first in the list's order.
-  void set_readiness(ReadinessOf readiness) { ready_ = ReadiestFirst(std::move(readiness)); }
+  void set_readiness(ReadinessOf readiness) { ready_ = ReadiestFirst(std::move(readiness), /*compile_here_alongside=*/false); }
   double take_compiler_wait_s() override { return ready_.take_waited_s(); }
   static constexpr std::size_t kReadyWindow = 64;
 
