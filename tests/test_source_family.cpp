@@ -278,10 +278,10 @@ TEST(Nvrtc, AKernelIncludingCubsUmbrellaHeaderCompilesAndIsThenCached) {
                         "  if (threadIdx.x == 0) out[0] = sum;\n"
                         "}\n";
   request.name_expressions = {"k"};
-  EXPECT_FALSE(occbench::nvrtc_cached(request, cache.string()));
+  EXPECT_EQ(occbench::nvrtc_cache_state(request, cache.string()), occbench::CompileState::not_compiled);
   auto compiled = occbench::nvrtc_compile(request, cache.string());
   EXPECT_FALSE(compiled.cubin.empty());
-  EXPECT_TRUE(occbench::nvrtc_cached(request, cache.string()));
+  EXPECT_EQ(occbench::nvrtc_cache_state(request, cache.string()), occbench::CompileState::compiled);
 }
 
 // ptxas refusing a kernel's static shared memory: the error names the kernel and its bytes (NVRTC's

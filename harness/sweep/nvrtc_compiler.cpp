@@ -390,8 +390,16 @@ bool cached_or_claimed(const fs::path& cubin_path, const fs::path& meta_path, co
 
 }  // namespace
 
-bool nvrtc_cached(const NvrtcRequest& request, const std::string& cache_dir) {
-  return nvrtc_cache_state(request, cache_dir) == CompileState::compiled;
+std::optional<double> nvrtc_cached_compile_ms(const NvrtcRequest& request, const std::string& cache_dir) {
+  std::vector<std::string> options;
+  fs::path meta_path = fs::path(cache_dir) / (options_and_key(request, options) + ".json");
+  try {
+    auto meta = nlohmann::json::parse(read_file_text(meta_path));
+    if (meta.contains("compile_ms") && meta["compile_ms"].is_number()) return meta["compile_ms"].get<double>();
+  } catch (const std::exception&) {
+    // not there (yet), or an entry of an older occbench: no time
+  }
+  return std::nullopt;
 }
 
 CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir) {
@@ -455,7 +463,8 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
     std::string tmp_suffix = fmt::format(".tmp{}", ::getpid());
     {
       std::ofstream(cubin_path.string() + tmp_suffix, std::ios::binary) << result.cubin;
-      std::ofstream(meta_path.string() + tmp_suffix) << nlohmann::json{{"lowered", result.lowered}, {"log", result.log}}.dump();
+      std::ofstream(meta_path.string() + tmp_suffix)
+          << nlohmann::json{{"lowered", result.lowered}, {"log", result.log}, {"compile_ms", result.compile_ms}}.dump();
     }
     fs::rename(cubin_path.string() + tmp_suffix, cubin_path, ec);
     fs::rename(meta_path.string() + tmp_suffix, meta_path, ec);

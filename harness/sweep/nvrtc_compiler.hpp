@@ -77,8 +77,8 @@ std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cu
                                                            std::size_t reserved_smem_bytes);
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
-// Whether the request's compilation is in the cache already (nothing compiled).
-bool nvrtc_cached(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
+// NVRTC's milliseconds for the request's cache entry, where it is in the cache and says.
+std::optional<double> nvrtc_cached_compile_ms(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 // The request's compilation: in the cache, claimed by a live process that compiles it, or neither.
 CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 

@@ -1,5 +1,7 @@
 #include "harness/sweep/source_kernels.hpp"
 
+#include "harness/sweep/compile_order.hpp"
+
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/parallel.hpp"
 #include "harness/family/device_buffer.hpp"
@@ -112,19 +114,6 @@ std::string instance_key(int arch, const std::string& name, const std::vector<st
   return fmt::format("sm_{}|{}|{}", arch, name, fmt::join(options, " "));
 }
 
-// The order in which worker `index` of `count` goes through n requests. Each starts at its own
-// (index) and walks on through all of them, compiling what no process has compiled or claimed:
-// one that finishes early takes the next request instead of idling while another still holds a
-// fixed share (one space's compile times differ by 60x: Kernel Tuner's convolution, 0.15 s at a
-// 1 x 1 tile, 8.8 s at 8 x 8; on the H100 machine a random sample of 120 of its points took 26 s
-// in fixed shares, 11-20 s so). A lone worker (two cores) starts from the end while the measuring
-// process compiles from the start what it needs: they meet, and neither waits for the other.
-std::vector<std::size_t> precompile_order(std::size_t n, unsigned index, unsigned count) {
-  std::vector<std::size_t> order;
-  for (std::size_t i = 0; i < n; ++i) order.push_back(count == 1 ? n - 1 - i : (index + i) % n);
-  return order;
-}
-
 }  // namespace
 
 CompileState SourceState::compile_state(const KernelSpec& k, const Params& p, int arch) const {
@@ -158,6 +147,7 @@ void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& 
                              unsigned count) const {
   std::set<std::string> seen;
   std::vector<NvrtcRequest> requests;
+  std::vector<Params> asked_by;  // the point that asked for each request: what its compile time is guessed from
   for (const auto& [variant, params] : points)
     for (const auto& k : kernels) {
       if (k.variant != variant) continue;
@@ -165,11 +155,12 @@ void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& 
       if (!seen.insert(fmt::format("{}|{}", fmt::join(r.options, " "), fmt::join(r.name_expressions, " "))).second) continue;
       r.leave_claimed = true;  // the measuring process, or another worker, is compiling it
       requests.push_back(std::move(r));
+      asked_by.push_back(params);
     }
-  for (std::size_t i : precompile_order(requests.size(), index, count)) {
-    if (nvrtc_cached(requests[i])) continue;
+  CompileTurns turns(std::move(requests), std::move(asked_by), index, count);
+  while (std::optional<std::size_t> i = turns.next()) {
     try {
-      nvrtc_compile_once(requests[i]);
+      turns.compiled(*i, nvrtc_compile_once(turns.request(*i)).compile_ms);
     } catch (const std::exception&) {
       // Left to another process, or the point's own compilation says what is wrong, in its record.
     }
