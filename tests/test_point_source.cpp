@@ -252,7 +252,7 @@ TEST(PointSource, AListGivesCompiledPointsFirstWithinEachProblem) {
   std::vector<Point> all = expand_sweep(spec, builtin_registry());
   auto readiness = [](const Point& p) { return Readiness(std::hash<std::string>()(p.id) % 3); };
   ListSource ready(all);
-  ready.set_readiness(readiness);
+  ready.set_readiness(readiness, false);
   std::vector<std::string> given = drawn(ready), in_order = ids(all);
   EXPECT_NE(given, in_order) << "the readiness reorders the list";
   std::vector<std::string> sorted_given = given, sorted_order = in_order;
@@ -272,7 +272,7 @@ TEST(PointSource, AListGivesCompiledPointsFirstWithinEachProblem) {
 
   ListSource limited(all);
   limited.set_time_limit(100.0);
-  limited.set_readiness(readiness);
+  limited.set_readiness(readiness, false);
   EXPECT_EQ(drawn(limited), in_order) << "a time limit keeps the list's order";
 }
 

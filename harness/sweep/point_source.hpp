@@ -95,11 +95,13 @@ class ListSource : public PointSource {
   // With a time limit, each record is told whole (its observers' time in time_use.point_s, as a
   // resumed run reads it back), so the killed and the resumed run stop at the same point.
   bool learns() const override { return time_limit_s_.has_value(); }
-  // Gives the readiest of the next kReadyWindow points of the same problem first (ReadiestFirst,
-  // compiling here only while no worker compiles): the GPU measures what the compile workers have
-  // compiled instead of waiting for the kernel that is next in order. The same points are measured; only their order changes. Not with a
+  // Gives the readiest of the next kReadyWindow points of the same problem first (ReadiestFirst):
+  // the GPU measures what the compile workers have compiled instead of waiting for the kernel
+  // that is next in order. The same points are measured; only their order changes. Not with a
   // time limit: the points measured before it runs out are then the first in the list's order.
-  void set_readiness(ReadinessOf readiness) { ready_ = ReadiestFirst(std::move(readiness), /*compile_here_alongside=*/false); }
+  void set_readiness(ReadinessOf readiness, bool compile_here_alongside) {
+    ready_ = ReadiestFirst(std::move(readiness), compile_here_alongside);
+  }
   double take_compiler_wait_s() override { return ready_.take_waited_s(); }
   static constexpr std::size_t kReadyWindow = 64;
 
