@@ -37,7 +37,23 @@ run() {
   env OCCBENCH_CACHE_DIR="$cache" CUDA_CACHE_DISABLE=1 ${batch:+OCCBENCH_SEARCH_BATCH=$batch} \
     "${prefix[@]}" "$binary" run "$config" --out "$out/$name" "$@" > "$out/$name.log" 2>&1
   echo "$name rc=$? wall_s=$(( ($(date +%s%N) - start) / 1000000 ))e-3" | tee -a "$out/walls.txt"
+  compile_times "$name" "$cache" >> "$out/walls_compile.txt"
   rm -rf "$cache"
+}
+
+# compile_times NAME CACHE: NVRTC's seconds for the kernels the run compiled (its cache entries
+# keep them): their sum, the slowest, and how many.
+compile_times() {
+  python3 - "$1" "$2" <<'PY'
+import glob, json, sys
+ms = []
+for path in glob.glob(sys.argv[2] + "/*.json"):
+    try:
+        ms.append(json.load(open(path)).get("compile_ms", 0) / 1e3)
+    except (OSError, ValueError):
+        pass
+print(f"{sys.argv[1]} kernels={len(ms)} compile_s_sum={sum(ms):.1f} compile_s_max={max(ms, default=0):.1f}")
+PY
 }
 
 # probe NAME: the machine's compile speed now: 64 fixed points of the space compiled by plan's

@@ -105,3 +105,21 @@ def test_replay_compare_sets_two_replays_side_by_side_by_mean(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "| model | 1% | 10 | 0.900 → 0.920 (+0.020) | 0.900 → 0.920 |" in done.stdout
     assert "| model | 2% | 20 | 0.950 → 0.940 (-0.010) | 0.950 → 0.940 |" in done.stdout
+
+
+def test_the_batch_study_table_counts_every_wait_for_a_worker_and_the_kernels_compile_times(tmp_path):
+    run = tmp_path / "random-s1"
+    run.mkdir()
+    points = [{"point_id": "c/t/a=1", "status": "ok", "timing": {"median_ms": 0.2}, "time_use": {"compiler_wait_s": 1.5},
+               "compile": {"cache_hit": True, "waited_ms": 500, "compile_ms": 0}},
+              {"point_id": "c/t/a=2", "status": "ok", "timing": {"median_ms": 0.1}, "time_use": {"point_s": 0.1},
+               "compile": {"cache_hit": False, "waited_ms": 0, "compile_ms": 2000}}]
+    (run / "r.jsonl").write_text("\n".join(json.dumps(line) for line in [{"occbench_jsonl": 1}, *points]) + "\n")
+    (run / "r.json").write_text(json.dumps({"run": {"time_use_s": {"compile_s": 4.0}}}))
+    (tmp_path / "walls.txt").write_text("random-s1 rc=0 wall_s=9500e-3\ntile8x8 x1 wall_s=5882e-3\n")
+    (tmp_path / "walls_compile.txt").write_text("random-s1 kernels=2 compile_s_sum=12.5 compile_s_max=10.0\n")
+    done = subprocess.run([sys.executable, SCRIPTS / "search_batch_summary.py", tmp_path], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    row = done.stdout.splitlines()[2]
+    assert row == "| random-s1 | 9.5 | 4.0 | 1 (2.0) | 2.0 | 1 | 12.5 / 10.0 | 0.1000 |", row
+    assert "tile8x8" not in done.stdout, "a timing without a run folder is no run"
