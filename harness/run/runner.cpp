@@ -240,10 +240,11 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     list = make_point_source(spec, registry, options.strategy);
   std::unique_ptr<RunSession> session = open_run_session(spec, options, log);
   if (search && options.claim_dir.empty()) batch_search(*search, *session);
-  // A list's points measured compiled first (the same points; their records in the list's order).
-  // This process compiles too only beside few workers: beside many, a kernel it compiles (seconds,
-  // for a large tile) would hold back the measurement of all they compile meanwhile.
-  if (list && options.claim_dir.empty() && !options.strategy.time_limit_s)
+  // A list's points measured compiled first (the same points; their records in the list's order;
+  // not under a time limit: ListSource). This process compiles too only beside few workers: beside
+  // many, a kernel it compiles (seconds, for a large tile) would hold back the measurement of all
+  // they compile meanwhile.
+  if (list && options.claim_dir.empty())
     list->set_readiness(point_readiness(*session), /*compile_here_alongside=*/compile_worker_count(1) < 4);
   PointLoop loop(*session, spec, options, search ? search->planned() : list->points().size(), log);
   std::unique_ptr<PointSource> claims = list ? worker_claims(list->points(), spec, options, *session, loop) : nullptr;

@@ -388,13 +388,17 @@ bool cached_or_claimed(const fs::path& cubin_path, const fs::path& meta_path, co
   }
 }
 
+// The request's cache entry without its extension (KEY: KEY.cubin, KEY.json, KEY.lock).
+fs::path cache_entry(const NvrtcRequest& request, const std::string& cache_dir) {
+  std::vector<std::string> options;
+  return fs::path(cache_dir) / options_and_key(request, options);
+}
+
 }  // namespace
 
 std::optional<double> nvrtc_cached_compile_ms(const NvrtcRequest& request, const std::string& cache_dir) {
-  std::vector<std::string> options;
-  fs::path meta_path = fs::path(cache_dir) / (options_and_key(request, options) + ".json");
   try {
-    auto meta = nlohmann::json::parse(read_file_text(meta_path));
+    auto meta = nlohmann::json::parse(read_file_text(cache_entry(request, cache_dir).replace_extension(".json")));
     if (meta.contains("compile_ms") && meta["compile_ms"].is_number()) return meta["compile_ms"].get<double>();
   } catch (const std::exception&) {
     // not there (yet), or an entry of an older occbench: no time
@@ -403,8 +407,7 @@ std::optional<double> nvrtc_cached_compile_ms(const NvrtcRequest& request, const
 }
 
 CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir) {
-  std::vector<std::string> options;
-  fs::path entry = fs::path(cache_dir) / options_and_key(request, options);
+  fs::path entry = cache_entry(request, cache_dir);
   std::error_code ec;
   if (fs::exists(fs::path(entry).replace_extension(".cubin"), ec)) return CompileState::compiled;
   return CacheClaim::held(fs::path(entry).replace_extension(".lock")) ? CompileState::compiling_elsewhere : CompileState::not_compiled;

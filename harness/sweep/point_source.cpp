@@ -78,10 +78,9 @@ const Point* ListSource::next() {
 // family and sizes: each problem is built once).
 std::vector<std::size_t> ListSource::ready_window() const {
   const Point& first = points_[position_];
-  std::string sizes = first.sizes.to_string();
   std::vector<std::size_t> window;
   for (std::size_t i = position_; i < points_.size() && window.size() < kReadyWindow; ++i) {
-    if (points_[i].family != first.family || points_[i].sizes.to_string() != sizes) break;
+    if (points_[i].family != first.family || !(points_[i].sizes == first.sizes)) break;
     if (!given_[i]) window.push_back(i);
   }
   return window;

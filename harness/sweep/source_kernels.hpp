@@ -180,8 +180,8 @@ struct SourceState {
   NvrtcRequest request_for(const KernelSpec& k, const Params& p, int arch,
                            const std::function<bool(const std::string& name)>& compiled) const;
   // Compiles, as worker `index` of `count`, the requests the points' first instance() calls will
-  // make that no process has compiled or claimed, from its own (index) on in the sweep's order,
-  // one after another, into NVRTC's disk cache.
+  // make that no process has compiled or claimed, one after another, into NVRTC's disk cache, in
+  // CompileTurns' order (harness/sweep/compile_order.hpp: the costliest guessed first).
   void precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count) const;
   // The record's compile block of an instance; the first point that uses it reports its NVRTC time.
   std::string compile_json(Instance& inst, int arch);
