@@ -200,6 +200,17 @@ TEST(HostileInput, ImpossibleTimingsInARecordAreRefused) {
       EXPECT_TRUE(contains(r.err, std::string("$.results[1].timing.") + field + ": expected a time or spread of at least 0")) << r.err;
     }
   }
+  // The fuzzer's: a sample count beyond an int (undefined behaviour where compare read it as one).
+  for (double samples : {9.2e18, 2.5}) {
+    auto records = nlohmann::ordered_json::parse(read(kResults));
+    records["results"][1]["timing"]["samples"] = samples;
+    std::string path = dir.write("samples.json", records.dump());
+    for (std::vector<std::string> command : {std::vector<std::string>{"report", path}, {"compare", kResults, path}}) {
+      auto r = run_cli(command);
+      EXPECT_EQ(r.code, kExitBadInput) << command[0] << " " << samples;
+      EXPECT_TRUE(contains(r.err, "$.results[1].timing.samples: expected a whole number of samples")) << r.err;
+    }
+  }
 }
 
 // Wrong exit codes and silent acceptance of logs: a torn middle line, no header, a second header,

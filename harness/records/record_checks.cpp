@@ -5,6 +5,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 namespace occbench {
 
@@ -52,6 +54,11 @@ std::string timing_problem(const ordered_json& r) {
   }
   if (!r.contains("timing") || !r["timing"].is_object()) return "";
   const ordered_json& t = r["timing"];
+  // A count, read as an int (compare, the report): a fraction or 2^63 samples is no run's.
+  if (t.contains("samples") && (t["samples"].get<double>() > std::numeric_limits<int>::max() ||
+                                t["samples"].get<double>() != std::floor(t["samples"].get<double>())))
+    return fmt::format(".timing.samples: expected a whole number of samples up to {}, got {}", std::numeric_limits<int>::max(),
+                       t["samples"].dump());
   if (t.contains("near_timing_floor") && !t["near_timing_floor"].is_boolean() && !t["near_timing_floor"].is_null())
     return fmt::format(".timing.near_timing_floor: expected true or false, got {}", json_type_name(t["near_timing_floor"]));
   return "";
