@@ -2,12 +2,15 @@
 // sweep's child: a point that outlives the watchdog is killed, recorded failed in the .jsonl (a
 // half-written last line dropped first), and the sweep continues in a new child with --resume.
 #include "harness/measure/device.hpp"
+#include "harness/run/compile_workers.hpp"
 #include "harness/run/supervisor.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <fstream>
@@ -125,3 +128,21 @@ TEST(Supervisor, AResumedRunKeepsTheCeilingsOfItsOwnGpu) {
   EXPECT_EQ(device.measured_smem_bandwidth_gbps, 30000.25);
   EXPECT_EQ(device.dram_latency_ns, 650.0);
 }
+
+// Compile workers fill every core while the run measures: they must yield to the measuring process
+// (sh -c 'sleep 5' stands in for occbench plan; --compile-share W/N become its $0 and $1).
+TEST(CompileWorkers, RunBelowTheProcessThatStartedThem) {
+  errno = 0;
+  int own = getpriority(PRIO_PROCESS, 0);
+  ASSERT_EQ(errno, 0);
+  if (own >= 19) GTEST_SKIP() << "this test runs at the lowest priority already (nice 19)";
+  occbench::CompileWorkers workers({"sh", "-c", "sleep 5"}, 2, /*hide_gpus=*/false, "/bin/sh");
+  ASSERT_EQ(workers.count(), 2u);
+  for (pid_t pid : workers.pids()) {
+    errno = 0;
+    int niceness = getpriority(PRIO_PROCESS, pid);
+    ASSERT_EQ(errno, 0) << "worker " << pid;
+    EXPECT_EQ(niceness, std::min(19, own + occbench::CompileWorkers::kWorkerNiceness)) << "worker " << pid;
+    EXPECT_GT(niceness, own) << "worker " << pid;
+  }
+}  // the destructor stops them

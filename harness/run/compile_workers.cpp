@@ -1,13 +1,15 @@
 #include "harness/run/compile_workers.hpp"
 
-#include "harness/run/supervisor.hpp"
 #include "harness/sweep/nvrtc_compiler.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <csignal>
 #include <cstring>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 extern char** environ;
@@ -39,8 +41,11 @@ unsigned compile_worker_count(unsigned reserved) {
   return all > reserved ? all - reserved : 1;
 }
 
-CompileWorkers::CompileWorkers(const std::vector<std::string>& plan_argv, unsigned count, bool hide_gpus) {
-  std::string exe = self_executable();
+CompileWorkers::CompileWorkers(const std::vector<std::string>& plan_argv, unsigned count, bool hide_gpus,
+                               const std::string& executable) {
+  errno = 0;
+  int own = getpriority(PRIO_PROCESS, 0);
+  int niceness = errno ? kWorkerNiceness : std::min(19, own + kWorkerNiceness);
   std::vector<std::string> env = worker_environment(hide_gpus);
   std::vector<char*> c_env = c_strings(env);
   for (unsigned w = 0; w < count; ++w) {
@@ -48,7 +53,9 @@ CompileWorkers::CompileWorkers(const std::vector<std::string>& plan_argv, unsign
     args.insert(args.end(), {"--compile-share", fmt::format("{}/{}", w, count)});
     std::vector<char*> c_args = c_strings(args);
     pid_t pid = 0;
-    if (posix_spawn(&pid, exe.c_str(), nullptr, nullptr, c_args.data(), c_env.data()) == 0) pids_.push_back(pid);
+    if (posix_spawn(&pid, executable.c_str(), nullptr, nullptr, c_args.data(), c_env.data()) != 0) continue;
+    pids_.push_back(pid);
+    setpriority(PRIO_PROCESS, pid, niceness);  // lowering a child's priority needs no privilege; at worst it stays
   }
 }
 
