@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -77,8 +78,47 @@ TEST(CompileTurns, TakesItsOwnOrderThenTheCostliestGuessedFirst) {
     ASSERT_EQ(worker.next(), expected) << "its own order while there is no guess";
     worker.compiled(expected, ms_of(expected));
   }
-  std::vector<std::int64_t> widths;
-  while (std::optional<std::size_t> i = worker.next()) widths.push_back(params[*i].get("width"));
-  EXPECT_EQ(widths, (std::vector<std::int64_t>{9, 9, 5, 2})) << "the costliest guessed first; the claimed one (7) left";
+  std::vector<std::size_t> taken;
+  while (std::optional<std::size_t> i = worker.next()) taken.push_back(*i);
+  ASSERT_EQ(taken.size(), 4u) << "the claimed one (12) left to its process";
+  EXPECT_EQ(params[taken[0]].get("width"), 9) << "the costliest guessed first (a width not seen: the costliest)";
+  EXPECT_EQ(params[taken.back()].get("width"), 2) << "the cheapest last";
+  fs::remove_all(cache);
+}
+
+// A kernel another process has been compiling for seconds teaches the guess before it ends: its
+// parameter values count as at least that costly (the heavy kernels are the last to finish).
+TEST(CompileTurns, CountsWhatOthersAreStillCompilingAsCostly) {
+  fs::path cache = fs::temp_directory_path() / ("occbench_compile_running_" + std::to_string(::getpid()));
+  fs::remove_all(cache);
+  std::vector<Params> params;
+  for (std::int64_t w = 1; w <= 8; ++w) params.push_back(params_of(w, 0));  // 0-7: finished elsewhere, 10 ms each
+  params.push_back(params_of(1, 1));                                          // 8: another process's, 5 s so far
+  params.push_back(params_of(9, 0));                                          // 9, 10: open
+  params.push_back(params_of(9, 1));
+  std::vector<NvrtcRequest> requests;
+  for (const auto& p : params) requests.push_back(request_of(p));
+  for (std::size_t other = 0; other < 8; ++other) {
+    std::string key = nvrtc_compile(requests[other], cache.string()).cache_key;
+    nlohmann::json entry = nlohmann::json::parse(std::ifstream(cache / (key + ".json")));
+    entry["compile_ms"] = 10.0;
+    std::ofstream(cache / (key + ".json")) << entry.dump();
+  }
+  std::string running_key = nvrtc_compile(requests[8], (cache / "elsewhere").string()).cache_key;
+  fs::path lock = cache / (running_key + ".lock");
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  std::ofstream(lock) << host << " " << ::getpid();  // a live process of this host holds it
+  fs::last_write_time(lock, fs::file_time_type::clock::now() - std::chrono::seconds(5));
+  ASSERT_EQ(nvrtc_cache_state(requests[8], cache.string()), CompileState::compiling_elsewhere);
+  std::optional<CompileTime> so_far = nvrtc_compile_time(requests[8], cache.string());
+  ASSERT_TRUE(so_far && !so_far->finished);
+  EXPECT_NEAR(so_far->ms, 5000.0, 1000.0);
+  ASSERT_TRUE(nvrtc_compile_time(requests[0], cache.string())->finished);
+
+  CompileTurns worker(requests, params, 0, 2, cache.string());
+  EXPECT_EQ(worker.next(), 10u) << "copy=1 has taken 5 s so far elsewhere: (9, 1) before (9, 0)";
+  EXPECT_EQ(worker.next(), 9u);
+  EXPECT_EQ(worker.next(), std::nullopt) << "the running one left to its process";
   fs::remove_all(cache);
 }

@@ -21,7 +21,13 @@ double log_ms(double compile_ms) { return std::log(std::max(compile_ms, 1.0)); }
 }  // namespace
 
 void CompileCostGuess::add(const Params& params, double compile_ms) {
-  double y = log_ms(compile_ms);
+  add_log(params, log_ms(compile_ms));
+  ++finished_;
+}
+
+void CompileCostGuess::add_unfinished(const Params& params, double at_least_ms) { add_log(params, log_ms(at_least_ms)); }
+
+void CompileCostGuess::add_log(const Params& params, double y) {
   all_.sum += y, ++all_.count;
   for (const auto& [name, value] : params.items()) {
     Mean& mean = by_value_[name][value];
@@ -30,7 +36,7 @@ void CompileCostGuess::add(const Params& params, double compile_ms) {
 }
 
 std::optional<double> CompileCostGuess::guess_log_ms(const Params& params) const {
-  if (all_.count < kMinSamples) return std::nullopt;
+  if (finished_ < kMinSamples) return std::nullopt;
   double mean = all_.value(), guess = mean;
   for (const auto& [name, value] : params.items()) {
     auto seen = by_value_.find(name);
@@ -56,32 +62,55 @@ CompileTurns::CompileTurns(std::vector<NvrtcRequest> requests, std::vector<Param
       settled_(requests_.size(), 0) {}
 
 // The next kWindow requests in this worker's order that no process has compiled or claimed;
-// those found compiled elsewhere are learned from, those claimed elsewhere left to their process.
+// those compiled or claimed elsewhere are left to their process, their times learned (guess_now).
 std::vector<std::size_t> CompileTurns::open_window() {
   std::vector<std::size_t> open;
   for (std::size_t k = cursor_; k < order_.size() && open.size() < kWindow; ++k) {
     std::size_t i = order_[k];
     if (settled_[i]) continue;
-    CompileState state = nvrtc_cache_state(requests_[i], cache_dir_);
-    if (state == CompileState::not_compiled) {
+    if (nvrtc_cache_state(requests_[i], cache_dir_) == CompileState::not_compiled) {
       open.push_back(i);
       continue;
     }
     settled_[i] = 1;
-    if (state == CompileState::compiled)
-      if (auto ms = nvrtc_cached_compile_ms(requests_[i], cache_dir_)) guess_.add(params_[i], *ms);
+    elsewhere_.push_back(i);
   }
   while (cursor_ < order_.size() && settled_[order_[cursor_]]) ++cursor_;
   return open;
 }
 
+// The finished compilations of other processes learned for good; those still running added to a
+// copy, each as taking at least as long as it has so far and as was guessed from the finished.
+CompileCostGuess CompileTurns::guess_now() {
+  std::vector<std::pair<std::size_t, double>> running;
+  std::vector<std::size_t> unfinished;
+  for (std::size_t i : elsewhere_) {
+    std::optional<CompileTime> time = nvrtc_compile_time(requests_[i], cache_dir_);
+    if (!time) continue;  // given up (failed, its process gone) or no time kept: nothing to learn
+    if (time->finished) {
+      guess_.add(params_[i], time->ms);
+      continue;
+    }
+    running.emplace_back(i, time->ms);
+    unfinished.push_back(i);
+  }
+  elsewhere_ = std::move(unfinished);
+  CompileCostGuess guess = guess_;
+  for (const auto& [i, ms] : running) {
+    std::optional<double> guessed = guess_.guess_log_ms(params_[i]);
+    guess.add_unfinished(params_[i], guessed ? std::max(ms, std::exp(*guessed)) : ms);
+  }
+  return guess;
+}
+
 std::optional<std::size_t> CompileTurns::next() {
   std::vector<std::size_t> open = open_window();
   if (open.empty()) return std::nullopt;
+  CompileCostGuess now = guess_now();
   std::size_t chosen = open.front();
-  std::optional<double> costliest = guess_.guess_log_ms(params_[chosen]);
+  std::optional<double> costliest = now.guess_log_ms(params_[chosen]);
   for (std::size_t i : open) {
-    std::optional<double> guess = guess_.guess_log_ms(params_[i]);
+    std::optional<double> guess = now.guess_log_ms(params_[i]);
     if (guess && costliest && *guess > *costliest) chosen = i, costliest = guess;
   }
   settled_[chosen] = 1;

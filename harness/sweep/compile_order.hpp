@@ -6,6 +6,10 @@
 // 120 waited 7.5 s at its end for a 8 x 8 tile the workers came to last). So each worker takes,
 // of the next kernels nobody has compiled or claimed, the one guessed the costliest from the
 // compilations seen so far (longest first), its own order breaking ties until there are enough.
+// Those other processes are still running count too, as taking at least as long as they have so
+// far: the heavy kernels are the last to finish, so a guess from finished ones alone learns of
+// them last (on the H100 a 6 x 8 tile, its kind unseen among the finished, was started 7.6 s
+// into a random sample and ended 6 s after the rest).
 #include "harness/family/registry.hpp"
 #include "harness/sweep/nvrtc_compiler.hpp"
 
@@ -26,7 +30,10 @@ namespace occbench {
 class CompileCostGuess {
  public:
   void add(const Params& params, double compile_ms);
-  // log(ms) guessed, or none before kMinSamples compilations.
+  // A compilation still running, believed to take `at_least_ms`: it counts in the guess, not
+  // towards kMinSamples.
+  void add_unfinished(const Params& params, double at_least_ms);
+  // log(ms) guessed, or none before kMinSamples compilations finished.
   std::optional<double> guess_log_ms(const Params& params) const;
   static constexpr int kMinSamples = 8;
 
@@ -36,8 +43,10 @@ class CompileCostGuess {
     int count = 0;
     double value() const { return sum / count; }
   };
+  void add_log(const Params& params, double log_ms);
   std::map<std::string, std::map<std::int64_t, Mean>> by_value_;  // parameter -> its value -> log ms
   Mean all_;
+  int finished_ = 0;
 };
 
 // Worker `index` of `count` through `requests` (params[i]: the point that asked for request i).
@@ -55,13 +64,15 @@ class CompileTurns {
 
  private:
   std::vector<std::size_t> open_window();
+  CompileCostGuess guess_now();
   std::vector<NvrtcRequest> requests_;
   std::vector<Params> params_;
   std::string cache_dir_;
   std::vector<std::size_t> order_;  // each worker starts at its own index (a lone one from the end)
   std::vector<char> settled_;       // compiled (here or elsewhere), claimed elsewhere, or taken here
   std::size_t cursor_ = 0;          // into order_: everything before it is settled
-  CompileCostGuess guess_;
+  CompileCostGuess guess_;                  // from the compilations finished
+  std::vector<std::size_t> elsewhere_;      // settled by another process, its time not learned yet
 };
 
 }  // namespace occbench

@@ -396,14 +396,21 @@ fs::path cache_entry(const NvrtcRequest& request, const std::string& cache_dir) 
 
 }  // namespace
 
-std::optional<double> nvrtc_cached_compile_ms(const NvrtcRequest& request, const std::string& cache_dir) {
+std::optional<CompileTime> nvrtc_compile_time(const NvrtcRequest& request, const std::string& cache_dir) {
+  fs::path entry = cache_entry(request, cache_dir);
   try {
-    auto meta = nlohmann::json::parse(read_file_text(cache_entry(request, cache_dir).replace_extension(".json")));
-    if (meta.contains("compile_ms") && meta["compile_ms"].is_number()) return meta["compile_ms"].get<double>();
+    auto meta = nlohmann::json::parse(read_file_text(fs::path(entry).replace_extension(".json")));
+    if (meta.contains("compile_ms") && meta["compile_ms"].is_number()) return CompileTime{meta["compile_ms"].get<double>(), true};
+    return std::nullopt;  // an entry of an older occbench: no time
   } catch (const std::exception&) {
-    // not there (yet), or an entry of an older occbench: no time
+    // not there (yet): another process may be compiling it
   }
-  return std::nullopt;
+  fs::path lock = fs::path(entry).replace_extension(".lock");
+  std::error_code ec;
+  auto claimed = fs::last_write_time(lock, ec);  // the claim's lock is made as its compilation starts
+  if (ec || !CacheClaim::held(lock)) return std::nullopt;
+  double ms = std::chrono::duration<double, std::milli>(fs::file_time_type::clock::now() - claimed).count();
+  return CompileTime{std::max(ms, 0.0), false};
 }
 
 CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir) {

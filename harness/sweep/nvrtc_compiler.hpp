@@ -77,8 +77,14 @@ std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cu
                                                            std::size_t reserved_smem_bytes);
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
-// NVRTC's milliseconds for the request's cache entry, where it is in the cache and says.
-std::optional<double> nvrtc_cached_compile_ms(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
+// NVRTC's milliseconds for the request: those its cache entry keeps (finished), or, while a live
+// process compiles it, those since that process claimed it (not finished: at least this long).
+// None where neither is known (not compiled, or an entry of an older occbench).
+struct CompileTime {
+  double ms = 0;
+  bool finished = false;
+};
+std::optional<CompileTime> nvrtc_compile_time(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 // The request's compilation: in the cache, claimed by a live process that compiles it, or neither.
 CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
 
