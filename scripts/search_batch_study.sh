@@ -14,6 +14,8 @@
 #   ab_batches per seed of SEEDS, one after the other: BIN_BEFORE's batches and BIN's (a change to a strategy)
 #   ab_random  per seed of RANDOM_SEEDS, one after the other: BIN_BEFORE's random sample and BIN's
 #   bests      every run's best point (Kernel Tuner's too), timed again together by BIN
+#   contention one 8 x 8-tile kernel compiled by 1, 8 and 16 processes at once (each its own
+#              cache): how much slower a compilation is beside others (walls_contention.txt)
 # Writes each run's log (its time line) and results under $OUT, and walls.txt.
 #   OUT=DIR BIN_BEFORE=old/occbench SEEDS="1 2 3 4 5" bash scripts/search_batch_study.sh
 set -uo pipefail
@@ -37,22 +39,29 @@ run() {
   env OCCBENCH_CACHE_DIR="$cache" CUDA_CACHE_DISABLE=1 ${batch:+OCCBENCH_SEARCH_BATCH=$batch} \
     "${prefix[@]}" "$binary" run "$config" --out "$out/$name" "$@" > "$out/$name.log" 2>&1
   echo "$name rc=$? wall_s=$(( ($(date +%s%N) - start) / 1000000 ))e-3" | tee -a "$out/walls.txt"
-  compile_times "$name" "$cache" >> "$out/walls_compile.txt"
+  compile_times "$name" "$cache" "$start" "$out/timeline_$name.json" >> "$out/walls_compile.txt"
   rm -rf "$cache"
 }
 
-# compile_times NAME CACHE: NVRTC's seconds for the kernels the run compiled (its cache entries
-# keep them): their sum, the slowest, and how many.
+# compile_times NAME CACHE START_NS TIMELINE: NVRTC's seconds for the kernels the run compiled
+# (its cache entries keep them): their sum, the slowest, and how many; and into TIMELINE each
+# kernel's end (its entry's time) and start (less its NVRTC time), in seconds from the run's start.
 compile_times() {
-  python3 - "$1" "$2" <<'PY'
-import glob, json, sys
-ms = []
-for path in glob.glob(sys.argv[2] + "/*.json"):
+  python3 - "$@" <<'PY'
+import glob, json, os, sys
+name, cache, start_ns, timeline = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+kernels = []
+for path in glob.glob(cache + "/*.json"):
     try:
-        ms.append(json.load(open(path)).get("compile_ms", 0) / 1e3)
+        s = json.load(open(path)).get("compile_ms", 0) / 1e3
+        end = os.stat(path).st_mtime_ns / 1e9 - start_ns / 1e9
+        kernels.append({"key": os.path.basename(path)[:-5], "start_s": round(end - s, 3), "end_s": round(end, 3), "compile_s": round(s, 3)})
     except (OSError, ValueError):
         pass
-print(f"{sys.argv[1]} kernels={len(ms)} compile_s_sum={sum(ms):.1f} compile_s_max={max(ms, default=0):.1f}")
+kernels.sort(key=lambda k: k["start_s"])
+json.dump(kernels, open(timeline, "w"), indent=0)
+ms = [k["compile_s"] for k in kernels]
+print(f"{name} kernels={len(ms)} compile_s_sum={sum(ms):.1f} compile_s_max={max(ms, default=0):.1f}")
 PY
 }
 
@@ -68,7 +77,30 @@ probe() {
   rm -rf "$cache"
 }
 
+# contention N: N processes compile the same 8 x 8-tile kernel at once, each into its own empty
+# cache; each one's NVRTC seconds go to walls_contention.txt.
+contention() {
+  local dirs=() i
+  for ((i = 0; i < $1; i++)); do dirs+=("$(mktemp -d)"); done
+  for dir in "${dirs[@]}"; do
+    OCCBENCH_CACHE_DIR="$dir" OCCBENCH_COMPILE_PROCESSES=1 CUDA_CACHE_DISABLE=1 "$bin" plan "$config" --gpu h100 --out "$dir/plan" \
+      --set block_size_x=32 block_size_y=2 tile_size_x=8 tile_size_y=8 use_padding=0 read_only=0 > /dev/null 2>&1 &
+  done
+  wait
+  python3 - "$1" "${dirs[@]}" <<'PY' | tee -a "$out/walls_contention.txt"
+import glob, json, sys
+# each cache also holds the reference variant's kernel (a fraction of a second): the tiled one is its slowest
+s = sorted(max(json.load(open(p))["compile_ms"] / 1e3 for p in glob.glob(d + "/*.json")) for d in sys.argv[2:])
+print(f"at_once={sys.argv[1]} kernels={len(s)} compile_s_min={s[0]:.2f} median={s[len(s) // 2]:.2f} max={s[-1]:.2f}")
+PY
+  rm -rf "${dirs[@]}"
+}
+
 wants() { [[ " $parts " == *" $1 "* ]]; }
+if wants contention; then
+  lscpu > "$out/lscpu.txt" 2>&1
+  for n in 1 8 16 1; do contention "$n"; done
+fi
 if wants pairs; then
   for seed in $seeds; do
     probe "probe-s$seed"
