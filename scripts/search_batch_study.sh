@@ -6,6 +6,7 @@
 #   before     a local search one point at a time by BIN_BEFORE (the code before batches), SEEDS
 #   batches    a local search in batches (as many as the compilers: the workers and the measuring process), SEEDS
 #   random     a random sample of 120, RANDOM_SEEDS
+#   strategies each of STRATEGIES (default: model genetic) in batches, SEEDS
 #   two_cores  on two cores (taskset -c 0,1): one at a time by BIN_BEFORE, in batches by BIN
 #   pairs      per seed of SEEDS, one after the other: the compile probe, before, batches, random
 #              (the machine's compile speed varies by 2x within a call: pairs see the same)
@@ -13,7 +14,8 @@
 #              KT_SITE: where kernel_tuner is installed), one after another
 #   ab_batches per seed of SEEDS, one after the other: BIN_BEFORE's batches and BIN's (a change to a strategy)
 #   ab_random  per seed of RANDOM_SEEDS, one after the other: BIN_BEFORE's random sample and BIN's
-#   bests      every run's best point (Kernel Tuner's too), timed again together by BIN
+#   bests      every run's best point (Kernel Tuner's too), timed again together by BIN, with the
+#              point BESTS_EXTRA names (an id: the space's optimum, say)
 #   contention one 8 x 8-tile kernel compiled by 1, 8 and 16 processes at once (each its own
 #              cache): how much slower a compilation is beside others (walls_contention.txt)
 # Writes each run's log (its time line) and results under $OUT, and walls.txt.
@@ -127,6 +129,11 @@ fi
 if wants batches; then
   for seed in $seeds; do run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"; done
 fi
+if wants strategies; then
+  for strategy in ${STRATEGIES:-model genetic}; do
+    for seed in $seeds; do run "$strategy-batch-s$seed" "$bin" all "" --strategy "$strategy" --max-points 120 --seed "$seed"; done
+  done
+fi
 if wants random; then
   for seed in ${RANDOM_SEEDS:-1}; do run "random-s$seed" "$bin" all "" --strategy random --max-points 120 --seed "$seed"; done
 fi
@@ -143,6 +150,7 @@ if wants kernel_tuner; then
 fi
 if wants bests; then  # one process times every search's best point: their times compare without run-to-run noise
   filter=$(python3 scripts/search_bests.py ids "$out")
+  if [ -n "${BESTS_EXTRA:-}" ]; then filter="^(${BESTS_EXTRA}|${filter#^(}"; fi
   "$bin" run "$config" --filter "$filter" --out "$out/bests" > "$out/bests.log" 2>&1
   python3 scripts/search_bests.py table "$out" | tee "$out/bests.md"
 fi
