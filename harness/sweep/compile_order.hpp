@@ -6,10 +6,10 @@
 // 120 waited 7.5 s at its end for a 8 x 8 tile the workers came to last). So each worker takes,
 // of the next kernels nobody has compiled or claimed, the one guessed the costliest from the
 // compilations seen so far (longest first), its own order breaking ties until there are enough.
-// Those other processes are still running count too, as taking at least as long as they have so
-// far: the heavy kernels are the last to finish, so a guess from finished ones alone learns of
-// them last (on the H100 a 6 x 8 tile, its kind unseen among the finished, was started 7.6 s
-// into a random sample and ended 6 s after the rest).
+// Compilations other processes are still running count too, as taking at least as long as they
+// have so far: the heavy kernels are the last to finish, so a guess from finished ones alone learns
+// of them last (on the H100 a 6 x 8 tile, its kind unseen among the finished, was started 7.6 s
+// into a random sample and ended 4.9 s after every other kernel).
 #include "harness/family/registry.hpp"
 #include "harness/sweep/nvrtc_compiler.hpp"
 
@@ -71,8 +71,8 @@ class CompileTurns {
   std::vector<std::size_t> order_;  // each worker starts at its own index (a lone one from the end)
   std::vector<char> settled_;       // compiled (here or elsewhere), claimed elsewhere, or taken here
   std::size_t cursor_ = 0;          // into order_: everything before it is settled
-  CompileCostGuess guess_;                  // from the compilations finished
-  std::vector<std::size_t> elsewhere_;      // settled by another process, its time not learned yet
+  CompileCostGuess guess_;              // from the compilations finished
+  std::vector<std::size_t> elsewhere_;  // settled by another process, its time not learned yet
 };
 
 }  // namespace occbench
