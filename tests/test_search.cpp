@@ -329,17 +329,19 @@ TEST(SearchSource, SearchesEachSizeWithItsShareOfTheBudgetAndStops) {
 
 // The queue between a search and its compile workers: each offer its ids in order (one offered
 // again moves up to the newest offer), whole lines, each ended by an empty line; a worker compiles
-// the points named, once each, the newest offer first, and not a line still being written.
-TEST(CompileQueue, AWorkerCompilesEachNamedPointOnceTheNewestOfferFirst) {
+// the points the newest offer names, in its order, once each, and not a line still being written.
+// An older offer's points are left: the search has moved on, and a worker compiling a stale guess
+// is one its next batch waits for (on the H100 a local search compiled 15-32% fewer kernels, and
+// was faster on 4 seeds of 5: study 20).
+TEST(CompileQueue, AWorkerCompilesThePointsTheNewestOfferNamesOnce) {
   std::vector<Point> points = expand_sweep(spec_of_text(kTwoSizes), builtin_registry());
   ASSERT_GE(points.size(), 4u);
   std::string path = (std::filesystem::temp_directory_path() / ("occbench_queue_" + std::to_string(::getpid()))).string();
   std::remove(path.c_str());
   CompileQueue queue(path);
   queue.offer({&points[2], &points[0]});
-  queue.offer({&points[0], &points[1], &points[3]});  // points[0] again: it moves up to the newest offer
+  queue.offer({&points[0], &points[1], &points[3]});
   queue.offer({&points[0], &points[1], &points[3]});  // the same offer again: not written
-  std::ofstream(path, std::ios::app) << "no/such/point\n\n" << points[2].id.substr(0, 5);  // then a line still being written
   std::map<std::string, const Point*> by_id;
   for (const auto& p : points) by_id[p.id] = &p;
   auto point_of = [&](const std::string& id) -> std::optional<Point> {
@@ -347,11 +349,20 @@ TEST(CompileQueue, AWorkerCompilesEachNamedPointOnceTheNewestOfferFirst) {
   };
   std::vector<std::string> compiled;
   int polls = 0;
-  follow_compile_queue(path, point_of, [&](const Point& p) { compiled.push_back(p.id); }, [&] { return polls++ < 8; });
-  EXPECT_EQ(compiled, (std::vector<std::string>{points[0].id, points[1].id, points[3].id, points[2].id}));
+  auto compile = [&](const Point& p) { compiled.push_back(p.id); };
+  follow_compile_queue(path, point_of, compile, [&] { return polls++ < 6; });
+  EXPECT_EQ(compiled, (std::vector<std::string>{points[0].id, points[1].id, points[3].id})) << "the newest offer, in its order";
+
+  // A newer offer: a line naming no point, points[2] again (it moves up), and one already compiled;
+  // then a line still being written.
+  std::ofstream(path, std::ios::app) << "no/such/point\n" << points[2].id << "\n" << points[1].id << "\n\n" << points[3].id.substr(0, 5);
+  polls = 0;
+  std::vector<std::string> again;
+  follow_compile_queue(path, point_of, [&](const Point& p) { again.push_back(p.id); }, [&] { return polls++ < 6; });
+  EXPECT_EQ(again, (std::vector<std::string>{points[2].id, points[1].id})) << "a new worker: the newest offer's points only";
   std::ifstream written(path);
   std::string all((std::istreambuf_iterator<char>(written)), std::istreambuf_iterator<char>());
-  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 2 + 1 + 3 + 1 + 2) << all;
+  EXPECT_EQ(std::count(all.begin(), all.end(), '\n'), 2 + 1 + 3 + 1 + 4) << all;
   std::remove(path.c_str());
 }
 

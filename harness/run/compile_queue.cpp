@@ -5,6 +5,7 @@
 #include <fstream>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 namespace occbench {
 
@@ -47,25 +48,27 @@ std::function<bool()> while_parent_lives() {
   return [parent] { return getppid() == parent; };
 }
 
-// The newest offer first: a search moves on, and what it named before may never be asked for.
+// The newest offer only: a search moves on, and what it named before may never be asked for.
 void follow_compile_queue(const std::string& path, const PointOfId& point_of,
                           const std::function<void(const Point&)>& compile, const std::function<bool()>& keep_going) {
   std::streamoff offset = 0;
   std::set<std::string> done;
-  std::vector<std::vector<std::string>> offers(1);  // the last one still open
+  std::vector<std::string> newest, open;  // the newest complete offer, and one still being written
+  auto first_not_done = [&](const std::vector<std::string>& offer) -> std::optional<Point> {
+    for (const auto& id : offer)
+      if (done.insert(id).second)  // a point, or a line naming none: looked at once
+        if (std::optional<Point> point = point_of(id)) return point;
+    return std::nullopt;
+  };
   while (keep_going()) {
     for (auto& line : new_lines(path, offset)) {
-      if (!line.empty()) offers.back().push_back(std::move(line));
-      else if (!offers.back().empty()) offers.emplace_back();
+      if (!line.empty()) open.push_back(std::move(line));
+      else if (!open.empty()) newest = std::exchange(open, {});
     }
-    // The newest complete offer's first point not compiled yet, else an older offer's.
-    std::optional<Point> next;
-    for (auto offer = offers.rbegin(); offer != offers.rend() && !next; ++offer)
-      for (const auto& id : *offer) {
-        if (done.count(id)) continue;
-        done.insert(id);  // a point, or a line naming none: looked at once
-        if ((next = point_of(id))) break;
-      }
+    // The newest offer's first point not compiled yet. An older offer's are left: the search has
+    // moved on, and a worker compiling a stale guess is a worker its next batch waits for.
+    std::optional<Point> next = first_not_done(open);
+    if (!next) next = first_not_done(newest);
     if (!next) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;

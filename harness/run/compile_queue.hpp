@@ -35,9 +35,9 @@ std::unique_ptr<CompileQueue> compile_queue_from_environment();
 // The point a queue's line names, or nullopt where it names none of the sweep's.
 using PointOfId = std::function<std::optional<Point>(const std::string&)>;
 
-// A worker's loop: `compile` each point named in the queue file (as `point_of` finds it), once,
-// the newest offer's first (in its order), as offers are appended, while `keep_going()` (a
-// worker: while the run that started it lives).
+// A worker's loop: `compile` each point the newest offer of the queue file names (as `point_of`
+// finds it), once, in the offer's order, as offers are appended, while `keep_going()` (a worker:
+// while the run that started it lives). An older offer's points are left unless named again.
 void follow_compile_queue(const std::string& path, const PointOfId& point_of, const std::function<void(const Point&)>& compile,
                           const std::function<bool()>& keep_going);
 // keep_going for a worker: the process that started this one is still its parent.
