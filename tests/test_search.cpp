@@ -331,7 +331,7 @@ TEST(SearchSource, SearchesEachSizeWithItsShareOfTheBudgetAndStops) {
 // again moves up to the newest offer), whole lines, each ended by an empty line; a worker compiles
 // the points the newest offer names, in its order, once each, and not a line still being written.
 // An older offer's points are left: the search has moved on, and a worker compiling a stale guess
-// is one its next batch waits for (on the H100 a local search compiled 15-32% fewer kernels, and
+// is one its next batch waits for (on the H100 a local search compiled 16-37% fewer kernels, and
 // was faster on 4 seeds of 5: study 20).
 TEST(CompileQueue, AWorkerCompilesThePointsTheNewestOfferNamesOnce) {
   std::vector<Point> points = expand_sweep(spec_of_text(kTwoSizes), builtin_registry());
