@@ -110,11 +110,11 @@ TEST(CompileTurns, CountsWhatOthersAreStillCompilingAsCostly) {
   ::gethostname(host, sizeof host - 1);
   std::ofstream(lock) << host << " " << ::getpid();  // a live process of this host holds it
   fs::last_write_time(lock, fs::file_time_type::clock::now() - std::chrono::seconds(5));
-  ASSERT_EQ(nvrtc_cache_state(requests[8], cache.string()), CompileState::compiling_elsewhere);
-  std::optional<CompileTime> so_far = nvrtc_compile_time(requests[8], cache.string());
+  ASSERT_EQ(NvrtcCacheEntry(requests[8], cache.string()).state(), CompileState::compiling_elsewhere);
+  std::optional<CompileTime> so_far = NvrtcCacheEntry(requests[8], cache.string()).compile_time();
   ASSERT_TRUE(so_far && !so_far->finished);
   EXPECT_NEAR(so_far->ms, 5000.0, 1000.0);
-  ASSERT_TRUE(nvrtc_compile_time(requests[0], cache.string())->finished);
+  ASSERT_TRUE(NvrtcCacheEntry(requests[0], cache.string()).compile_time()->finished);
 
   CompileTurns worker(requests, params, 0, 2, cache.string());
   EXPECT_EQ(worker.next(), 10u) << "copy=1 has taken 5 s so far elsewhere: (9, 1) before (9, 0)";

@@ -278,10 +278,10 @@ TEST(Nvrtc, AKernelIncludingCubsUmbrellaHeaderCompilesAndIsThenCached) {
                         "  if (threadIdx.x == 0) out[0] = sum;\n"
                         "}\n";
   request.name_expressions = {"k"};
-  EXPECT_EQ(occbench::nvrtc_cache_state(request, cache.string()), occbench::CompileState::not_compiled);
+  EXPECT_EQ(occbench::NvrtcCacheEntry(request, cache.string()).state(), occbench::CompileState::not_compiled);
   auto compiled = occbench::nvrtc_compile(request, cache.string());
   EXPECT_FALSE(compiled.cubin.empty());
-  EXPECT_EQ(occbench::nvrtc_cache_state(request, cache.string()), occbench::CompileState::compiled);
+  EXPECT_EQ(occbench::NvrtcCacheEntry(request, cache.string()).state(), occbench::CompileState::compiled);
 }
 
 // ptxas refusing a kernel's static shared memory: the error names the kernel and its bytes (NVRTC's
@@ -323,10 +323,10 @@ TEST(Nvrtc, AnEntryBeingCompiledElsewhereIsWaitedForOrLeftToIt) {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   fs::path lock = cache / (key + ".lock");
-  EXPECT_EQ(occbench::nvrtc_cache_state(request, cache.string()), occbench::CompileState::not_compiled);
-  EXPECT_EQ(occbench::nvrtc_cache_state(request, done.string()), occbench::CompileState::compiled);
+  EXPECT_EQ(occbench::NvrtcCacheEntry(request, cache.string()).state(), occbench::CompileState::not_compiled);
+  EXPECT_EQ(occbench::NvrtcCacheEntry(request, done.string()).state(), occbench::CompileState::compiled);
   std::ofstream(lock) << host << " " << ::getpid();  // a live process of this host compiles it
-  EXPECT_EQ(occbench::nvrtc_cache_state(request, cache.string()), occbench::CompileState::compiling_elsewhere);
+  EXPECT_EQ(occbench::NvrtcCacheEntry(request, cache.string()).state(), occbench::CompileState::compiling_elsewhere);
 
   occbench::NvrtcRequest worker = request;
   worker.leave_claimed = true;
@@ -345,7 +345,7 @@ TEST(Nvrtc, AnEntryBeingCompiledElsewhereIsWaitedForOrLeftToIt) {
   ::waitpid(dead, nullptr, 0);
   fs::remove(cache / (key + ".cubin"));
   std::ofstream(lock) << host << " " << dead;
-  EXPECT_EQ(occbench::nvrtc_cache_state(request, cache.string()), occbench::CompileState::not_compiled) << "a dead process's lock";
+  EXPECT_EQ(occbench::NvrtcCacheEntry(request, cache.string()).state(), occbench::CompileState::not_compiled) << "a dead process's lock";
   occbench::NvrtcResult taken_over = occbench::nvrtc_compile(worker, cache.string());
   EXPECT_FALSE(taken_over.cache_hit);
   EXPECT_FALSE(fs::exists(lock)) << "the lock outlived its compilation";

@@ -56,10 +56,16 @@ std::optional<double> CompileCostGuess::guess_log_ms(const Params& params) const
 CompileTurns::CompileTurns(std::vector<NvrtcRequest> requests, std::vector<Params> params, unsigned index, unsigned count,
                            std::string cache_dir)
     : requests_(std::move(requests)),
+      entries_(requests_.size()),
       params_(std::move(params)),
       cache_dir_(std::move(cache_dir)),
       order_(walk_order(requests_.size(), index, count)),
       settled_(requests_.size(), 0) {}
+
+const NvrtcCacheEntry& CompileTurns::entry(std::size_t i) {
+  if (!entries_[i]) entries_[i].emplace(requests_[i], cache_dir_);
+  return *entries_[i];
+}
 
 // The next kWindow requests in this worker's order that no process has compiled or claimed;
 // those compiled or claimed elsewhere are left to their process, their times learned (guess_now).
@@ -68,7 +74,7 @@ std::vector<std::size_t> CompileTurns::open_window() {
   for (std::size_t k = cursor_; k < order_.size() && open.size() < kWindow; ++k) {
     std::size_t i = order_[k];
     if (settled_[i]) continue;
-    if (nvrtc_cache_state(requests_[i], cache_dir_) == CompileState::not_compiled) {
+    if (entry(i).state() == CompileState::not_compiled) {
       open.push_back(i);
       continue;
     }
@@ -85,7 +91,7 @@ CompileCostGuess CompileTurns::guess_now() {
   std::vector<std::pair<std::size_t, double>> running;
   std::vector<std::size_t> unfinished;
   for (std::size_t i : elsewhere_) {
-    std::optional<CompileTime> time = nvrtc_compile_time(requests_[i], cache_dir_);
+    std::optional<CompileTime> time = entry(i).compile_time();
     if (!time) continue;  // given up (failed, its process gone) or no time kept: nothing to learn
     if (time->finished) {
       guess_.add(params_[i], time->ms);

@@ -65,7 +65,9 @@ class CompileTurns {
  private:
   std::vector<std::size_t> open_window();
   CompileCostGuess guess_now();
+  const NvrtcCacheEntry& entry(std::size_t i);  // request i's, its key computed on the first look
   std::vector<NvrtcRequest> requests_;
+  std::vector<std::optional<NvrtcCacheEntry>> entries_;
   std::vector<Params> params_;
   std::string cache_dir_;
   std::vector<std::size_t> order_;  // each worker starts at its own index (a lone one from the end)

@@ -388,24 +388,22 @@ bool cached_or_claimed(const fs::path& cubin_path, const fs::path& meta_path, co
   }
 }
 
-// The request's cache entry without its extension (KEY: KEY.cubin, KEY.json, KEY.lock).
-fs::path cache_entry(const NvrtcRequest& request, const std::string& cache_dir) {
-  std::vector<std::string> options;
-  return fs::path(cache_dir) / options_and_key(request, options);
-}
-
 }  // namespace
 
-std::optional<CompileTime> nvrtc_compile_time(const NvrtcRequest& request, const std::string& cache_dir) {
-  fs::path entry = cache_entry(request, cache_dir);
+NvrtcCacheEntry::NvrtcCacheEntry(const NvrtcRequest& request, const std::string& cache_dir) {
+  std::vector<std::string> options;
+  path_ = fs::path(cache_dir) / options_and_key(request, options);
+}
+
+std::optional<CompileTime> NvrtcCacheEntry::compile_time() const {
   try {
-    auto meta = nlohmann::json::parse(read_file_text(fs::path(entry).replace_extension(".json")));
+    auto meta = nlohmann::json::parse(read_file_text(fs::path(path_).replace_extension(".json")));
     if (meta.contains("compile_ms") && meta["compile_ms"].is_number()) return CompileTime{meta["compile_ms"].get<double>(), true};
     return std::nullopt;  // an entry of an older occbench: no time
   } catch (const std::exception&) {
     // not there (yet): another process may be compiling it
   }
-  fs::path lock = fs::path(entry).replace_extension(".lock");
+  fs::path lock = fs::path(path_).replace_extension(".lock");
   std::error_code ec;
   auto claimed = fs::last_write_time(lock, ec);  // the claim's lock is made as its compilation starts
   if (ec || !CacheClaim::held(lock)) return std::nullopt;
@@ -413,11 +411,10 @@ std::optional<CompileTime> nvrtc_compile_time(const NvrtcRequest& request, const
   return CompileTime{std::max(ms, 0.0), false};
 }
 
-CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir) {
-  fs::path entry = cache_entry(request, cache_dir);
+CompileState NvrtcCacheEntry::state() const {
   std::error_code ec;
-  if (fs::exists(fs::path(entry).replace_extension(".cubin"), ec)) return CompileState::compiled;
-  return CacheClaim::held(fs::path(entry).replace_extension(".lock")) ? CompileState::compiling_elsewhere : CompileState::not_compiled;
+  if (fs::exists(fs::path(path_).replace_extension(".cubin"), ec)) return CompileState::compiled;
+  return CacheClaim::held(fs::path(path_).replace_extension(".lock")) ? CompileState::compiling_elsewhere : CompileState::not_compiled;
 }
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {

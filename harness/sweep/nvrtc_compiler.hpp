@@ -6,6 +6,7 @@
 #include "harness/family/registry.hpp"
 
 #include <cstddef>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -77,16 +78,28 @@ std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cu
                                                            std::size_t reserved_smem_bytes);
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
-// NVRTC's milliseconds for the request: those its cache entry keeps (finished), or, while a live
+// NVRTC's milliseconds for a request: those its cache entry keeps (finished), or, while a live
 // process compiles it, those since that process claimed it (not finished: at least this long).
-// None where neither is known (not compiled, or an entry of an older occbench).
 struct CompileTime {
   double ms = 0;
   bool finished = false;
 };
-std::optional<CompileTime> nvrtc_compile_time(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
-// The request's compilation: in the cache, claimed by a live process that compiles it, or neither.
-CompileState nvrtc_cache_state(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
+
+// A request's entry in the cache folder (KEY.cubin, KEY.json, KEY.lock), its key computed once:
+// the key hashes the source, its headers and the options (18 us for Kernel Tuner's convolution),
+// and a run asks where the next points' kernels are every few milliseconds while workers compile
+// them; each look is a file's stat.
+class NvrtcCacheEntry {
+ public:
+  explicit NvrtcCacheEntry(const NvrtcRequest& request, const std::string& cache_dir = nvrtc_cache_dir());
+  // In the cache, claimed by a live process that compiles it, or neither.
+  CompileState state() const;
+  // None where neither time is known (not compiled, or an entry of an older occbench).
+  std::optional<CompileTime> compile_time() const;
+
+ private:
+  std::filesystem::path path_;  // KEY, without an extension
+};
 
 // nvrtc_compile, once per distinct request in this process, from any thread: a second caller of
 // the same request waits for the first's result (or its error) instead of compiling again. What

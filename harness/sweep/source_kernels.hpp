@@ -173,8 +173,10 @@ struct SourceState {
   // needs the same options; alone when that group does not compile (so the error is its own).
   Instance& instance(const KernelSpec& k, const Params& p, int arch);
   // Whether instance() would find the kernel here or in the compiler's cache (as a worker compiles
-  // it), or would wait for the worker compiling it.
+  // it), or would wait for the worker compiling it. The run loop asks this of the next points every
+  // few milliseconds: each point's cache entry is found once (cache_entries, by instance key).
   CompileState compile_state(const KernelSpec& k, const Params& p, int arch) const;
+  mutable std::map<std::string, NvrtcCacheEntry> cache_entries;
   // The NVRTC request for the kernel at p: its name and every other name of the sweep with its
   // options that is not `compiled` yet.
   NvrtcRequest request_for(const KernelSpec& k, const Params& p, int arch,

@@ -118,8 +118,12 @@ std::string instance_key(int arch, const std::string& name, const std::vector<st
 
 CompileState SourceState::compile_state(const KernelSpec& k, const Params& p, int arch) const {
   if (arch == 0) return CompileState::not_compiled;
-  if (instances.count(instance_key(arch, name_expression(k, p), user_options(k, p)))) return CompileState::compiled;
-  return nvrtc_cache_state(request_for(k, p, arch, [](const std::string&) { return false; }));  // as precompile asks for it
+  std::string key = instance_key(arch, name_expression(k, p), user_options(k, p));
+  if (instances.count(key)) return CompileState::compiled;
+  auto found = cache_entries.find(key);
+  if (found == cache_entries.end())  // the request as precompile makes it
+    found = cache_entries.emplace(key, NvrtcCacheEntry(request_for(k, p, arch, [](const std::string&) { return false; }))).first;
+  return found->second.state();
 }
 
 Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) {
