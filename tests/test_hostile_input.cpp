@@ -200,6 +200,15 @@ TEST(HostileInput, ImpossibleTimingsInARecordAreRefused) {
       EXPECT_TRUE(contains(r.err, std::string("$.results[1].timing.") + field + ": expected a time or spread of at least 0")) << r.err;
     }
   }
+  // A part of a point's time that is not a number (time_use.compiler_wait_s, summed into the run's time line).
+  {
+    auto records = nlohmann::ordered_json::parse(read(kResults));
+    records["results"][1]["time_use"]["compiler_wait_s"] = "soon";
+    std::string path = dir.write("compiler_wait.json", records.dump());
+    auto r = run_cli({"report", path});
+    EXPECT_EQ(r.code, kExitBadInput);
+    EXPECT_TRUE(contains(r.err, "$.results[1].time_use.compiler_wait_s: expected a number, got a string")) << r.err;
+  }
   // The fuzzer's: a sample count beyond an int (undefined behaviour where compare read it as one).
   for (double samples : {9.2e18, 2.5}) {
     auto records = nlohmann::ordered_json::parse(read(kResults));
