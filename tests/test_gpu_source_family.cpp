@@ -75,6 +75,7 @@ TEST(GpuSourceFamily, UserAdjacentDifferenceVerifiesWithTheBuiltInResources) {
     EXPECT_EQ(r["verification"]["status"], "passed");
     EXPECT_TRUE(r["occupancy"]["api_agrees"].get<bool>());  // the occupancy API took the cudaKernel_t
     EXPECT_TRUE(r["compile"].is_object());
+    EXPECT_GT(r["compile"]["nvrtc_ms"].get<double>(), 0) << "what compiling the kernel took, whoever compiled it";
     EXPECT_GT(r["timing"]["median_ms"].get<double>(), 0);
     Params params;
     for (const auto& item : r["params"].items()) params.set(item.key(), item.value().get<std::int64_t>());

@@ -259,6 +259,9 @@ TEST(Nvrtc, CompilesWithoutAGpuAndCachesOnDisk) {
   EXPECT_TRUE(warm.cache_hit);
   EXPECT_EQ(warm.compile_ms, 0);
   EXPECT_EQ(warm.cubin, cold.cubin);
+  // What compiling it cost stays with the entry (a search weighs it: compile.nvrtc_ms).
+  EXPECT_EQ(cold.nvrtc_ms, cold.compile_ms);
+  EXPECT_DOUBLE_EQ(warm.nvrtc_ms, cold.compile_ms);
   request.options = {"-DUNUSED=1"};  // other options: another entry
   EXPECT_FALSE(occbench::nvrtc_compile(request, cache.string()).cache_hit);
 }

@@ -74,6 +74,17 @@ TEST(TimeUse, SumsTimedSamplesAndListsFlags) {
   EXPECT_NE(text.find("2.0 s of timed samples in 4.0 s of wall time (50%)"), std::string::npos) << text;
 }
 
+// A kernel's compile cost as its record keeps it (compile.nvrtc_ms, whoever compiled it): seconds,
+// 0 where there is none or it is not a positive number.
+TEST(TimeUse, AKernelsCompileTimeIsReadFromItsRecord) {
+  using json = nlohmann::ordered_json;
+  EXPECT_DOUBLE_EQ(kernel_compile_s({{"compile", {{"compile_ms", 0.0}, {"nvrtc_ms", 1500.0}}}}), 1.5);
+  EXPECT_EQ(kernel_compile_s({{"compile", {{"compile_ms", 20.0}}}}), 0.0) << "an older record";
+  EXPECT_EQ(kernel_compile_s({{"compile", {{"nvrtc_ms", "slow"}}}}), 0.0);
+  EXPECT_EQ(kernel_compile_s({{"compile", {{"nvrtc_ms", -3.0}}}}), 0.0);
+  EXPECT_EQ(kernel_compile_s({{"point_id", "a"}}), 0.0) << "a built-in kernel";
+}
+
 TEST(TimeUse, SumsThePointsPhases) {
   using json = nlohmann::ordered_json;
   std::vector<json> results = {

@@ -1,8 +1,11 @@
 #include "harness/records/time_use.hpp"
 
+#include "harness/core/json.hpp"
 #include "harness/measure/timer.hpp"
 
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace occbench {
 
@@ -14,6 +17,11 @@ const nlohmann::ordered_json* timing_of(const nlohmann::ordered_json& r) {
 }
 
 }  // namespace
+
+double kernel_compile_s(const nlohmann::ordered_json& record) {
+  double ms = number_at(record, "compile", "nvrtc_ms", 0.0);
+  return std::isfinite(ms) && ms > 0 ? ms / 1e3 : 0.0;
+}
 
 RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, double wall_s) {
   RunTimeUse use;

@@ -33,6 +33,11 @@ struct RunTimeUse {
 };
 nlohmann::ordered_json to_json(const RunTimeUse& use);
 
+// NVRTC's seconds for the point's kernel, whoever compiled it and when (compile.nvrtc_ms, kept
+// with the kernel in the cache): what compiling it costs, even where this run found it compiled.
+// 0 where the record has none (not a user kernel, or a cache entry of an older occbench).
+double kernel_compile_s(const nlohmann::ordered_json& record);
+
 // The sums over `results` (the points this process measured) in `wall_s`.
 RunTimeUse run_time_use(const std::vector<nlohmann::ordered_json>& results, double wall_s);
 

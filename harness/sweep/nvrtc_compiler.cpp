@@ -227,6 +227,7 @@ bool read_cache_entry(const fs::path& cubin_path, const fs::path& meta_path, con
     auto meta = nlohmann::json::parse(read_file_text(meta_path));
     result.lowered = meta.at("lowered").get<std::map<std::string, std::string>>();
     result.log = meta.at("log").get<std::string>();
+    if (auto ms = meta.find("compile_ms"); ms != meta.end() && ms->is_number()) result.nvrtc_ms = ms->get<double>();
     result.cubin = read_file_text(cubin_path);
     result.cache_hit = !result.cubin.empty() && result.lowered.size() == request.name_expressions.size();
     return result.cache_hit;
@@ -462,6 +463,7 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   result.cubin.assign(cubin_size, '\0');
   OCCBENCH_NVRTC_CHECK(nvrtcGetCUBIN(program, result.cubin.data()));
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  result.nvrtc_ms = result.compile_ms;
 
   // Written under temporary names and renamed, so a concurrent reader never sees half a file.
   std::error_code ec;

@@ -34,6 +34,7 @@ struct NvrtcResult {
   std::string nvrtc_version;                  // "13.0"
   std::vector<std::string> options;           // everything passed to NVRTC
   double compile_ms = 0;                      // NVRTC's time; 0 on a cache hit
+  double nvrtc_ms = 0;                        // NVRTC's time for this entry, whoever compiled it (0: not kept)
   double waited_ms = 0;                       // waiting for another process compiling the same entry
   bool cache_hit = false;
 };

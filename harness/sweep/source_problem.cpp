@@ -183,6 +183,7 @@ std::string SourceState::compile_json(Instance& inst, int arch) {
                  {"cache_key", c.compiled.cache_key},
                  {"cache_hit", c.reported || c.compiled.cache_hit},
                  {"compile_ms", c.reported ? 0.0 : c.compiled.compile_ms},
+                 {"nvrtc_ms", c.compiled.nvrtc_ms},
                  {"waited_ms", c.reported ? 0.0 : c.compiled.waited_ms}};
   c.reported = true;
   return record.dump();
