@@ -539,9 +539,10 @@ void expect_local_search_beats_random(const std::string& record, std::size_t poi
   }
 }
 
-// Under the compile-cost model (0.8 s a point, 16 compilers), a 120-point local search of the
-// measured convolution space in batches of 16 takes a fraction of the wall of one point at a time,
-// which waits for every compile; and batches find at least 95% of the optimum there too.
+// Under the compile-cost model (0.8 s a point, 16 cores: 15 workers compiling what the search
+// offers them ahead, live_model), a 120-point local search of the measured convolution space in
+// batches of 16 (two walkers) takes under half the wall of one point at a time, which waits for
+// each compile it could not guess ahead; and batches find at least 95% of the optimum there too.
 TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
   ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
   ReplayOptions options;
@@ -556,8 +557,8 @@ TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
     std::vector<ReplaySpace> spaces = replay(input, options);
     at_120[batch] = spaces.at(0).curves.back().steps.at(119);
   }
-  EXPECT_GE(at_120[1].wall_s, 120 * 0.8) << "one at a time waits for each compile";
-  EXPECT_LT(at_120[16].wall_s, 0.3 * at_120[1].wall_s);
+  EXPECT_GE(at_120[16].wall_s, 120 * 0.8 / 15) << "the compilations spread over the workers at best";
+  EXPECT_LT(at_120[16].wall_s, 0.5 * at_120[1].wall_s);
   EXPECT_GE(at_120[16].median, 0.95);
   options.compile_s = 0;
   EXPECT_EQ(format_replay(replay(input, options), options).find("wall of a live search"), std::string::npos) << "no model asked";

@@ -95,10 +95,10 @@ Command add_replay_command(CLI::App& app) {
   replay->add_option("--batch", flags->batch, "The strategies ask in batches of N, as a run with N compile workers does")
       ->check(whole_number(1))
       ->capture_default_str();
-  replay->add_option("--compile-s", flags->compile_s, "Model a live search's wall: seconds to compile a point (0: no model)")
+  replay->add_option("--compile-s", flags->compile_s, "Model a live search's wall: seconds to compile a point whose record keeps no measured time (compile.nvrtc_ms; 0: no model)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  replay->add_option("--cores", flags->cores, "Compilers at once in the wall model (a batch compiles in waves of this many)")
+  replay->add_option("--cores", flags->cores, "Cores in the wall model: one measures, the others compile what the search is likely to ask next (as run's workers)")
       ->check(whole_number(1))
       ->capture_default_str();
   replay->add_option("--seed", flags->seed, "The first seed")->check(whole_number(0))->capture_default_str();

@@ -60,6 +60,9 @@ class RecordQueue {
   std::vector<ordered_json> results_;
 };
 
+// The points a search is likely to ask for next that the compile workers are offered at a time.
+constexpr std::size_t kCompileLookahead = 32;
+
 SharedRecord unrun(const Point& point, const std::string& status, const std::string& reason) {
   auto record = std::make_shared<PointRecord>();
   record->json = unrun_record(point, status, reason);
@@ -170,7 +173,6 @@ class PointLoop {
   ProblemCache problems_;
   RecordQueue records_;
   std::unique_ptr<CompileQueue> compile_queue_ = compile_queue_from_environment();
-  static constexpr std::size_t kCompileLookahead = 32;
   bool lost_handled_ = false;
 };
 
@@ -210,10 +212,14 @@ ReadinessOf point_readiness(const RunSession& session) {
 // out recorded points first (a resumed run), then those whose kernels are compiled: the GPU
 // measures while the workers compile the rest (harness/search/search_source.hpp).
 void batch_search(SearchSource& search, const RunSession& session) {
-  if (!compile_queue_from_environment()) return;
+  std::shared_ptr<CompileQueue> queue = compile_queue_from_environment();
+  if (!queue) return;
   std::size_t size = compile_worker_count(1) + 1;  // the workers, and this process when a point is not compiled yet
   if (const char* wanted = std::getenv("OCCBENCH_SEARCH_BATCH"); wanted && std::atoi(wanted) > 0) size = std::size_t(std::atoi(wanted));
-  search.set_batches(size, point_readiness(session));
+  // Beside many workers this process compiles nothing they have started (as a list's, below); the
+  // workers hear of each new batch as it is asked, not once its first point is measured.
+  search.set_batches(size, point_readiness(session), /*compile_here_alongside=*/compile_worker_count(1) < 4,
+                     [queue, &search] { queue->offer(search.likely_next(kCompileLookahead)); });
 }
 
 // The records in the list's order, whichever order the points were measured in.

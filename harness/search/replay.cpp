@@ -3,6 +3,9 @@
 #include "harness/core/json.hpp"
 #include "harness/core/parallel.hpp"
 #include "harness/records/record_writer.hpp"
+#include "harness/records/time_use.hpp"
+#include "harness/search/live_model.hpp"
+#include "harness/search/search_walkers.hpp"
 #include "harness/search/searcher.hpp"
 #include "harness/sweep/strategy.hpp"
 
@@ -30,6 +33,7 @@ struct RecordedSpace {
   std::vector<std::string> ids;
   std::vector<std::vector<double>> plan_features;  // what plan knows of each point before it runs
   std::vector<double> seconds;                     // what measuring each took (time_use.point_s)
+  std::vector<double> compile_s;                   // what compiling its kernel took (compile.nvrtc_ms), told as live
 };
 
 // Theoretical occupancy, resident blocks per SM, registers per thread, shared memory per block and
@@ -57,13 +61,14 @@ std::vector<RecordedSpace> recorded_spaces(const ShardOutput& input, const Objec
     Coordinates coordinates = {{"variant", record.value("variant", "")}};
     for (const auto& item : split.axes.items()) coordinates.emplace_back(item.key(), item.value());
     auto [found, added] = space_of.emplace(size_text, spaces.size());
-    if (added) spaces.push_back(RecordedSpace{size_text, {}, {}, {}, {}, {}});
+    if (added) spaces.push_back(RecordedSpace{size_text, {}, {}, {}, {}, {}, {}});
     RecordedSpace& space = spaces[found->second];
     space.candidates.push_back(std::move(coordinates));
     space.values.push_back(objective_value(record, objective));
     space.ids.push_back(id);
     space.plan_features.push_back(plan_features(record));
     space.seconds.push_back(number_at(record, "time_use", "point_s", 0.0));
+    space.compile_s.push_back(kernel_compile_s(record));
   }
   return spaces;
 }
@@ -80,47 +85,52 @@ struct Trajectory {
   std::vector<double> reached, time_share, wall_s;
 };
 
-// The wall of a live search under a compile-cost model: each point's kernel takes `compile_s` to
-// compile and `cores` compilers work at once, so a batch compiles in waves of `cores` and the GPU
-// measures each point once its wave is compiled (one point at a time: a wave of one, every point
-// waiting for its compile). Returns the wall after each point of the batch.
-std::vector<double> modeled_walls(double start, const std::vector<double>& point_s, const ReplayOptions& options) {
-  std::vector<double> walls;
-  double gpu_free = start;
-  for (std::size_t i = 0; i < point_s.size(); ++i) {
-    double compiled = start + options.compile_s * double(i / std::max<std::size_t>(1, options.cores) + 1);
-    gpu_free = std::max(gpu_free, compiled) + point_s[i];
-    walls.push_back(gpu_free);
+
+// The live run's compile workers: one per core but the measuring process's.
+std::size_t compile_workers(const ReplayOptions& options) { return options.cores > 1 ? options.cores - 1 : 1; }
+
+// One search of the recorded space by `walkers` (SearchWalkers), simulated as run would measure it
+// (live_model): its candidates in the order measured, and when.
+LiveSearch live_search(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
+                       std::uint64_t seed, std::size_t steps, std::size_t walkers, const ReplayOptions& options) {
+  LiveCosts costs;
+  for (std::size_t c = 0; c < space.size(); ++c) {
+    std::optional<double> value = recorded.values[c];
+    costs.cost.push_back(value && objective.maximize ? std::optional<double>(-*value) : value);
+    double measured = recorded.compile_s[c];  // the model's seconds where the record keeps none
+    costs.compile_s.push_back(measured > 0 ? measured : options.compile_s);
+    costs.measure_s.push_back(recorded.seconds[c]);
   }
-  return walls;
+  LiveModel model{options.batch, compile_workers(options), 32};
+  SearchWalkers search(strategy, space, seed, steps, walkers);
+  return simulate_live_search(search, costs, model);
 }
 
+// A search's trajectory: for each budget, the walkers a search of that many points takes (one
+// search per number of walkers, read where each budget's number applies).
 Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
-                      double optimum, std::uint64_t seed, std::size_t steps, const ReplayOptions& options) {
-  std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
-  double total_s = 0, spent_s = 0, reached = 0, wall_s = 0;
+                      double optimum, std::uint64_t seed, const std::vector<std::size_t>& budgets, const ReplayOptions& options) {
+  auto walkers_at = [&](std::size_t points) {
+    if (options.batch <= 1) return std::size_t(1);
+    return walkers_for(strategy, *std::lower_bound(budgets.begin(), budgets.end(), points));
+  };
+  std::map<std::size_t, LiveSearch> searches;  // by number of walkers
+  for (std::size_t b : budgets) searches.try_emplace(walkers_at(b), live_search(strategy, space, recorded, objective, seed, budgets.back(), walkers_at(b), options));
+  double total_s = 0, spent_s = 0, wall_s = 0;
   for (double s : recorded.seconds) total_s += s;
+  std::optional<double> best;
   Trajectory out;
-  auto step = [&] {
-    out.reached.push_back(reached);
+  for (std::size_t k = 0; k < budgets.back(); ++k) {
+    const LiveSearch& search = searches.at(walkers_at(k + 1));
+    if (k < search.measured.size()) {  // past the end of the space the curve stays where it is
+      std::size_t c = search.measured[k];
+      if (recorded.values[c] && (!best || (objective.maximize ? *recorded.values[c] > *best : *recorded.values[c] < *best))) best = recorded.values[c];
+      spent_s += recorded.seconds[c];
+      wall_s = std::max(wall_s, search.measured_at_s[k]);
+    }
+    out.reached.push_back(best ? fraction_of_optimum(*best, optimum, objective.maximize) : 0.0);
     out.time_share.push_back(total_s > 0 ? spent_s / total_s : 0.0);
     out.wall_s.push_back(wall_s);
-  };
-  while (out.reached.size() < steps) {
-    // One candidate, or a batch told in its order after it (a batch of 1 is one ask).
-    std::vector<std::size_t> asked = searcher->ask_batch(std::min(options.batch, steps - out.reached.size()));
-    if (asked.empty()) step();  // the space is spent: the curve stays where it is
-    std::vector<double> point_s;
-    for (std::size_t candidate : asked) point_s.push_back(recorded.seconds[candidate]);
-    std::vector<double> walls = modeled_walls(wall_s, point_s, options);
-    for (std::size_t i = 0; i < asked.size(); ++i) {
-      std::optional<double> value = recorded.values[asked[i]];
-      searcher->tell(asked[i], value && objective.maximize ? std::optional<double>(-*value) : value);
-      if (auto best = searcher->best_cost()) reached = fraction_of_optimum(objective.maximize ? -*best : *best, optimum, objective.maximize);
-      spent_s += point_s[i];
-      wall_s = walls[i];
-      step();
-    }
   }
   return out;
 }
@@ -161,13 +171,14 @@ std::vector<std::size_t> budgets_in_points(const ReplayOptions& options, std::si
 
 // `planned`: the space with plan's features, which model_plan (the model strategy) is fitted on.
 ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, const SearchSpace& planned,
-                         const RecordedSpace& recorded, const ReplayOptions& options, double optimum, std::size_t steps) {
+                         const RecordedSpace& recorded, const ReplayOptions& options, double optimum, const std::vector<std::size_t>& budgets) {
+  std::size_t steps = budgets.back();
   std::vector<Trajectory> runs(std::size_t(options.seeds));
   bool with_plan = strategy == "model_plan";
   parallel_for(runs.size(), [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s)
       runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded, options.objective, optimum,
-                           options.first_seed + s, steps, options);
+                           options.first_seed + s, budgets, options);
   }, 2);
   ReplayCurve curve{strategy, {}};
   for (std::size_t k = 0; k < steps; ++k) {
@@ -200,9 +211,8 @@ ReplaySpace replay_space(const RecordedSpace& recorded, const ReplayOptions& opt
   out.budgets = budgets_in_points(options, out.points);
   SearchSpace space(recorded.candidates), planned(recorded.candidates);
   planned.add_features(recorded.plan_features);
-  std::size_t steps = *std::max_element(out.budgets.begin(), out.budgets.end());
   for (const auto& strategy : options.strategies)
-    out.curves.push_back(replay_curve(strategy, space, planned, recorded, options, out.optimum, steps));
+    out.curves.push_back(replay_curve(strategy, space, planned, recorded, options, out.optimum, out.budgets));
   return out;
 }
 
@@ -242,8 +252,9 @@ std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& o
 
 // The median wall a live search of each budget would take under the compile-cost model.
 std::string modeled_wall_table(const ReplaySpace& space, const ReplayOptions& options) {
-  std::string text = fmt::format("\nwall of a live search, modeled: {} s to compile a point, {} compiler(s), {}, median s\n",
-                                 options.compile_s, options.cores,
+  std::string text = fmt::format("\nwall of a live search, modeled: each point's compile time as measured (compile.nvrtc_ms), "
+                                 "else {} s, {} core(s) ({} compile worker(s) ahead of the GPU), {}, median s\n",
+                                 options.compile_s, options.cores, compile_workers(options),
                                  options.batch > 1 ? fmt::format("batches of {}", options.batch) : std::string("one point at a time")) +
                      header(space);
   for (std::size_t b : space.budgets) {

@@ -24,7 +24,8 @@ struct ReplayOptions {
   std::vector<double> budget_percents = {1, 2, 5, 10, 20};  // of the space's points
   std::optional<std::size_t> max_points;  // one budget in points instead
   std::size_t batch = 1;  // the strategies ask in batches of this many (Searcher::ask_batch), as run with compile workers
-  // The compile-cost model of a live search's wall (0: none): seconds to compile a point, compilers at once.
+  // The compile-cost model of a live search's wall (0: none): seconds to compile a point where its
+  // record keeps no measured time (compile.nvrtc_ms), compilers at once.
   double compile_s = 0;
   std::size_t cores = 1;
   int seeds = 50;

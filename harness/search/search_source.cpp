@@ -1,6 +1,7 @@
 #include "harness/search/search_source.hpp"
 
 #include "harness/core/json.hpp"
+#include "harness/records/time_use.hpp"
 #include "harness/sweep/claims.hpp"
 
 #include <fmt/format.h>
@@ -28,7 +29,7 @@ Coordinates point_coordinates(const Point& point) {
 }
 
 SearchSource::SearchSource(std::vector<Point> points, const Strategy& strategy)
-    : points_(std::move(points)), objective_(parse_objective(strategy.objective)) {
+    : points_(std::move(points)), strategy_(strategy.name), objective_(parse_objective(strategy.objective)) {
   std::map<std::string, std::size_t> group_of_sizes;
   for (std::size_t i = 0; i < points_.size(); ++i) {
     auto [found, added] = group_of_sizes.emplace(points_[i].sizes.to_string(), groups_.size());
@@ -42,58 +43,51 @@ SearchSource::SearchSource(std::vector<Point> points, const Strategy& strategy)
     std::vector<Coordinates> candidates;
     for (std::size_t i : group.members) candidates.push_back(point_coordinates(points_[i]));
     group.space = std::make_unique<SearchSpace>(candidates);
-    group.searcher = make_searcher(strategy.name, *group.space, strategy.seed + g);
     group.budget = group.members.size();
     if (strategy.max_points) group.budget = std::min(group.budget, *strategy.max_points / count + (g < *strategy.max_points % count));
+    group.seed = strategy.seed + g;
+    group.walkers = std::make_unique<SearchWalkers>(strategy.name, *group.space, group.seed, group.budget);
   }
   if (strategy.time_limit_s && count > 0) seconds_per_group_ = *strategy.time_limit_s / double(count);
 }
 
-bool SearchSource::exhausted(const Group& group) const { return group.searcher->told() >= group.budget || out_of_time(group); }
+bool SearchSource::exhausted(const Group& group) const {
+  return group.walkers->told() >= group.budget || group.walkers->done() || out_of_time(group);
+}
 
 bool SearchSource::out_of_time(const Group& group) const { return seconds_per_group_ && group.seconds >= *seconds_per_group_; }
 
-void SearchSource::set_batches(std::size_t size, ReadinessOf readiness) {
+void SearchSource::set_batches(std::size_t size, ReadinessOf readiness, bool compile_here_alongside, std::function<void()> offer) {
   batch_size_ = std::max<std::size_t>(1, size);
-  ready_ = ReadiestFirst(std::move(readiness));
+  ready_ = ReadiestFirst(std::move(readiness), compile_here_alongside);
+  offer_ = std::move(offer);
+  if (batch_size_ > 1)
+    for (Group& group : groups_)
+      group.walkers = std::make_unique<SearchWalkers>(strategy_, *group.space, group.seed, group.budget, walkers_for(strategy_, group.budget));
 }
 
 const Point* SearchSource::next_of_batch() {
   for (; current_ < groups_.size() && !lost_; ++current_) {
     Group& group = groups_[current_];
-    for (;;) {
-      if (const Point* point = out_of_time(group) ? nullptr : readiest_of_batch(group)) return point;
-      tell_batch(group);
-      if (exhausted(group)) break;
-      std::size_t room = std::min(batch_size_, group.budget - group.searcher->told());
-      group.batch.members = group.searcher->ask_batch(room);
-      if (group.batch.members.empty()) break;
-      group.batch.handed.assign(group.batch.members.size(), 0);
-      group.batch.results.assign(group.batch.members.size(), std::nullopt);
+    if (!out_of_time(group)) {
+      std::size_t asked = group.walkers->asked();
+      group.walkers->ask(batch_size_);
+      if (offer_ && group.walkers->asked() > asked) offer_();
+      if (const Point* point = readiest_of_batch(group)) return point;
     }
+    group.walkers->tell_what_came_in();
   }
   return nullptr;
 }
 
-// The batch's point not given out yet that is readiest, the strategy's order breaking ties.
+// The batches' point not given out yet that is readiest, the walkers' and strategy's order breaking ties.
 const Point* SearchSource::readiest_of_batch(Group& group) {
-  Batch& batch = group.batch;
-  std::vector<std::size_t> open;  // not given out yet
-  for (std::size_t i = 0; i < batch.members.size(); ++i)
-    if (!batch.handed[i]) open.push_back(i);
+  std::vector<SearchWalkers::Member> open = group.walkers->open();
   if (open.empty()) return nullptr;
-  auto point_of = [&](std::size_t i) -> const Point& { return points_[group.members[batch.members[i]]]; };
-  std::size_t chosen = open[ready_.pick(open.size(), [&](std::size_t k) -> const Point& { return point_of(open[k]); })];
-  batch.handed[chosen] = 1;
+  auto point_of = [&](std::size_t k) -> const Point& { return points_[group.members[open[k].candidate]]; };
+  std::size_t chosen = ready_.pick(open.size(), point_of);
+  group.walkers->hand(open[chosen]);
   return &point_of(chosen);
-}
-
-// The batch's results, in the strategy's order (those that came in: a time limit may cut a batch).
-void SearchSource::tell_batch(Group& group) {
-  Batch& batch = group.batch;
-  for (std::size_t i = 0; i < batch.members.size(); ++i)
-    if (batch.results[i]) group.searcher->tell(batch.members[i], *batch.results[i]);
-  batch = Batch{};
 }
 
 const Point* SearchSource::next() {
@@ -103,13 +97,13 @@ const Point* SearchSource::next() {
   for (; current_ < groups_.size() && !lost_; ++current_) {
     Group& group = groups_[current_];
     while (!exhausted(group) && !lost_) {
-      std::optional<std::size_t> asked = group.searcher->ask();
+      std::optional<std::size_t> asked = group.walkers->first().ask();
       if (!asked) break;
       const Point& point = points_[group.members[*asked]];
       Take taken = take(point, current_);
       if (taken == Take::mine) return &point;
       if (taken == Take::budget_spent) break;
-      group.searcher->reserve(*asked);  // another worker measures it; its record comes later
+      group.walkers->first().reserve(*asked);  // another worker measures it; its record comes later
     }
   }
   return nullptr;
@@ -121,18 +115,8 @@ std::vector<const Point*> SearchSource::likely_next(std::size_t limit) const {
   std::vector<const Point*> likely;
   if (current_ >= groups_.size()) return likely;
   const Group& group = groups_[current_];
-  const Batch& batch = group.batch;
-  for (std::size_t i = 0; i < batch.members.size() && likely.size() < limit; ++i)  // the batch's points to come
-    if (!batch.handed[i]) likely.push_back(&points_[group.members[batch.members[i]]]);
-  // Then the neighbours of the batch's best result so far, where it beats the best before the
-  // batch: where a local search goes next, known before the batch ends.
-  std::optional<std::size_t> best;
-  for (std::size_t i = 0; i < batch.members.size(); ++i)
-    if (batch.results[i] && *batch.results[i] && (!best || **batch.results[i] < **batch.results[*best])) best = i;
-  if (best && (!group.searcher->best_cost() || **batch.results[*best] < *group.searcher->best_cost()))
-    for (std::size_t n : group.space->neighbours(batch.members[*best]))
-      if (likely.size() < limit && !group.searcher->is_evaluated(n)) likely.push_back(&points_[group.members[n]]);
-  for (std::size_t candidate : group.searcher->likely_next(limit)) likely.push_back(&points_[group.members[candidate]]);
+  for (std::size_t candidate : group.walkers->likely_next(limit))
+    likely.push_back(&points_[group.members[candidate]]);
   return likely;
 }
 
@@ -141,16 +125,14 @@ void SearchSource::learn(const std::string& point_id, const nlohmann::ordered_js
   if (found == place_.end()) return;
   auto [g, candidate] = found->second;
   Group& group = groups_[g];
-  if (group.searcher->was_told(candidate)) return;  // a record read again (a shared search reads its own too)
+  if (group.walkers->was_told(candidate)) return;  // a record read again (a shared search reads its own too)
   std::optional<double> value = objective_value(record, objective_);
   if (value && objective_.maximize) *value = -*value;
   group.seconds += number_at(record, "time_use", "point_s", 0.0);
-  const auto& members = group.batch.members;
-  if (auto in_batch = std::find(members.begin(), members.end(), candidate); in_batch != members.end()) {
-    group.batch.results[std::size_t(in_batch - members.begin())] = value;  // told with the rest of the batch
-    return;
-  }
-  group.searcher->tell(candidate, value);
+  double compile_s = kernel_compile_s(record);
+  if (group.walkers->result(candidate, value, compile_s)) return;  // told with the rest of its batch
+  group.walkers->first().tell_compile_s(candidate, compile_s);
+  group.walkers->first().tell(candidate, value);
 }
 
 std::size_t SearchSource::planned() const {

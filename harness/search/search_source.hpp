@@ -6,6 +6,7 @@
 // the same records give the same points, so a resumed search goes on where the killed one was.
 // SharedSearchSource is the same search shared by the workers of run --devices.
 #include "harness/records/best.hpp"
+#include "harness/search/search_walkers.hpp"
 #include "harness/search/searcher.hpp"
 #include "harness/sweep/point_source.hpp"
 
@@ -38,8 +39,12 @@ class SearchSource : public PointSource {
   // strategy's order), and the strategy is told the batch's results in its own order once all are
   // in. So while the GPU measures the points already compiled, the compile workers compile the
   // rest of the batch (likely_next names them first), and the search still chooses the same
-  // points for the same seed, batch size and results. Not for a shared search.
-  void set_batches(std::size_t size, ReadinessOf readiness);
+  // points for the same seed, batch size and results. A local search of 100 points or more takes
+  // two walkers (SearchWalkers), each with its batch in flight. Not for a shared search.
+  // Beside few compile workers this process compiles a batch's kernel that no worker has started;
+  // beside many (`compile_here_alongside` false) it waits for the first one a worker finishes, as
+  // a list's does. `offer` is called as new batches are asked: their kernels to the workers at once.
+  void set_batches(std::size_t size, ReadinessOf readiness, bool compile_here_alongside = true, std::function<void()> offer = {});
   double take_compiler_wait_s() override { return ready_.take_waited_s(); }
   // At most this many points (the budget, or every point where only a time limit is given).
   std::size_t planned() const;
@@ -60,29 +65,24 @@ class SearchSource : public PointSource {
   void learn(const std::string& point_id, const nlohmann::ordered_json& record);
   std::size_t spaces_count() const { return groups_.size(); }
   std::size_t budget_of(std::size_t space) const { return groups_[space].budget; }
-  std::size_t told_of(std::size_t space) const { return groups_[space].searcher->told(); }
+  std::size_t told_of(std::size_t space) const { return groups_[space].walkers->told(); }
 
  private:
-  struct Batch {
-    std::vector<std::size_t> members;  // candidates, in the strategy's order
-    std::vector<char> handed;          // given to the run loop
-    std::vector<std::optional<std::optional<double>>> results;  // told, in any order
-  };
   struct Group {
     std::vector<std::size_t> members;  // candidate -> index into points_
     std::unique_ptr<SearchSpace> space;
-    std::unique_ptr<Searcher> searcher;
+    std::unique_ptr<SearchWalkers> walkers;  // one, but in batches (set_batches)
     std::size_t budget = 0;
+    std::uint64_t seed = 0;
     double seconds = 0;
-    Batch batch;
   };
   bool exhausted(const Group& group) const;
   bool out_of_time(const Group& group) const;
   const Point* next_of_batch();
   const Point* readiest_of_batch(Group& group);
-  void tell_batch(Group& group);
   std::vector<Point> points_;
   std::vector<Group> groups_;
+  std::string strategy_;
   std::map<std::string, std::pair<std::size_t, std::size_t>> place_;  // point id -> (group, candidate)
   Objective objective_;
   std::optional<double> seconds_per_group_;
@@ -90,6 +90,7 @@ class SearchSource : public PointSource {
   bool lost_ = false;
   std::size_t batch_size_ = 1;
   ReadiestFirst ready_;
+  std::function<void()> offer_;
 };
 
 // One search shared by the workers of run --devices, each on its GPU with its own copy of the

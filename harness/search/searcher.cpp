@@ -5,12 +5,45 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 namespace occbench {
 
 Searcher::Searcher(const SearchSpace& space, std::uint64_t seed)
-    : space_(space), generator_(seed), evaluated_flags_(space.size(), 0), told_flags_(space.size(), 0), costs_(space.size()) {}
+    : space_(space),
+      generator_(seed),
+      evaluated_flags_(space.size(), 0),
+      told_flags_(space.size(), 0),
+      costs_(space.size()),
+      compile_told_flags_(space.size(), 0) {}
+
+namespace {
+
+// A candidate as the compile-cost guess sees it: each dimension's value index.
+Params value_indices(const SearchSpace& space, std::size_t candidate) {
+  Params params;
+  const std::vector<int>& indices = space.indices(candidate);
+  for (std::size_t d = 0; d < indices.size(); ++d) params.set(space.dimensions()[d].name, indices[d]);
+  return params;
+}
+
+}  // namespace
+
+void Searcher::tell_compile_s(std::size_t candidate, double seconds) {
+  if (compile_told_flags_[candidate] || !(seconds > 0)) return;
+  compile_told_flags_[candidate] = 1;
+  double ms = seconds * 1e3;
+  compile_guess_.add(value_indices(space_, candidate), ms);
+  compile_ms_told_.insert(std::upper_bound(compile_ms_told_.begin(), compile_ms_told_.end(), ms), ms);
+}
+
+bool Searcher::costly_to_compile(std::size_t candidate) const {
+  std::optional<double> guess = compile_guess_.guess_log_ms(value_indices(space_, candidate));
+  if (!guess) return false;
+  double median_ms = compile_ms_told_[compile_ms_told_.size() / 2];
+  return *guess > std::log(std::max(2 * median_ms, 1.0));
+}
 
 std::optional<std::size_t> Searcher::ask() {
   if (evaluated_count_ >= space_.size()) return std::nullopt;
@@ -78,18 +111,18 @@ void Searcher::reserve(std::size_t candidate) {
   ++evaluated_count_;
 }
 
-std::optional<std::size_t> Searcher::random_unevaluated() {
+std::optional<std::size_t> Searcher::random_unevaluated(std::mt19937_64& generator) const {
   if (evaluated_count_ >= space_.size()) return std::nullopt;
   // Draws while most are free, then a draw among the free ones.
   if (evaluated_count_ * 2 < space_.size())
     for (;;) {
-      std::size_t c = uniform_below(generator_, space_.size());
+      std::size_t c = uniform_below(generator, space_.size());
       if (!evaluated_flags_[c]) return c;
     }
   std::vector<std::size_t> free;
   for (std::size_t c = 0; c < space_.size(); ++c)
     if (!evaluated_flags_[c]) free.push_back(c);
-  return free[uniform_below(generator_, free.size())];
+  return free[uniform_below(generator, free.size())];
 }
 
 std::unique_ptr<Searcher> make_searcher(const std::string& name, const SearchSpace& space, std::uint64_t seed) {

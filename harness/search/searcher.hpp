@@ -4,6 +4,7 @@
 // which the strategy learns from like any result), ask again. The same seed and the same costs
 // give the same candidates, so a resumed search proposes what the killed one would have.
 #include "harness/search/space.hpp"
+#include "harness/sweep/compile_order.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,11 @@ class Searcher {
   // The cost of a candidate (nullopt: failed, skipped, no value): the one ask gave last, or one
   // measured elsewhere (another GPU of a shared search), or one reserved earlier.
   void tell(std::size_t candidate, std::optional<double> cost);
+  // What compiling the candidate's kernel took (NVRTC's seconds, whoever compiled it: its record's
+  // compile.nvrtc_ms), told before its cost, once. A strategy may put off candidates guessed costly
+  // to compile: a batch waits for its slowest compilation. Told from the records, so a resumed
+  // search and a replay still choose what the live one did.
+  void tell_compile_s(std::size_t candidate, double seconds);
   // Never to be asked for: another GPU of a shared search measures it; its cost may be told later.
   void reserve(std::size_t candidate);
   // Up to `limit` candidates to evaluate before the strategy decides again (each reserved): what
@@ -53,9 +59,14 @@ class Searcher {
   virtual std::size_t batch_room() const { return SIZE_MAX; }
 
   std::optional<double> cost_of(std::size_t candidate) const { return costs_[candidate]; }
+  // Whether compiling the candidate is guessed to take over twice the median of the compilations
+  // told (from each axis value's effect, CompileCostGuess); false before kCompileSamples were told.
+  bool costly_to_compile(std::size_t candidate) const;
+  static constexpr int kCompileSamples = 4;
   // Lower is better; a failed candidate is worse than any with a cost.
   bool better(std::optional<double> a, std::optional<double> b) const { return a && (!b || *a < *b); }
-  std::optional<std::size_t> random_unevaluated();
+  std::optional<std::size_t> random_unevaluated() { return random_unevaluated(generator_); }
+  std::optional<std::size_t> random_unevaluated(std::mt19937_64& generator) const;
   // `first` (the strategy's own queue), then the default guess, unevaluated and each once, at most `limit`.
   std::vector<std::size_t> likely_after(const std::deque<std::size_t>& first, std::size_t limit) const;
   // The evaluated candidates, in the order they were told.
@@ -73,6 +84,9 @@ class Searcher {
   std::size_t evaluated_count_ = 0;
   std::optional<double> best_cost_;
   std::optional<std::size_t> best_candidate_, last_asked_;
+  CompileCostGuess compile_guess_{kCompileSamples};  // by each dimension's value index
+  std::vector<double> compile_ms_told_;               // ascending
+  std::vector<char> compile_told_flags_;
 };
 
 // A searcher of the strategy (harness/sweep/strategy.hpp names them): random, local, genetic or

@@ -19,38 +19,55 @@ void shuffle(std::vector<T>& items, std::mt19937_64& generator) {
 
 std::optional<std::size_t> LocalSearch::propose() {
   if (history().size() < initial_sample()) return random_unevaluated();
-  while (current_ && !untried_.empty()) {
+  while (current_ && !(untried_.empty() && deferred_.empty())) {
+    if (untried_.empty()) untried_.swap(deferred_);  // no better cheap neighbour: the costly ones now
     std::size_t next = untried_.front();
     untried_.pop_front();
     if (!is_evaluated(next)) return next;
   }
   current_.reset();  // a local optimum: restart
-  return restart();
+  return restart(generator_);
 }
 
 // Iterated local search: most restarts jump from the best optimum so far, changing two or three
 // axes at random (good configurations share much); one in four starts anywhere.
-std::optional<std::size_t> LocalSearch::restart() {
+std::optional<std::size_t> LocalSearch::restart(std::mt19937_64& generator) const {
   std::optional<double> best = best_cost();
-  if (!best || uniform_unit(generator_) < 0.25) return random_unevaluated();
+  if (!best || uniform_unit(generator) < 0.25) return random_unevaluated(generator);
   std::size_t from = 0;
   for (std::size_t c : history())
     if (cost_of(c) == best) from = c;
   std::vector<int> wanted = space_.indices(from);
   const auto& dimensions = space_.dimensions();
-  int jumps = 2 + int(uniform_below(generator_, 2));
+  int jumps = 2 + int(uniform_below(generator, 2));
   for (int j = 0; j < jumps; ++j) {
-    std::size_t d = uniform_below(generator_, wanted.size());
-    wanted[d] = int(uniform_below(generator_, dimensions[d].values.size()));
+    std::size_t d = uniform_below(generator, wanted.size());
+    wanted[d] = int(uniform_below(generator, dimensions[d].values.size()));
   }
-  return space_.nearest(wanted, [this](std::size_t c) { return !is_evaluated(c); }, generator_);
+  return space_.nearest(wanted, [this](std::size_t c) { return !is_evaluated(c); }, generator);
 }
 
 std::size_t LocalSearch::batch_room() const {
   if (history().size() < initial_sample()) return initial_sample() - history().size();
   if (!current_) return 1;
-  std::size_t untried = std::size_t(std::count_if(untried_.begin(), untried_.end(), [this](std::size_t c) { return !is_evaluated(c); }));
-  return std::max<std::size_t>(1, untried);
+  auto open = [this](const std::deque<std::size_t>& candidates) {
+    return std::size_t(std::count_if(candidates.begin(), candidates.end(), [this](std::size_t c) { return !is_evaluated(c); }));
+  };
+  std::size_t cheap = open(untried_);
+  return std::max<std::size_t>(1, cheap > 0 ? cheap : open(deferred_));
+}
+
+// The neighbourhood's untried candidates, then where the search restarts if none of them is
+// better: the same draw as restart's will be, for the generator is not used until then (a
+// restart's kernel compiles while the neighbourhood is measured, instead of after it).
+std::vector<std::size_t> LocalSearch::likely_next(std::size_t limit) const {
+  std::deque<std::size_t> next = untried_;
+  next.insert(next.end(), deferred_.begin(), deferred_.end());
+  if (history().size() >= initial_sample()) {
+    std::mt19937_64 copy = generator_;
+    if (std::optional<std::size_t> start = restart(copy)) next.push_back(*start);
+  }
+  return likely_after(next, limit);
 }
 
 std::size_t LocalSearch::initial_sample() const { return std::max<std::size_t>(2, space_.dimensions().size()); }
@@ -82,7 +99,8 @@ void LocalSearch::move_to(std::size_t candidate) {
   for (std::size_t n : space_.neighbours(candidate))
     if (!is_evaluated(n)) untried.push_back(n);
   shuffle(untried, generator_);
-  untried_.assign(untried.begin(), untried.end());
+  untried_.clear(), deferred_.clear();
+  for (std::size_t n : untried) (costly_to_compile(n) ? deferred_ : untried_).push_back(n);
 }
 
 // --- genetic algorithm ---

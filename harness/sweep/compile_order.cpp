@@ -36,7 +36,7 @@ void CompileCostGuess::add_log(const Params& params, double y) {
 }
 
 std::optional<double> CompileCostGuess::guess_log_ms(const Params& params) const {
-  if (finished_ < kMinSamples) return std::nullopt;
+  if (finished_ < min_samples_) return std::nullopt;
   double mean = all_.value(), guess = mean;
   for (const auto& [name, value] : params.items()) {
     auto seen = by_value_.find(name);

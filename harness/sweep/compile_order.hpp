@@ -29,11 +29,13 @@ namespace occbench {
 // has not finished yet is what takes longest.
 class CompileCostGuess {
  public:
+  // No guess before `min_samples` compilations finished.
+  explicit CompileCostGuess(int min_samples = kMinSamples) : min_samples_(min_samples) {}
   void add(const Params& params, double compile_ms);
   // A compilation still running, believed to take `at_least_ms`: it counts in the guess, not
-  // towards kMinSamples.
+  // towards min_samples.
   void add_unfinished(const Params& params, double at_least_ms);
-  // log(ms) guessed, or none before kMinSamples compilations finished.
+  // log(ms) guessed, or none before min_samples compilations finished.
   std::optional<double> guess_log_ms(const Params& params) const;
   static constexpr int kMinSamples = 8;
 
@@ -47,6 +49,7 @@ class CompileCostGuess {
   std::map<std::string, std::map<std::int64_t, Mean>> by_value_;  // parameter -> its value -> log ms
   Mean all_;
   int finished_ = 0;
+  int min_samples_;
 };
 
 // Worker `index` of `count` through `requests` (params[i]: the point that asked for request i).
