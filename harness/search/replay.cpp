@@ -114,8 +114,10 @@ Trajectory trajectory(const std::string& strategy, const SearchSpace& space, con
     if (options.batch <= 1) return std::size_t(1);
     return walkers_for(strategy, *std::lower_bound(budgets.begin(), budgets.end(), points));
   };
-  std::map<std::size_t, LiveSearch> searches;  // by number of walkers
-  for (std::size_t b : budgets) searches.try_emplace(walkers_at(b), live_search(strategy, space, recorded, objective, seed, budgets.back(), walkers_at(b), options));
+  std::map<std::size_t, LiveSearch> searches;  // by number of walkers: one search each, not one per budget
+  for (std::size_t b : budgets)
+    if (std::size_t walkers = walkers_at(b); !searches.count(walkers))
+      searches.emplace(walkers, live_search(strategy, space, recorded, objective, seed, budgets.back(), walkers, options));
   double total_s = 0, spent_s = 0, wall_s = 0;
   for (double s : recorded.seconds) total_s += s;
   std::optional<double> best;
