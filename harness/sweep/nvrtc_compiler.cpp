@@ -219,6 +219,12 @@ std::optional<CubinKernelResources> cubin_kernel_resources(const std::string& cu
 
 namespace {
 
+// NVRTC's milliseconds as the entry's metadata keeps them; none in an entry of an older occbench.
+std::optional<double> kept_compile_ms(const nlohmann::json& meta) {
+  auto ms = meta.find("compile_ms");
+  return ms != meta.end() && ms->is_number() ? std::optional<double>(ms->get<double>()) : std::nullopt;
+}
+
 // A cache entry's two files, where both are whole and match the request.
 bool read_cache_entry(const fs::path& cubin_path, const fs::path& meta_path, const NvrtcRequest& request, NvrtcResult& result) {
   std::error_code ec;
@@ -227,7 +233,7 @@ bool read_cache_entry(const fs::path& cubin_path, const fs::path& meta_path, con
     auto meta = nlohmann::json::parse(read_file_text(meta_path));
     result.lowered = meta.at("lowered").get<std::map<std::string, std::string>>();
     result.log = meta.at("log").get<std::string>();
-    if (auto ms = meta.find("compile_ms"); ms != meta.end() && ms->is_number()) result.nvrtc_ms = ms->get<double>();
+    result.nvrtc_ms = kept_compile_ms(meta).value_or(0.0);
     result.cubin = read_file_text(cubin_path);
     result.cache_hit = !result.cubin.empty() && result.lowered.size() == request.name_expressions.size();
     return result.cache_hit;
@@ -399,8 +405,8 @@ NvrtcCacheEntry::NvrtcCacheEntry(const NvrtcRequest& request, const std::string&
 std::optional<CompileTime> NvrtcCacheEntry::compile_time() const {
   try {
     auto meta = nlohmann::json::parse(read_file_text(fs::path(path_).replace_extension(".json")));
-    if (meta.contains("compile_ms") && meta["compile_ms"].is_number()) return CompileTime{meta["compile_ms"].get<double>(), true};
-    return std::nullopt;  // an entry of an older occbench: no time
+    std::optional<double> ms = kept_compile_ms(meta);
+    return ms ? std::optional<CompileTime>(CompileTime{*ms, true}) : std::nullopt;
   } catch (const std::exception&) {
     // not there (yet): another process may be compiling it
   }
