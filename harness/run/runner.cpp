@@ -73,13 +73,16 @@ SharedRecord unrun(const Point& point, const std::string& status, const std::str
 // run, or measured with the observers' sections, or recorded as not run once the device is lost.
 class PointLoop {
  public:
-  PointLoop(RunSession& session, const SweepSpec& spec, const RunOptions& options, std::size_t total, std::ostream& log)
+  // `compile_queue`: the run's queue to its compile workers ($OCCBENCH_COMPILE_QUEUE; nullptr: none).
+  PointLoop(RunSession& session, const SweepSpec& spec, const RunOptions& options, std::size_t total,
+            std::shared_ptr<CompileQueue> compile_queue, std::ostream& log)
       : session_(session),
         options_(options),
         seed_(spec.measurement.seed),
         observers_(point_observers(session.context, /*batch_counters=*/true, &log)),
         problems_([this] { observers_.settle(); }),
-        records_(*session.jsonl, log, total) {}
+        records_(*session.jsonl, log, total),
+        compile_queue_(std::move(compile_queue)) {}
 
   // The point's record: kept from the resumed run, or measured and queued to be written.
   ordered_json record(const Point& point, PointSource& source) {
@@ -172,7 +175,7 @@ class PointLoop {
   Observers observers_;
   ProblemCache problems_;
   RecordQueue records_;
-  std::unique_ptr<CompileQueue> compile_queue_ = compile_queue_from_environment();
+  std::shared_ptr<CompileQueue> compile_queue_;
   bool lost_handled_ = false;
 };
 
@@ -211,8 +214,7 @@ ReadinessOf point_readiness(const RunSession& session) {
 // many (the workers and this process), or OCCBENCH_SEARCH_BATCH (1: one point at a time), handed
 // out recorded points first (a resumed run), then those whose kernels are compiled: the GPU
 // measures while the workers compile the rest (harness/search/search_source.hpp).
-void batch_search(SearchSource& search, const RunSession& session) {
-  std::shared_ptr<CompileQueue> queue = compile_queue_from_environment();
+void batch_search(SearchSource& search, const RunSession& session, const std::shared_ptr<CompileQueue>& queue) {
   if (!queue) return;
   std::size_t size = compile_worker_count(1) + 1;  // the workers, and this process when a point is not compiled yet
   if (const char* wanted = std::getenv("OCCBENCH_SEARCH_BATCH"); wanted && std::atoi(wanted) > 0) size = std::size_t(std::atoi(wanted));
@@ -245,14 +247,15 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   else
     list = make_point_source(spec, registry, options.strategy);
   std::unique_ptr<RunSession> session = open_run_session(spec, options, log);
-  if (search && options.claim_dir.empty()) batch_search(*search, *session);
+  std::shared_ptr<CompileQueue> queue = compile_queue_from_environment();
+  if (search && options.claim_dir.empty()) batch_search(*search, *session, queue);
   // A list's points measured compiled first (the same points; their records in the list's order;
   // not under a time limit: ListSource). This process compiles too only beside few workers: beside
   // many, a kernel it compiles (seconds, for a large tile) would hold back the measurement of all
   // they compile meanwhile.
   if (list && options.claim_dir.empty())
     list->set_readiness(point_readiness(*session), /*compile_here_alongside=*/compile_worker_count(1) < 4);
-  PointLoop loop(*session, spec, options, search ? search->planned() : list->points().size(), log);
+  PointLoop loop(*session, spec, options, search ? search->planned() : list->points().size(), queue, log);
   std::unique_ptr<PointSource> claims = list ? worker_claims(list->points(), spec, options, *session, loop) : nullptr;
   PointSource& source = claims ? *claims : search ? static_cast<PointSource&>(*search) : *list;
   drive(source, [&](const Point& point) { return loop.record(point, source); });

@@ -51,9 +51,7 @@ SearchSource::SearchSource(std::vector<Point> points, const Strategy& strategy)
   if (strategy.time_limit_s && count > 0) seconds_per_group_ = *strategy.time_limit_s / double(count);
 }
 
-bool SearchSource::exhausted(const Group& group) const {
-  return group.walkers->told() >= group.budget || group.walkers->done() || out_of_time(group);
-}
+bool SearchSource::exhausted(const Group& group) const { return group.walkers->told() >= group.budget || out_of_time(group); }
 
 bool SearchSource::out_of_time(const Group& group) const { return seconds_per_group_ && group.seconds >= *seconds_per_group_; }
 

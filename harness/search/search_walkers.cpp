@@ -54,12 +54,12 @@ bool SearchWalkers::share_what_is_left() {
   return true;
 }
 
-bool SearchWalkers::ask_next(Walker& w, std::size_t batch_size) {
+void SearchWalkers::ask_next(Walker& w, std::size_t batch_size) {
   std::size_t told = w.searcher->told();
   if (told < w.budget) w.batch = SearchBatch(w.searcher->ask_batch(std::min(std::max<std::size_t>(1, batch_size), w.budget - told)));
   w.exhausted = told < w.budget && w.batch.members.empty();
   w.done = told >= w.budget || w.exhausted;
-  if (w.done) return false;
+  if (w.done) return;
   ++asked_;
   for (std::size_t i = 0; i < w.batch.members.size(); ++i)
     if (auto known = results_.find(w.batch.members[i]); known != results_.end()) {
@@ -67,7 +67,6 @@ bool SearchWalkers::ask_next(Walker& w, std::size_t batch_size) {
       w.batch.results[i] = known->second.cost;
       w.batch.compile_s[i] = known->second.compile_s;
     }
-  return true;
 }
 
 std::vector<SearchWalkers::Member> SearchWalkers::open() const {

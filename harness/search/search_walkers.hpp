@@ -63,7 +63,6 @@ class SearchWalkers {
   std::size_t asked() const { return asked_; }  // batches asked so far, by every walker
   // Walker 0: a search one point at a time (no batches) is its alone.
   Searcher& first() { return *walkers_.front().searcher; }
-  const Searcher& first() const { return *walkers_.front().searcher; }
 
  private:
   struct Walker {
@@ -77,8 +76,8 @@ class SearchWalkers {
     std::optional<double> cost;
     double compile_s = 0;
   };
-  // The walker's next batch, its members measured before filled in; false where it is done.
-  bool ask_next(Walker& walker, std::size_t batch_size);
+  // The walker's next batch, its members measured before filled in, or the walker done.
+  void ask_next(Walker& walker, std::size_t batch_size);
   // Once every walker is done: the budget not measured yet, shared among those that can go on.
   bool share_what_is_left();
   const SearchSpace& space_;
