@@ -210,6 +210,11 @@ ReadinessOf point_readiness(const RunSession& session) {
   };
 }
 
+// Whether this process compiles a point's kernel that no worker has taken while the workers compile
+// others: only beside few workers. Beside many, a kernel it compiles (seconds, for a large tile)
+// would hold back the measurement of all they compile meanwhile; it waits for their first instead.
+bool compile_here_alongside_workers() { return compile_worker_count(1) < 4; }
+
 // A search whose compile workers follow its queue proposes batches as large as the compilers are
 // many (the workers and this process), or OCCBENCH_SEARCH_BATCH (1: one point at a time), handed
 // out recorded points first (a resumed run), then those whose kernels are compiled: the GPU
@@ -218,9 +223,8 @@ void batch_search(SearchSource& search, const RunSession& session, const std::sh
   if (!queue) return;
   std::size_t size = compile_worker_count(1) + 1;  // the workers, and this process when a point is not compiled yet
   if (const char* wanted = std::getenv("OCCBENCH_SEARCH_BATCH"); wanted && std::atoi(wanted) > 0) size = std::size_t(std::atoi(wanted));
-  // Beside many workers this process compiles nothing they have started (as a list's, below); the
-  // workers hear of each new batch as it is asked, not once its first point is measured.
-  search.set_batches(size, point_readiness(session), /*compile_here_alongside=*/compile_worker_count(1) < 4,
+  // The workers hear of each new batch as it is asked, not once its first point is measured.
+  search.set_batches(size, point_readiness(session), compile_here_alongside_workers(),
                      [queue, &search] { queue->offer(search.likely_next(kCompileLookahead)); });
 }
 
@@ -250,11 +254,8 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
   std::shared_ptr<CompileQueue> queue = compile_queue_from_environment();
   if (search && options.claim_dir.empty()) batch_search(*search, *session, queue);
   // A list's points measured compiled first (the same points; their records in the list's order;
-  // not under a time limit: ListSource). This process compiles too only beside few workers: beside
-  // many, a kernel it compiles (seconds, for a large tile) would hold back the measurement of all
-  // they compile meanwhile.
-  if (list && options.claim_dir.empty())
-    list->set_readiness(point_readiness(*session), /*compile_here_alongside=*/compile_worker_count(1) < 4);
+  // not under a time limit: ListSource).
+  if (list && options.claim_dir.empty()) list->set_readiness(point_readiness(*session), compile_here_alongside_workers());
   PointLoop loop(*session, spec, options, search ? search->planned() : list->points().size(), queue, log);
   std::unique_ptr<PointSource> claims = list ? worker_claims(list->points(), spec, options, *session, loop) : nullptr;
   PointSource& source = claims ? *claims : search ? static_cast<PointSource&>(*search) : *list;
