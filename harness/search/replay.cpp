@@ -106,30 +106,42 @@ LiveSearch live_search(const std::string& strategy, const SearchSpace& space, co
   return simulate_live_search(search, costs, model);
 }
 
-// A search's trajectory: for each budget, the walkers a search of that many points takes (one
-// search per number of walkers, read where each budget's number applies).
+// A search's trajectory: the points up to each budget are those of a search of that budget (its
+// walkers share it: a longer search's first points are not what a shorter one measures, for the
+// GPU measures walker 0's compiled points first). One walker's search is the same whatever its
+// budget, but for its last batch, so one search of the largest budget serves every budget it walks.
 Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
                       double optimum, std::uint64_t seed, const std::vector<std::size_t>& budgets, const ReplayOptions& options) {
-  auto walkers_at = [&](std::size_t points) {
-    if (options.batch <= 1) return std::size_t(1);
-    return walkers_for(strategy, *std::lower_bound(budgets.begin(), budgets.end(), points));
+  auto walkers_of = [&](std::size_t budget) { return options.batch <= 1 ? std::size_t(1) : walkers_for(strategy, budget); };
+  // The search a budget reads: its walkers and its points.
+  auto search_of = [&](std::size_t budget) {
+    std::size_t walkers = walkers_of(budget);
+    return std::make_pair(walkers, walkers == 1 ? budgets.back() : budget);
   };
-  std::map<std::size_t, LiveSearch> searches;  // by number of walkers: one search each, not one per budget
+  std::map<std::pair<std::size_t, std::size_t>, LiveSearch> searches;
   for (std::size_t b : budgets)
-    if (std::size_t walkers = walkers_at(b); !searches.count(walkers))
-      searches.emplace(walkers, live_search(strategy, space, recorded, objective, seed, budgets.back(), walkers, options));
+    if (auto key = search_of(b); !searches.count(key))
+      searches.emplace(key, live_search(strategy, space, recorded, objective, seed, key.second, key.first, options));
   double total_s = 0, spent_s = 0, wall_s = 0;
   for (double s : recorded.seconds) total_s += s;
   std::optional<double> best;
+  // The k-th point the search measured (past the end of the space the curve stays where it is).
+  auto take = [&](const LiveSearch& search, std::size_t k) {
+    if (k >= search.measured.size()) return;
+    std::size_t c = search.measured[k];
+    if (recorded.values[c] && (!best || (objective.maximize ? *recorded.values[c] > *best : *recorded.values[c] < *best))) best = recorded.values[c];
+    spent_s += recorded.seconds[c];
+    wall_s = std::max(wall_s, search.measured_at_s[k]);
+  };
   Trajectory out;
+  const LiveSearch* current = nullptr;
   for (std::size_t k = 0; k < budgets.back(); ++k) {
-    const LiveSearch& search = searches.at(walkers_at(k + 1));
-    if (k < search.measured.size()) {  // past the end of the space the curve stays where it is
-      std::size_t c = search.measured[k];
-      if (recorded.values[c] && (!best || (objective.maximize ? *recorded.values[c] > *best : *recorded.values[c] < *best))) best = recorded.values[c];
-      spent_s += recorded.seconds[c];
-      wall_s = std::max(wall_s, search.measured_at_s[k]);
+    const LiveSearch& search = searches.at(search_of(*std::lower_bound(budgets.begin(), budgets.end(), k + 1)));
+    if (&search != current) {  // the next budget's own search: its points before this one too
+      current = &search, best.reset(), spent_s = wall_s = 0;
+      for (std::size_t j = 0; j < k; ++j) take(search, j);
     }
+    take(search, k);
     out.reached.push_back(best ? fraction_of_optimum(*best, optimum, objective.maximize) : 0.0);
     out.time_share.push_back(total_s > 0 ? spent_s / total_s : 0.0);
     out.wall_s.push_back(wall_s);
