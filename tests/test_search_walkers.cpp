@@ -151,22 +151,27 @@ TEST(LocalSearch, NamesItsNextRestartBeforeItComes) {
   EXPECT_EQ(restarts_named, restarts);
 }
 
-TEST(SearchWalkers, TwoForALocalSearchOfAHundredPointsOrMore) {
-  EXPECT_EQ(walkers_for("local", 120), 2u);
+TEST(SearchWalkers, OnePerFortyPointsOfALocalSearchOfAHundredOrMore) {
   EXPECT_EQ(walkers_for("local", 99), 1u);
+  EXPECT_EQ(walkers_for("local", 100), 2u);
+  EXPECT_EQ(walkers_for("local", 119), 2u);
+  EXPECT_EQ(walkers_for("local", 120), 3u);
+  EXPECT_EQ(walkers_for("local", 159), 3u);
+  EXPECT_EQ(walkers_for("local", 160), 4u);
+  EXPECT_EQ(walkers_for("local", 100000), 4u);
   EXPECT_EQ(walkers_for("genetic", 120), 1u);
   EXPECT_EQ(walkers_for("model", 1000), 1u);
 }
 
-// Two walkers share the budget and the results, not their choices: whichever order the results come
-// in, the same candidates are measured, none twice; a candidate both walkers ask for is measured
+// Walkers share the budget and the results, not their choices: whichever order the results come
+// in, the same candidates are measured, none twice; a candidate two walkers ask for is measured
 // once, and the budget that leaves is shared out again. Walker 0 starts as a single search of the
 // seed would.
 TEST(SearchWalkers, MeasureTheSameWhicheverOrderResultsComeIn) {
   testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
   SearchSpace space(s.candidates);
-  auto run = [&](bool reversed) {
-    SearchWalkers walkers("local", space, 7, 120, 2);
+  auto run = [&](std::size_t count, bool reversed) {
+    SearchWalkers walkers("local", space, 7, 120, count);
     std::vector<std::size_t> measured;
     std::set<std::size_t> by_walker;
     for (;;) {
@@ -179,17 +184,19 @@ TEST(SearchWalkers, MeasureTheSameWhicheverOrderResultsComeIn) {
       measured.push_back(member.candidate);
       by_walker.insert(member.walker);
     }
-    EXPECT_EQ(by_walker.size(), 2u);
-    EXPECT_GE(walkers.told(), 120u) << "each walker told its share, measured here or by the other";
+    EXPECT_EQ(by_walker.size(), count);
+    EXPECT_GE(walkers.told(), 120u) << "each walker told its share, measured here or by another";
     return measured;
   };
-  std::vector<std::size_t> in_order = run(false), reversed = run(true);
-  EXPECT_NE(in_order, reversed) << "measured in another order";
-  EXPECT_EQ(in_order.size(), 120u) << "what both wanted measured once, and the budget left shared out again";
-  std::set<std::size_t> distinct(in_order.begin(), in_order.end());
-  EXPECT_EQ(distinct.size(), in_order.size()) << "none measured twice";
-  std::sort(in_order.begin(), in_order.end()), std::sort(reversed.begin(), reversed.end());
-  EXPECT_EQ(in_order, reversed);
+  for (std::size_t count : {2, 3}) {
+    std::vector<std::size_t> in_order = run(count, false), reversed = run(count, true);
+    EXPECT_NE(in_order, reversed) << "measured in another order";
+    EXPECT_EQ(in_order.size(), 120u) << "what two wanted measured once, and the budget left shared out again";
+    std::set<std::size_t> distinct(in_order.begin(), in_order.end());
+    EXPECT_EQ(distinct.size(), in_order.size()) << "none measured twice";
+    std::sort(in_order.begin(), in_order.end()), std::sort(reversed.begin(), reversed.end());
+    EXPECT_EQ(in_order, reversed) << count << " walkers";
+  }
   std::unique_ptr<Searcher> single = make_searcher("local", space, 7);
   std::vector<std::size_t> start = single->ask_batch(16);
   SearchWalkers walkers("local", space, 7, 120, 2);
@@ -225,21 +232,27 @@ TEST(SearchWalkers, TheRunLoopsSourceMeasuresTheSamePointsWhicheverAreReadyFirst
 }
 
 // The live search's model: with compile times that grow with the tile (the synthetic space), the
-// GPU of a 120-point local search in batches waits less with two walkers than with one; and with
-// no compile time at all the wall is the measuring alone, the points measured in the strategy's
-// order.
-TEST(LiveModel, TwoWalkersWaitLessForTheCompilerThanOne) {
+// GPU of a 120-point local search in batches waits less with two walkers than with one, and with
+// three (walkers_for's) less than with two, finding as good; and with no compile time at all the
+// wall is the measuring alone, the points measured in the strategy's order.
+TEST(LiveModel, MoreWalkersWaitLessForTheCompiler) {
   testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
   SearchSpace space(s.candidates);
   LiveCosts costs{s.costs, {}, std::vector<double>(space.size(), 0.03)};
   for (std::size_t c = 0; c < space.size(); ++c) costs.compile_s.push_back(synthetic_compile_s(space, c));
-  double one = 0, two = 0;
-  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
-    SearchWalkers single("local", space, seed, 120, 1), pair("local", space, seed, 120, 2);
-    one += simulate_live_search(single, costs, LiveModel{16, 15, 32}).measured_at_s.back();
-    two += simulate_live_search(pair, costs, LiveModel{16, 15, 32}).measured_at_s.back();
-  }
-  EXPECT_LT(two, 0.85 * one);
+  std::vector<double> wall(4, 0.0), best(4, 0.0);
+  for (std::size_t walkers = 1; walkers <= 3; ++walkers)
+    for (std::uint64_t seed = 1; seed <= 40; ++seed) {
+      SearchWalkers search("local", space, seed, 120, walkers);
+      LiveSearch live = simulate_live_search(search, costs, LiveModel{16, 15, 32});
+      wall[walkers] += live.measured_at_s.back();
+      double found = HUGE_VAL;
+      for (std::size_t c : live.measured) found = std::min(found, s.costs[c].value_or(HUGE_VAL));
+      best[walkers] += found;
+    }
+  EXPECT_LT(wall[2], 0.85 * wall[1]);
+  EXPECT_LT(wall[3], 0.9 * wall[2]);
+  EXPECT_LE(best[3], best[2] * 1.01) << "the summed best costs of 40 seeds";
   std::fill(costs.compile_s.begin(), costs.compile_s.end(), 0.0);
   SearchWalkers single("local", space, 1, 40, 1);
   LiveSearch search = simulate_live_search(single, costs, LiveModel{16, 15, 32});

@@ -14,7 +14,8 @@ bool all_in(const SearchBatch& batch) {
 }  // namespace
 
 std::size_t walkers_for(const std::string& strategy, std::size_t budget) {
-  return strategy == "local" && budget >= kTwoWalkersFrom ? 2 : 1;
+  if (strategy != "local" || budget < kTwoWalkersFrom) return 1;
+  return std::min(kMaxWalkers, budget / kPointsPerWalker);
 }
 
 SearchWalkers::SearchWalkers(const std::string& strategy, const SearchSpace& space, std::uint64_t seed, std::size_t budget,

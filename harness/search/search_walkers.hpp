@@ -3,12 +3,13 @@
 // each with its own seed, its share of the budget and its own batch in flight. While one walker's
 // batch waits for its kernels to compile, the GPU measures another's: a local search in batches
 // waits at each step for the slowest compilation of a neighbourhood (on the H100, 1-13 s of a
-// 20-40 s search), and two walkers each take half as many steps.
+// 20-40 s search), and two walkers each take half as many steps, three a third (the waits of
+// walkers that reach a local optimum beside costly kernels overlap).
 // Deterministic for a seed: the walkers share only results. A walker that asks for a candidate
 // another one measured (or is about to) gets that one's result instead of measuring it again, the
 // same record either way, so each walker's choices depend on the records alone, never on which
 // kernel compiled first or which walker asked first. No walker waits for another's batch. A
-// candidate both walkers want is measured once; once every walker has spent its share, what the
+// candidate two walkers want is measured once; once every walker has spent its share, what the
 // budget has left is shared out again, so the search measures its budget.
 // The live search (search_source) and its simulation (live_model) both drive one.
 #include "harness/search/search_batch.hpp"
@@ -25,11 +26,14 @@
 
 namespace occbench {
 
-// How many walkers a search in batches of `budget` points takes: two for a local search of at
-// least kTwoWalkersFrom points (each long enough to descend from its start; fewer would lose at
-// 1-2% of the replayed spaces), else one.
+// How many walkers a search in batches of `budget` points takes: for a local search of at least
+// kTwoWalkersFrom points, one per kPointsPerWalker (each long enough to descend from its start and
+// restart; fewer points would lose at 1-2% of the replayed spaces), at most kMaxWalkers: 2 from
+// 100 points, 3 from 120, 4 from 160. Else one.
 std::size_t walkers_for(const std::string& strategy, std::size_t budget);
 constexpr std::size_t kTwoWalkersFrom = 100;
+constexpr std::size_t kPointsPerWalker = 40;
+constexpr std::size_t kMaxWalkers = 4;
 
 class SearchWalkers {
  public:
