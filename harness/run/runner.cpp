@@ -60,9 +60,6 @@ class RecordQueue {
   std::vector<ordered_json> results_;
 };
 
-// The points a search is likely to ask for next that the compile workers are offered at a time.
-constexpr std::size_t kCompileLookahead = 32;
-
 SharedRecord unrun(const Point& point, const std::string& status, const std::string& reason) {
   auto record = std::make_shared<PointRecord>();
   record->json = unrun_record(point, status, reason);

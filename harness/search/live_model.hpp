@@ -9,6 +9,7 @@
 // results once all are in.
 // Each kernel takes its compile time, each point its measuring time, as recorded.
 #include "harness/search/search_walkers.hpp"
+#include "harness/sweep/point_source.hpp"
 
 #include <cstddef>
 #include <optional>
@@ -19,7 +20,7 @@ namespace occbench {
 struct LiveModel {
   std::size_t batch = 16;      // points a batch at most (1: one at a time)
   std::size_t compilers = 16;  // compile workers
-  std::size_t lookahead = 32;  // candidates an offer names (the run loop's)
+  std::size_t lookahead = kCompileLookahead;  // candidates an offer names (the run loop's)
 };
 
 // Per candidate of the space: its cost (none: it failed), and the seconds its kernel takes to

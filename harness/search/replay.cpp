@@ -89,29 +89,36 @@ struct Trajectory {
 // The live run's compile workers: one per core but the measuring process's.
 std::size_t compile_workers(const ReplayOptions& options) { return options.cores > 1 ? options.cores - 1 : 1; }
 
-// One search of the recorded space by `walkers` (SearchWalkers), simulated as run would measure it
-// (live_model): its candidates in the order measured, and when.
-LiveSearch live_search(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
-                       std::uint64_t seed, std::size_t steps, std::size_t walkers, const ReplayOptions& options) {
+// What the live-search model reads of the recorded space: each candidate's cost as the strategy
+// sees it (lower is better), compile time (the model's seconds where the record keeps none) and
+// measuring time.
+LiveCosts live_costs(const RecordedSpace& recorded, const ReplayOptions& options) {
   LiveCosts costs;
-  for (std::size_t c = 0; c < space.size(); ++c) {
+  for (std::size_t c = 0; c < recorded.values.size(); ++c) {
     std::optional<double> value = recorded.values[c];
-    costs.cost.push_back(value && objective.maximize ? std::optional<double>(-*value) : value);
-    double measured = recorded.compile_s[c];  // the model's seconds where the record keeps none
+    costs.cost.push_back(value && options.objective.maximize ? std::optional<double>(-*value) : value);
+    double measured = recorded.compile_s[c];
     costs.compile_s.push_back(measured > 0 ? measured : options.compile_s);
     costs.measure_s.push_back(recorded.seconds[c]);
   }
-  LiveModel model{options.batch, compile_workers(options), 32};
+  return costs;
+}
+
+// One search of the recorded space by `walkers` (SearchWalkers), simulated as run would measure it
+// (live_model): its candidates in the order measured, and when.
+LiveSearch live_search(const std::string& strategy, const SearchSpace& space, const LiveCosts& costs, std::uint64_t seed,
+                       std::size_t steps, std::size_t walkers, const ReplayOptions& options) {
   SearchWalkers search(strategy, space, seed, steps, walkers);
-  return simulate_live_search(search, costs, model);
+  return simulate_live_search(search, costs, LiveModel{options.batch, compile_workers(options)});
 }
 
 // A search's trajectory: the points up to each budget are those of a search of that budget (its
 // walkers share it: a longer search's first points are not what a shorter one measures, for the
 // GPU measures walker 0's compiled points first). One walker's search is the same whatever its
 // budget, but for its last batch, so one search of the largest budget serves every budget it walks.
-Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const Objective& objective,
+Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const LiveCosts& costs,
                       double optimum, std::uint64_t seed, const std::vector<std::size_t>& budgets, const ReplayOptions& options) {
+  const Objective& objective = options.objective;
   auto walkers_of = [&](std::size_t budget) { return options.batch <= 1 ? std::size_t(1) : walkers_for(strategy, budget); };
   // The search a budget reads: its walkers and its points.
   auto search_of = [&](std::size_t budget) {
@@ -121,7 +128,7 @@ Trajectory trajectory(const std::string& strategy, const SearchSpace& space, con
   std::map<std::pair<std::size_t, std::size_t>, LiveSearch> searches;
   for (std::size_t b : budgets)
     if (auto key = search_of(b); !searches.count(key))
-      searches.emplace(key, live_search(strategy, space, recorded, objective, seed, key.second, key.first, options));
+      searches.emplace(key, live_search(strategy, space, costs, seed, key.second, key.first, options));
   double total_s = 0, spent_s = 0, wall_s = 0;
   for (double s : recorded.seconds) total_s += s;
   std::optional<double> best;
@@ -189,9 +196,10 @@ ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, 
   std::size_t steps = budgets.back();
   std::vector<Trajectory> runs(std::size_t(options.seeds));
   bool with_plan = strategy == "model_plan";
+  LiveCosts costs = live_costs(recorded, options);  // the same for every seed
   parallel_for(runs.size(), [&](unsigned, std::size_t begin, std::size_t end) {
     for (std::size_t s = begin; s < end; ++s)
-      runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded, options.objective, optimum,
+      runs[s] = trajectory(with_plan ? "model" : strategy, with_plan ? planned : space, recorded, costs, optimum,
                            options.first_seed + s, budgets, options);
   }, 2);
   ReplayCurve curve{strategy, {}};

@@ -22,6 +22,10 @@
 
 namespace occbench {
 
+// The points a source is likely to give next that the run offers its compile workers at a time
+// (PointSource::likely_next); replay's model of a live search offers as many.
+constexpr std::size_t kCompileLookahead = 32;
+
 class PointSource {
  public:
   virtual ~PointSource() = default;
