@@ -71,7 +71,7 @@ class SearchSource : public PointSource {
   struct Group {
     std::vector<std::size_t> members;  // candidate -> index into points_
     std::unique_ptr<SearchSpace> space;
-    std::unique_ptr<SearchWalkers> walkers;  // one walker; two for a local search of 100 points or more in batches
+    std::unique_ptr<SearchWalkers> walkers;  // one walker; in batches, walkers_for's (a local search of 100 points or more: 2-4)
     std::size_t budget = 0;
     std::uint64_t seed = 0;
     double seconds = 0;
