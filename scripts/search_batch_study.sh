@@ -14,6 +14,7 @@
 #              KT_SITE: where kernel_tuner is installed), one after another
 #   ab_batches per seed of SEEDS, one after the other: BIN_BEFORE's batches and BIN's (a change to a strategy)
 #   ab_random  per seed of RANDOM_SEEDS, one after the other: BIN_BEFORE's random sample and BIN's
+#   ab_two_cores  per seed of SEEDS, as ab_batches on two cores (taskset -c 0,1)
 #   bests      every run's best point (Kernel Tuner's too), timed again together by BIN, with the
 #              point BESTS_EXTRA names (an id: the space's optimum, say)
 #   contention one 8 x 8-tile kernel compiled by 1, 8 and 16 processes at once (each its own
@@ -118,6 +119,12 @@ if wants ab_batches; then
   for seed in $seeds; do
     run "before-batch-s$seed" "$bin_before" all "" --strategy local --max-points 120 --seed "$seed"
     run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"
+  done
+fi
+if wants ab_two_cores; then
+  for seed in $seeds; do
+    run "before-batch-2cores-s$seed" "$bin_before" 0,1 "" --strategy local --max-points 120 --seed "$seed"
+    run "local-batch-2cores-s$seed" "$bin" 0,1 "" --strategy local --max-points 120 --seed "$seed"
   done
 fi
 if wants ab_random; then
