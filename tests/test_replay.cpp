@@ -1,0 +1,171 @@
+// Replay (harness/search/replay): strategies replayed against spaces measured in full on the H100
+// (committed records), per budget and under the compile-cost model of a live search, and the
+// replay command. No GPU needed.
+#include "harness/cli/cli.hpp"
+#include "harness/records/merge.hpp"
+#include "harness/search/replay.hpp"
+#include "harness/search/search_walkers.hpp"
+#include "results_test_support.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+
+using namespace occbench;
+using json = nlohmann::ordered_json;
+
+namespace {
+
+const std::string kSource = OCCBENCH_SOURCE_DIR;
+const std::string kStencilRecord = kSource + "/results/reference/h100/stencil.jsonl";
+using testing_support::run_cli_out;
+
+// Issue 27, item 5, on the spaces measured in full on the H100: the best strategy (local search)
+// within 95% of the optimum with 5% of the points in the median, and better than random sampling
+// at every budget from 1% to 20% (15 seeds here; 50 in results/reference/h100/search.md).
+void expect_local_search_beats_random(const std::string& record, std::size_t points) {
+  ShardOutput input = read_shard_output(kSource + record);
+  ReplayOptions options;
+  options.strategies = {"random", "local"};
+  options.seeds = 15;
+  std::vector<ReplaySpace> spaces = replay(input, options);
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(spaces[0].points, points);
+  ASSERT_EQ(spaces[0].curves.size(), 2u);
+  const ReplayCurve& random = spaces[0].curves[0];
+  const ReplayCurve& local = spaces[0].curves[1];
+  ASSERT_EQ(local.strategy, "local");
+  for (std::size_t budget : spaces[0].budgets) {
+    double found = local.steps[budget - 1].median;
+    EXPECT_GT(found, random.steps[budget - 1].median) << budget << " points";
+    if (budget >= spaces[0].points / 20) EXPECT_GE(found, 0.95) << budget << " points";
+  }
+}
+
+}  // namespace
+
+TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget) {
+  ShardOutput input = read_shard_output(kStencilRecord);
+  ReplayOptions options;
+  options.seeds = 8;
+  options.max_points = 180;
+  std::vector<ReplaySpace> spaces = replay(input, options);
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(spaces[0].points, 180u);
+  EXPECT_EQ(spaces[0].with_value, 180u);
+  double optimum = HUGE_VAL;
+  for (const auto& r : input.results) optimum = std::min(optimum, r["timing"]["median_ms"].get<double>());
+  EXPECT_DOUBLE_EQ(spaces[0].optimum, optimum);
+  ASSERT_EQ(spaces[0].curves.size(), 4u);
+  for (const auto& curve : spaces[0].curves) {
+    ASSERT_EQ(curve.steps.size(), 180u) << curve.strategy;
+    for (std::size_t k = 1; k < curve.steps.size(); ++k)
+      EXPECT_GE(curve.steps[k].worst, curve.steps[k - 1].worst) << curve.strategy << ": the best so far never gets worse";
+    EXPECT_DOUBLE_EQ(curve.steps.back().worst, 1.0) << curve.strategy << " found the optimum after every point";
+    EXPECT_NEAR(curve.steps.back().time_share, 1.0, 1e-9) << curve.strategy << ": every point measured, all of the time";
+    EXPECT_GT(curve.steps[0].time_share, 0.0);
+    EXPECT_LT(curve.steps[0].time_share, 0.1);
+    EXPECT_GT(curve.steps[0].median, 0.0);
+    EXPECT_LT(curve.steps[0].median, 1.0);
+  }
+}
+
+// Under the compile-cost model (0.8 s a point, 16 cores: 15 workers compiling what the search
+// offers them ahead, live_model), a 120-point local search of the measured convolution space in
+// batches of 16 (four walkers) takes under half the wall of one point at a time, which waits for
+// each compile it could not guess ahead; and batches find at least 95% of the optimum there too.
+TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
+  ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
+  ReplayOptions options;
+  options.strategies = {"local"};
+  options.seeds = 9;
+  options.max_points = 120;
+  options.compile_s = 0.8;
+  options.cores = 16;
+  std::map<std::size_t, ReplayStep> at_120;
+  for (std::size_t batch : {1, 16}) {
+    options.batch = batch;
+    std::vector<ReplaySpace> spaces = replay(input, options);
+    at_120[batch] = spaces.at(0).curves.back().steps.at(119);
+  }
+  EXPECT_GE(at_120[16].wall_s, 120 * 0.8 / 15) << "the compilations spread over the workers at best";
+  EXPECT_LT(at_120[16].wall_s, 0.5 * at_120[1].wall_s);
+  EXPECT_GE(at_120[16].median, 0.95);
+  options.compile_s = 0;
+  EXPECT_EQ(format_replay(replay(input, options), options).find("wall of a live search"), std::string::npos) << "no model asked";
+}
+
+// Each budget of a replay in batches is a search of that budget: a local search of 5% of the
+// convolution space (175 points, several walkers) replayed beside 1, 2 and 10% finds what the same
+// search replayed alone finds, seed by seed. (A longer search's first 175 points are not that
+// search: the GPU measures walker 0's compiled points first, so they were mostly one walker's.)
+TEST(Replay, EachBudgetInBatchesIsASearchOfThatBudget) {
+  ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
+  ReplayOptions options;
+  options.strategies = {"local"};
+  options.seeds = 8;
+  options.batch = 16;
+  options.budget_percents = {1, 2, 5, 10};
+  ReplayStep together = replay(input, options).at(0).curves.back().steps.at(174);
+  options.budget_percents = {5};
+  ReplayStep alone = replay(input, options).at(0).curves.back().steps.at(174);
+  ASSERT_GT(walkers_for("local", 175), 1u);
+  EXPECT_EQ(together.mean, alone.mean);
+  EXPECT_EQ(together.worst, alone.worst);
+}
+
+// The model asks a batch's later candidates believing the earlier ones cost what it predicts
+// (ModelSearch::fit_and_rank), so a batch of 16 spreads out instead of crowding one guess: on the
+// measured convolution space it finds as much per point as one at a time, in the mean of 30
+// seeds at 2% and 5% of the space: 0.910 and 0.975 against 0.903 and 0.945 (without the belief,
+// 0.888 and 0.947: the test fails).
+TEST(Replay, TheModelInBatchesFindsAsMuchPerPointAsOneAtATime) {
+  ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
+  ReplayOptions options;
+  options.strategies = {"model"};
+  options.seeds = 30;
+  options.budget_percents = {2, 5};
+  std::map<std::size_t, std::vector<double>> means;
+  for (std::size_t batch : {1, 16}) {
+    options.batch = batch;
+    ReplaySpace space = replay(input, options).at(0);
+    for (std::size_t budget : space.budgets) means[batch].push_back(space.curves.back().steps.at(budget - 1).mean);
+  }
+  ASSERT_EQ(means[16].size(), 2u);
+  for (std::size_t i = 0; i < means[16].size(); ++i) EXPECT_GE(means[16][i], means[1][i] - 0.005) << "budget " << i;
+}
+
+TEST(Replay, OnTheMeasuredSyrkSpaceLocalSearchReaches95PercentWithin5PercentAndBeatsRandom) {
+  expect_local_search_beats_random("/results/reference/h100/search/syrk/syrk_full.jsonl", 2641);
+}
+
+TEST(Replay, OnTheMeasuredConvolutionSpaceLocalSearchReaches95PercentWithin5PercentAndBeatsRandom) {
+  expect_local_search_beats_random("/results/reference/h100/search/convolution/convolution_full.jsonl", 3489);
+}
+
+TEST(Replay, TheCommandPrintsATablePerBudgetWritesTheCurvesAndRefusesBadInput) {
+  testing_support::TempDir dir;
+  std::string out_path = dir.file("replay.json");
+  int code = -1;
+  std::string out = run_cli_out({"replay", kStencilRecord, "--strategy", "local,model_plan", "--seeds", "6", "--out", out_path}, code);
+  EXPECT_EQ(code, kExitOk) << out;
+  EXPECT_NE(out.find("| budget | points | random | local | model_plan |"), std::string::npos) << out;
+  EXPECT_NE(out.find("| 5.0% | 9 |"), std::string::npos) << out;
+  json curves = json::parse(std::ifstream(out_path));
+  EXPECT_EQ(curves["seeds"], 6);
+  EXPECT_EQ(curves["spaces"][0]["strategies"].size(), 3u);
+  EXPECT_EQ(curves["spaces"][0]["strategies"][0]["steps"].size(), 36u) << "every budget up to 20% of 180";
+  out = run_cli_out({"replay", kStencilRecord, "--strategy", "annealing"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  out = run_cli_out({"replay", kStencilRecord, "--objective", "timing.no_such_field"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  EXPECT_NE(out.find("no point of size"), std::string::npos) << out;
+  out = run_cli_out({"replay", kStencilRecord, "--budgets", "5,two"}, code);
+  EXPECT_EQ(code, kExitBadInput) << out;
+  out = run_cli_out({"replay", kStencilRecord, "--objective", "metrics.achieved_bandwidth_gbps:max", "--seeds", "3", "--max-points", "20"}, code);
+  EXPECT_EQ(code, kExitOk) << out;
+  EXPECT_NE(out.find("metrics.achieved_bandwidth_gbps:max"), std::string::npos) << out;
+}
