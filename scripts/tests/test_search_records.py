@@ -123,3 +123,25 @@ def test_the_batch_study_table_counts_every_wait_for_a_worker_and_the_kernels_co
     row = done.stdout.splitlines()[2]
     assert row == "| random-s1 | 9.5 | 4.0 | 1 (2.0) | 2.0 | 1 | 12.5 / 10.0 | 0.1000 |", row
     assert "tile8x8" not in done.stdout, "a timing without a run folder is no run"
+
+
+def test_the_compile_model_space_takes_the_measured_times_and_fits_the_rest(tmp_path):
+    """compile_model_space.py on study 24's runs: the 760 kernels they compiled take their median
+    measured time, the others a fit that grows with the tile as NVRTC's did (1 x 1 against 8 x 8,
+    medians)."""
+    space = ROOT / "results" / "reference" / "h100" / "search" / "convolution" / "convolution_full.jsonl"
+    logs = ROOT / "results" / "reference" / "h100" / "search" / "batches" / "study22to24_logs_csv.tar.gz"
+    out = tmp_path / "model.jsonl"
+    done = subprocess.run([sys.executable, SCRIPTS / "compile_model_space.py", space, logs, "--runs", "study24/", "--out", out],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "3488 points, 760 with a measured compile time" in done.stdout
+    records = [json.loads(line) for line in out.read_text().splitlines()[1:]]
+    seconds = {}
+    for r in records:
+        if "tile_size_x" in r["params"]:
+            seconds.setdefault((r["params"]["tile_size_x"], r["params"]["tile_size_y"]), []).append(r["compile"]["nvrtc_ms"] / 1e3)
+    assert sum(len(v) for v in seconds.values()) == 3488
+    assert min(min(v) for v in seconds.values()) > 0
+    median = lambda tile: sorted(seconds[tile])[len(seconds[tile]) // 2]
+    assert median((8, 8)) > 10 * median((1, 1))
