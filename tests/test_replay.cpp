@@ -75,7 +75,7 @@ TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget
 
 // Under the compile-cost model (0.8 s a point, 16 cores: 15 workers compiling what the search
 // offers them ahead, live_model), a 120-point local search of the measured convolution space in
-// batches of 16 (four walkers) takes under half the wall of one point at a time, which waits for
+// batches of 16 (three walkers) takes under half the wall of one point at a time, which waits for
 // each compile it could not guess ahead; and batches find at least 95% of the optimum there too.
 TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
   ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");

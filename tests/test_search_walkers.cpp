@@ -151,11 +151,13 @@ TEST(LocalSearch, NamesItsNextRestartBeforeItComes) {
   EXPECT_EQ(restarts_named, restarts);
 }
 
-TEST(SearchWalkers, OnePerThirtyPointsOfALocalSearchOfAHundredOrMore) {
+TEST(SearchWalkers, OnePerFortyPointsOfALocalSearchOfAHundredOrMore) {
   EXPECT_EQ(walkers_for("local", 99), 1u);
-  EXPECT_EQ(walkers_for("local", 100), 3u);
-  EXPECT_EQ(walkers_for("local", 119), 3u);
-  EXPECT_EQ(walkers_for("local", 120), 4u);
+  EXPECT_EQ(walkers_for("local", 100), 2u);
+  EXPECT_EQ(walkers_for("local", 119), 2u);
+  EXPECT_EQ(walkers_for("local", 120), 3u);
+  EXPECT_EQ(walkers_for("local", 159), 3u);
+  EXPECT_EQ(walkers_for("local", 160), 4u);
   EXPECT_EQ(walkers_for("local", 100000), 4u);
   EXPECT_EQ(walkers_for("genetic", 120), 1u);
   EXPECT_EQ(walkers_for("model", 1000), 1u);
@@ -230,17 +232,16 @@ TEST(SearchWalkers, TheRunLoopsSourceMeasuresTheSamePointsWhicheverAreReadyFirst
 }
 
 // The live search's model: with compile times that grow with the tile (the synthetic space), the
-// GPU of a 120-point local search in batches waits less with two walkers than with one, with
-// three less than with two and with four (walkers_for's) less than with three, finding as good;
-// and with no compile time at all the wall is the measuring alone, the points measured in the
-// strategy's order.
+// GPU of a 120-point local search in batches waits less with two walkers than with one, and with
+// three (walkers_for's) less than with two, finding as good; and with no compile time at all the
+// wall is the measuring alone, the points measured in the strategy's order.
 TEST(LiveModel, MoreWalkersWaitLessForTheCompiler) {
   testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
   SearchSpace space(s.candidates);
   LiveCosts costs{s.costs, {}, std::vector<double>(space.size(), 0.03)};
   for (std::size_t c = 0; c < space.size(); ++c) costs.compile_s.push_back(synthetic_compile_s(space, c));
-  std::vector<double> wall(5, 0.0), best(5, 0.0);
-  for (std::size_t walkers = 1; walkers <= 4; ++walkers)
+  std::vector<double> wall(4, 0.0), best(4, 0.0);
+  for (std::size_t walkers = 1; walkers <= 3; ++walkers)
     for (std::uint64_t seed = 1; seed <= 40; ++seed) {
       SearchWalkers search("local", space, seed, 120, walkers);
       LiveSearch live = simulate_live_search(search, costs, LiveModel{16, 15, 32});
@@ -252,8 +253,6 @@ TEST(LiveModel, MoreWalkersWaitLessForTheCompiler) {
   EXPECT_LT(wall[2], 0.85 * wall[1]);
   EXPECT_LT(wall[3], 0.9 * wall[2]);
   EXPECT_LE(best[3], best[2] * 1.01) << "the summed best costs of 40 seeds";
-  EXPECT_LT(wall[4], 0.9 * wall[3]);
-  EXPECT_LE(best[4], best[3] * 1.01);
   std::fill(costs.compile_s.begin(), costs.compile_s.end(), 0.0);
   SearchWalkers single("local", space, 1, 40, 1);
   LiveSearch search = simulate_live_search(single, costs, LiveModel{16, 15, 32});

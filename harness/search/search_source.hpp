@@ -40,7 +40,7 @@ class SearchSource : public PointSource {
   // in. So while the GPU measures the points already compiled, the compile workers compile the
   // rest of the batch (likely_next names them first), and the search still chooses the same
   // points for the same seed, batch size and results. A local search of 100 points or more takes
-  // three or four walkers (SearchWalkers, walkers_for), each with its batch in flight. Not for a shared search.
+  // two to four walkers (SearchWalkers, walkers_for), each with its batch in flight. Not for a shared search.
   // Beside few compile workers this process compiles a batch's kernel that no worker has started;
   // beside many (`compile_here_alongside` false) it waits for the first one a worker finishes, as
   // a list's does. `offer` is called as new batches are asked: their kernels to the workers at once.
@@ -71,7 +71,7 @@ class SearchSource : public PointSource {
   struct Group {
     std::vector<std::size_t> members;  // candidate -> index into points_
     std::unique_ptr<SearchSpace> space;
-    std::unique_ptr<SearchWalkers> walkers;  // one walker; in batches, walkers_for's (a local search of 100 points or more: 3-4)
+    std::unique_ptr<SearchWalkers> walkers;  // one walker; in batches, walkers_for's (a local search of 100 points or more: 2-4)
     std::size_t budget = 0;
     std::uint64_t seed = 0;
     double seconds = 0;

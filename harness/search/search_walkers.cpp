@@ -14,7 +14,7 @@ bool all_in(const SearchBatch& batch) {
 }  // namespace
 
 std::size_t walkers_for(const std::string& strategy, std::size_t budget) {
-  if (strategy != "local" || budget < kWalkersFrom) return 1;
+  if (strategy != "local" || budget < kTwoWalkersFrom) return 1;
   return std::min(kMaxWalkers, budget / kPointsPerWalker);
 }
 

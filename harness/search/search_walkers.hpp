@@ -27,12 +27,12 @@
 namespace occbench {
 
 // How many walkers a search in batches of `budget` points takes: for a local search of at least
-// kWalkersFrom points, one per kPointsPerWalker (each long enough to descend from its start and
-// restart; smaller budgets would lose at 1-2% of the replayed spaces), at most kMaxWalkers: 3 from
-// 100 points, 4 from 120. Else one.
+// kTwoWalkersFrom points, one per kPointsPerWalker (each long enough to descend from its start and
+// restart; fewer points would lose at 1-2% of the replayed spaces), at most kMaxWalkers: 2 from
+// 100 points, 3 from 120, 4 from 160. Else one.
 std::size_t walkers_for(const std::string& strategy, std::size_t budget);
-constexpr std::size_t kWalkersFrom = 100;
-constexpr std::size_t kPointsPerWalker = 30;
+constexpr std::size_t kTwoWalkersFrom = 100;
+constexpr std::size_t kPointsPerWalker = 40;
 constexpr std::size_t kMaxWalkers = 4;
 
 class SearchWalkers {
