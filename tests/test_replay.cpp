@@ -21,13 +21,16 @@ namespace {
 
 const std::string kSource = OCCBENCH_SOURCE_DIR;
 const std::string kStencilRecord = kSource + "/results/reference/h100/stencil.jsonl";
+// The two spaces measured in full on the H100 (examples/search).
+const std::string kConvolutionRecord = kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl";
+const std::string kSyrkRecord = kSource + "/results/reference/h100/search/syrk/syrk_full.jsonl";
 using testing_support::run_cli_out;
 
 // Issue 27, item 5, on the spaces measured in full on the H100: the best strategy (local search)
 // within 95% of the optimum with 5% of the points in the median, and better than random sampling
 // at every budget from 1% to 20% (15 seeds here; 50 in results/reference/h100/search.md).
 void expect_local_search_beats_random(const std::string& record, std::size_t points) {
-  ShardOutput input = read_shard_output(kSource + record);
+  ShardOutput input = read_shard_output(record);
   ReplayOptions options;
   options.strategies = {"random", "local"};
   options.seeds = 15;
@@ -78,7 +81,7 @@ TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget
 // batches of 16 (three walkers) takes under half the wall of one point at a time, which waits for
 // each compile it could not guess ahead; and batches find at least 95% of the optimum there too.
 TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
-  ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
+  ShardOutput input = read_shard_output(kConvolutionRecord);
   ReplayOptions options;
   options.strategies = {"local"};
   options.seeds = 9;
@@ -103,7 +106,7 @@ TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
 // search replayed alone finds, seed by seed. (A longer search's first 175 points are not that
 // search: the GPU measures walker 0's compiled points first, so they were mostly one walker's.)
 TEST(Replay, EachBudgetInBatchesIsASearchOfThatBudget) {
-  ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
+  ShardOutput input = read_shard_output(kConvolutionRecord);
   ReplayOptions options;
   options.strategies = {"local"};
   options.seeds = 8;
@@ -123,7 +126,7 @@ TEST(Replay, EachBudgetInBatchesIsASearchOfThatBudget) {
 // seeds at 2% and 5% of the space: 0.910 and 0.975 against 0.903 and 0.945 (without the belief,
 // 0.888 and 0.947: the test fails).
 TEST(Replay, TheModelInBatchesFindsAsMuchPerPointAsOneAtATime) {
-  ShardOutput input = read_shard_output(kSource + "/results/reference/h100/search/convolution/convolution_full.jsonl");
+  ShardOutput input = read_shard_output(kConvolutionRecord);
   ReplayOptions options;
   options.strategies = {"model"};
   options.seeds = 30;
@@ -139,11 +142,11 @@ TEST(Replay, TheModelInBatchesFindsAsMuchPerPointAsOneAtATime) {
 }
 
 TEST(Replay, OnTheMeasuredSyrkSpaceLocalSearchReaches95PercentWithin5PercentAndBeatsRandom) {
-  expect_local_search_beats_random("/results/reference/h100/search/syrk/syrk_full.jsonl", 2641);
+  expect_local_search_beats_random(kSyrkRecord, 2641);
 }
 
 TEST(Replay, OnTheMeasuredConvolutionSpaceLocalSearchReaches95PercentWithin5PercentAndBeatsRandom) {
-  expect_local_search_beats_random("/results/reference/h100/search/convolution/convolution_full.jsonl", 3489);
+  expect_local_search_beats_random(kConvolutionRecord, 3489);
 }
 
 TEST(Replay, TheCommandPrintsATablePerBudgetWritesTheCurvesAndRefusesBadInput) {
