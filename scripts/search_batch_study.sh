@@ -115,18 +115,15 @@ fi
 if wants before; then
   for seed in $seeds; do run "before-one-s$seed" "$bin_before" all 1 --strategy local --max-points 120 --seed "$seed"; done
 fi
-if wants ab_batches; then
+# ab_local SUFFIX CPUS: per seed of SEEDS, BIN_BEFORE's local search in batches, then BIN's.
+ab_local() {
   for seed in $seeds; do
-    run "before-batch-s$seed" "$bin_before" all "" --strategy local --max-points 120 --seed "$seed"
-    run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"
+    run "before-batch$1-s$seed" "$bin_before" "$2" "" --strategy local --max-points 120 --seed "$seed"
+    run "local-batch$1-s$seed" "$bin" "$2" "" --strategy local --max-points 120 --seed "$seed"
   done
-fi
-if wants ab_two_cores; then
-  for seed in $seeds; do
-    run "before-batch-2cores-s$seed" "$bin_before" 0,1 "" --strategy local --max-points 120 --seed "$seed"
-    run "local-batch-2cores-s$seed" "$bin" 0,1 "" --strategy local --max-points 120 --seed "$seed"
-  done
-fi
+}
+if wants ab_batches; then ab_local "" all; fi
+if wants ab_two_cores; then ab_local -2cores 0,1; fi
 if wants ab_random; then
   for seed in ${RANDOM_SEEDS:-1}; do
     run "before-random-s$seed" "$bin_before" all "" --strategy random --max-points 120 --seed "$seed"
