@@ -90,9 +90,8 @@ std::vector<BestPoint> best_points(const ShardOutput& input, const Objective& ob
       continue;
     }
     BestPoint& current = best[found->second];
-    bool better = objective.maximize ? *value > current.value : *value < current.value;
     int seen = current.candidates + 1;
-    if (better) current = candidate;
+    if (objective.better(*value, current.value)) current = candidate;
     current.candidates = seen;
   }
   return best;

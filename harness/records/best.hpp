@@ -17,6 +17,7 @@ struct Objective {
   std::string field = "timing.median_ms";  // a dotted path into the record
   bool maximize = false;
   std::string text() const { return field + (maximize ? ":max" : ":min"); }
+  bool better(double a, double b) const { return maximize ? a > b : a < b; }  // a value beats another
 };
 // "FIELD", "FIELD:min" or "FIELD:max"; throws std::invalid_argument saying what was expected.
 Objective parse_objective(const std::string& text);

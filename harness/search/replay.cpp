@@ -131,12 +131,13 @@ Trajectory trajectory(const std::string& strategy, const SearchSpace& space, con
       searches.emplace(key, live_search(strategy, space, costs, seed, key.second, key.first, options));
   double total_s = 0, spent_s = 0, wall_s = 0;
   for (double s : recorded.seconds) total_s += s;
-  std::optional<double> best;
+  const double worst = objective.maximize ? -HUGE_VAL : HUGE_VAL;  // what any value beats
+  double best = worst;  // not a std::optional: GCC 12 warns, wrongly, that its value may be read unset here
   // The k-th point the search measured (past the end of the space the curve stays where it is).
   auto take = [&](const LiveSearch& search, std::size_t k) {
     if (k >= search.measured.size()) return;
     std::size_t c = search.measured[k];
-    if (recorded.values[c] && (!best || (objective.maximize ? *recorded.values[c] > *best : *recorded.values[c] < *best))) best = recorded.values[c];
+    if (const std::optional<double>& value = recorded.values[c]; value && objective.better(*value, best)) best = *value;
     spent_s += recorded.seconds[c];
     wall_s = std::max(wall_s, search.measured_at_s[k]);
   };
@@ -145,11 +146,11 @@ Trajectory trajectory(const std::string& strategy, const SearchSpace& space, con
   for (std::size_t k = 0; k < budgets.back(); ++k) {
     const LiveSearch& search = searches.at(search_of(*std::lower_bound(budgets.begin(), budgets.end(), k + 1)));
     if (&search != current) {  // the next budget's own search: its points before this one too
-      current = &search, best.reset(), spent_s = wall_s = 0;
+      current = &search, best = worst, spent_s = wall_s = 0;
       for (std::size_t j = 0; j < k; ++j) take(search, j);
     }
     take(search, k);
-    out.reached.push_back(best ? fraction_of_optimum(*best, optimum, objective.maximize) : 0.0);
+    out.reached.push_back(best != worst ? fraction_of_optimum(best, optimum, objective.maximize) : 0.0);
     out.time_share.push_back(total_s > 0 ? spent_s / total_s : 0.0);
     out.wall_s.push_back(wall_s);
   }
@@ -223,7 +224,7 @@ ReplaySpace replay_space(const RecordedSpace& recorded, const ReplayOptions& opt
     if (!recorded.values[c]) continue;
     ++out.with_value;
     double v = *recorded.values[c];
-    if (!best || (options.objective.maximize ? v > *recorded.values[*best] : v < *recorded.values[*best])) best = c;
+    if (!best || options.objective.better(v, *recorded.values[*best])) best = c;
   }
   if (!best)
     throw std::invalid_argument(fmt::format("no point of size {} has a number at {}", recorded.sizes.empty() ? "–" : recorded.sizes,
