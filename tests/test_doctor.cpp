@@ -32,7 +32,7 @@ TEST(Doctor, ChecksThisMachine) {
   bool gpu = !no_gpu_reason();
   EXPECT_EQ(r.code, gpu ? 0 : 1) << r.out << r.err;
   EXPECT_NE(r.out.find(gpu ? "ok  GPU" : "no  GPU"), std::string::npos) << r.out;
-  for (const char* line : {"ok  NVRTC", "ok  muparser", "hardware counters", "clock locking", "energy counter", "ncu",
+  for (const char* line : {"ok  NVRTC", "nvcc", "ok  muparser", "hardware counters", "clock locking", "energy counter", "ncu",
                            "compute-sanitizer", "shipped files"})
     EXPECT_NE(r.out.find(line), std::string::npos) << line << "\n" << r.out;
   // A cache folder that cannot be written is named, with the fix.

@@ -9,6 +9,7 @@
 #include "harness/measure/kernel_attributes.hpp"
 #include "harness/records/record_writer.hpp"
 #include "harness/run/runner.hpp"
+#include "harness/sweep/nvcc_compiler.hpp"
 #include "harness/sweep/source_kernels.hpp"
 
 #include <fmt/format.h>
@@ -284,6 +285,30 @@ TEST(GpuSourceFamily, KernelTunerMatmulVerifiesWithItsConstantScale) {
                                            {"tile_size_y", {2}}}));
   ASSERT_EQ(records.size(), 9u) << "8 tiled points and the naive one";
   expect_all_verified(records);
+}
+
+// Built by nvcc instead of NVRTC ("compile": {"compiler": "nvcc"}): a template kernel's instances
+// (adjacent_difference's vectorized_kernel<N>) and a __constant__ scalar (matmul's alpha) are
+// found in nvcc's cubin by name, launched, filled and verified as NVRTC's are.
+TEST(GpuSourceFamily, KernelsBuiltByNvccVerifyAsNvrtcsDo) {
+  OCCBENCH_REQUIRE_GPU();
+  if (nvcc_version().empty()) GTEST_SKIP() << "no nvcc runs here ($CUDA_HOME/bin, the toolkit's bin, PATH)";
+  auto by_nvcc = [](const std::string& relative_path, ordered_json sizes, ordered_json axes) {
+    std::string path = kExamples + "/" + relative_path;
+    std::ifstream in(path);
+    auto doc = ordered_json::parse(in);
+    doc["sizes"] = std::move(sizes);
+    if (!axes.is_null()) doc["axes"] = std::move(axes);
+    doc["compile"]["compiler"] = "nvcc";
+    return parse_sweep_json(doc, path, builtin_registry());
+  };
+  auto records = measure_all(by_nvcc("adjacent_difference/adjacent_difference.json", {{"n", {100003}}}, nullptr));
+  auto matmul = measure_all(by_nvcc("kernel_tuner/matmul/matmul.json", {{"n", {1000}}},
+                                    {{"block_size_x", {16}}, {"block_size_y", {4}}, {"tile_size_x", {1, 4}}, {"tile_size_y", {2}}}));
+  records.insert(records.end(), matmul.begin(), matmul.end());
+  ASSERT_EQ(records.size(), 16u + 3u);
+  expect_all_verified(records);
+  for (const auto& r : records) EXPECT_EQ(r["compile"]["compiler"].get<std::string>().rfind("nvcc ", 0), 0u) << r.dump();
 }
 
 // The register-tiled SYRK of examples/search/syrk at an awkward size (n = 333: partial 64-wide tiles):

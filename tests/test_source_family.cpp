@@ -232,6 +232,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadConfig{"negative_guard_zone", [](json& d) { d["guard_zone_gib"] = -1; }, "$.guard_zone_gib",
                   "from 0 (no guard zones) to 1024"},
         BadConfig{"fractional_guard_zone", [](json& d) { d["guard_zone_gib"] = 0.5; }, "$.guard_zone_gib", "expected an integer"},
+        BadConfig{"unknown_compiler", [](json& d) { d["compile"]["compiler"] = "clang"; }, "$.compile.compiler",
+                  "expected \"nvrtc\" (the default) or \"nvcc\", got 'clang'"},
         BadConfig{"unknown_top_level_key", [](json& d) { d["kernel"] = "x"; }, "$.kernel", "unknown key 'kernel'"}),
     [](const testing::TestParamInfo<BadConfig>& info) { return std::string(info.param.label); });
 

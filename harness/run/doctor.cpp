@@ -1,4 +1,5 @@
 #include "harness/run/doctor.hpp"
+#include "harness/sweep/nvcc_compiler.hpp"
 
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/files.hpp"
@@ -61,6 +62,15 @@ Capability tool(const std::string& name, const std::string& what, const std::str
   if (path.empty()) return {name, false, fmt::format("not on the PATH ({})", what), fix};
   std::string version = program_version(path);
   return {name, true, version.empty() ? path : fmt::format("{} ({})", path, version), ""};
+}
+
+// The toolkit's nvcc, for configs with "compile": {"compiler": "nvcc"} (NVRTC, the default, needs none).
+Capability nvcc_check() {
+  std::string version = nvcc_version();
+  if (version.empty())
+    return {"nvcc", false, "none runs here (\"compiler\": \"nvcc\" in a config's compile block needs it)",
+            "install the CUDA toolkit's compiler, or set CUDA_HOME to a toolkit that has one"};
+  return {"nvcc", true, fmt::format("nvcc {} ({}): for \"compile\": {{\"compiler\": \"nvcc\"}}", version, nvcc_path()), ""};
 }
 
 Capability gpu_check(const std::optional<std::string>& no_gpu) {
@@ -183,6 +193,7 @@ std::vector<Capability> check_capabilities() {
     for (auto& c : device_checks()) checks.push_back(std::move(c));
   }
   checks.push_back({"NVRTC", true, fmt::format("NVRTC {}: your own kernels compile at run time", nvrtc_version()), ""});
+  checks.push_back(nvcc_check());
   checks.push_back({"muparser", true, fmt::format("muparser {}: your own kernels' expressions", expression_library_version()), ""});
   checks.push_back(cache_check());
   checks.push_back(shipped_files_check());

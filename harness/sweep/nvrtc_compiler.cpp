@@ -1,4 +1,5 @@
 #include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/sweep/nvcc_compiler.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/model/kernel_resources.hpp"
@@ -166,6 +167,15 @@ std::optional<CubinSymbol> find_symbol(const CubinElf& elf, Wanted wanted) {
 }
 
 }  // namespace
+
+std::vector<std::pair<std::string, bool>> cubin_symbol_names(const std::string& cubin) {
+  std::vector<std::pair<std::string, bool>> names;
+  find_symbol(CubinElf(cubin), [&](int type, const std::string& name) {
+    if (type == STT_FUNC || type == STT_OBJECT) names.emplace_back(name, type == STT_FUNC);
+    return false;  // every symbol
+  });
+  return names;
+}
 
 std::optional<std::size_t> cubin_symbol_bytes(const std::string& cubin, const std::string& lowered_name) {
   auto found = find_symbol(CubinElf(cubin), [&](int type, const std::string& name) { return type == STT_OBJECT && name == lowered_name; });
@@ -364,6 +374,7 @@ std::string options_and_key(const NvrtcRequest& request, std::vector<std::string
   for (const auto& dir : toolkit_include_dirs()) options.push_back("-I" + dir);
 
   std::string keyed = "nvrtc " + nvrtc_version() + "\n";
+  if (request.compiler == "nvcc") keyed += "compiler " + compiler_of(request) + "\n";  // NVRTC's entries keep their keys
   for (const auto& o : options) keyed += "option " + o + "\n";
   for (const auto& n : request.name_expressions) keyed += "name " + n + "\n";
   keyed += "source\n" + request.source_text;
@@ -424,22 +435,15 @@ CompileState NvrtcCacheEntry::state() const {
   return CacheClaim::held(fs::path(path_).replace_extension(".lock")) ? CompileState::compiling_elsewhere : CompileState::not_compiled;
 }
 
-NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
-  NvrtcResult result;
-  result.nvrtc_version = nvrtc_version();
-  result.cache_key = options_and_key(request, result.options);
+namespace {
 
-  fs::path cubin_path = fs::path(cache_dir) / (result.cache_key + ".cubin");
-  fs::path meta_path = fs::path(cache_dir) / (result.cache_key + ".json");
-  std::optional<CacheClaim> claim;
-  if (cached_or_claimed(cubin_path, meta_path, request, result, claim)) return result;
-
+// NVRTC's cubin, log and lowered names for the request into `result`; throws NvrtcCompileError.
+void compile_with_nvrtc(const NvrtcRequest& request, NvrtcResult& result) {
   // Where a driver is installed, NVRTC's ptxas step can be answered from the driver's compute
   // cache (~/.nv/ComputeCache): then ptxas never runs and the log holds no resource report, which
   // `plan` needs (seen on the H100 machine: the second compile of the same kernel had an empty
-  // log). Our own cache above already skips repeated compilations; a user's setting wins.
+  // log). Our own cache already skips repeated compilations; a user's setting wins.
   ::setenv("CUDA_CACHE_DISABLE", "1", 0);
-  auto start = std::chrono::steady_clock::now();
   nvrtcProgram program;
   const char* headers[] = {kCubUmbrellaForNvrtc};
   const char* header_names[] = {kCubUmbrellaName};
@@ -468,30 +472,63 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   OCCBENCH_NVRTC_CHECK(nvrtcGetCUBINSize(program, &cubin_size));
   result.cubin.assign(cubin_size, '\0');
   OCCBENCH_NVRTC_CHECK(nvrtcGetCUBIN(program, result.cubin.data()));
+}
+
+// The same from the toolkit's nvcc, with the same options.
+void compile_with_nvcc(const NvrtcRequest& request, NvrtcResult& result) {
+  NvccOutput built = nvcc_compile_program(request, result.options);
+  result.cubin = std::move(built.cubin);
+  result.log = std::move(built.log);
+  result.lowered = std::move(built.lowered);
+}
+
+// The entry's two files, written under temporary names and renamed, so a concurrent reader never
+// sees half a file; none where the cache folder cannot be made.
+void write_cache_entry(const fs::path& cubin_path, const fs::path& meta_path, const NvrtcResult& result) {
+  std::error_code ec;
+  fs::create_directories(cubin_path.parent_path(), ec);
+  if (ec) return;
+  std::string tmp_suffix = fmt::format(".tmp{}", ::getpid());
+  {
+    std::ofstream(cubin_path.string() + tmp_suffix, std::ios::binary) << result.cubin;
+    std::ofstream(meta_path.string() + tmp_suffix)
+        << nlohmann::json{{"lowered", result.lowered}, {"log", result.log}, {"compile_ms", result.compile_ms}}.dump();
+  }
+  fs::rename(cubin_path.string() + tmp_suffix, cubin_path, ec);
+  fs::rename(meta_path.string() + tmp_suffix, meta_path, ec);
+}
+
+}  // namespace
+
+std::string compiler_of(const NvrtcRequest& request) {
+  return request.compiler == "nvcc" ? "nvcc " + nvcc_version() : "nvrtc " + nvrtc_version();
+}
+
+NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
+  NvrtcResult result;
+  result.nvrtc_version = nvrtc_version();
+  result.compiler = compiler_of(request);
+  result.cache_key = options_and_key(request, result.options);
+
+  fs::path cubin_path = fs::path(cache_dir) / (result.cache_key + ".cubin");
+  fs::path meta_path = fs::path(cache_dir) / (result.cache_key + ".json");
+  std::optional<CacheClaim> claim;
+  if (cached_or_claimed(cubin_path, meta_path, request, result, claim)) return result;
+
+  auto start = std::chrono::steady_clock::now();
+  if (request.compiler == "nvcc") compile_with_nvcc(request, result);
+  else compile_with_nvrtc(request, result);
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   result.nvrtc_ms = result.compile_ms;
-
-  // Written under temporary names and renamed, so a concurrent reader never sees half a file.
-  std::error_code ec;
-  fs::create_directories(cache_dir, ec);
-  if (!ec) {
-    std::string tmp_suffix = fmt::format(".tmp{}", ::getpid());
-    {
-      std::ofstream(cubin_path.string() + tmp_suffix, std::ios::binary) << result.cubin;
-      std::ofstream(meta_path.string() + tmp_suffix)
-          << nlohmann::json{{"lowered", result.lowered}, {"log", result.log}, {"compile_ms", result.compile_ms}}.dump();
-    }
-    fs::rename(cubin_path.string() + tmp_suffix, cubin_path, ec);
-    fs::rename(meta_path.string() + tmp_suffix, meta_path, ec);
-  }
+  write_cache_entry(cubin_path, meta_path, result);
   return result;
 }
 
 NvrtcResult nvrtc_compile_once(const NvrtcRequest& request) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_future<NvrtcResult>> compiled;
-  std::string key = fmt::format("{}\n{}\n{}\n{}\n{:016x}", request.arch, request.source_path, fmt::join(request.options, " "),
-                                fmt::join(request.name_expressions, " "), fnv1a(request.source_text));
+  std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{:016x}", request.compiler, request.arch, request.source_path,
+                                fmt::join(request.options, " "), fmt::join(request.name_expressions, " "), fnv1a(request.source_text));
   std::promise<NvrtcResult> mine;
   std::shared_future<NvrtcResult> result;
   bool compiles = false;

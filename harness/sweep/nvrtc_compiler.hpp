@@ -21,6 +21,7 @@ struct NvrtcRequest {
   std::vector<std::string> name_expressions;  // "tile_kernel<4>", "&d_filter": resolved to their lowered names
   std::vector<std::string> options;           // -D..., -I..., beyond the defaults below
   int arch = 90;                              // sm_90
+  std::string compiler = "nvrtc";             // or "nvcc": the toolkit's nvcc (harness/sweep/nvcc_compiler.hpp)
   // A compile-ahead worker: an entry another process is compiling is left to it (NvrtcLeftToOther)
   // instead of waited for, so that the workers and the measuring process never compile one twice.
   bool leave_claimed = false;
@@ -32,9 +33,10 @@ struct NvrtcResult {
   std::string log;                            // NVRTC's log, with ptxas's resource report
   std::string cache_key;                      // 16 hex digits
   std::string nvrtc_version;                  // "13.0"
+  std::string compiler;                       // what built the cubin: "nvrtc 13.0" or "nvcc 13.0"
   std::vector<std::string> options;           // everything passed to NVRTC
-  double compile_ms = 0;                      // NVRTC's time; 0 on a cache hit
-  double nvrtc_ms = 0;                        // NVRTC's time for this entry, whoever compiled it (0: not kept)
+  double compile_ms = 0;                      // the compiler's time (NVRTC's, or nvcc's); 0 on a cache hit
+  double nvrtc_ms = 0;                        // the compiler's time for this entry, whoever compiled it (0: not kept)
   double waited_ms = 0;                       // waiting for another process compiling the same entry
   bool cache_hit = false;
 };
@@ -60,6 +62,11 @@ std::string nvrtc_cache_dir();
 std::vector<std::string> toolkit_include_dirs();
 
 std::string nvrtc_version();
+// What builds the request's cubin, with its version: "nvrtc 13.0" or "nvcc 13.0".
+std::string compiler_of(const NvrtcRequest& request);
+
+// A cubin's symbols: each name, and whether it is a function (else a variable); none where it is not an ELF file.
+std::vector<std::pair<std::string, bool>> cubin_symbol_names(const std::string& cubin);
 
 // The size in bytes of the data symbol `lowered_name` (a __constant__ or __device__ variable) in a
 // cubin (an ELF file), read from its symbol table; nullopt where there is no such symbol.

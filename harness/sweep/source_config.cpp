@@ -324,10 +324,19 @@ Axis free_axis(const Reader& r, const std::string& name, const std::string& path
   return axis;
 }
 
+// $.compile.compiler: NVRTC (in process) or the toolkit's nvcc (harness/sweep/nvcc_compiler.hpp).
+std::string parse_compiler(const Reader& r, const json& v) {
+  std::string compiler = r.string(v, "$.compile.compiler");
+  if (compiler != "nvrtc" && compiler != "nvcc")
+    r.fail("$.compile.compiler", fmt::format("expected \"nvrtc\" (the default) or \"nvcc\", got '{}'", compiler));
+  return compiler;
+}
+
 CompileSettings parse_compile(const Reader& r, const json& doc, const fs::path& base, SourceState& state) {
   CompileSettings settings;
   if (!doc.contains("compile")) return settings;
-  const auto& c = r.object(doc["compile"], "$.compile", {"options", "defines", "include_dirs"});
+  const auto& c = r.object(doc["compile"], "$.compile", {"compiler", "options", "defines", "include_dirs"});
+  if (c.contains("compiler")) state.compiler = parse_compiler(r, c["compiler"]);
   if (c.contains("options")) settings.options = parse_options(r, c["options"], "$.compile.options");
   if (c.contains("defines")) settings.defines = c["defines"];
   if (!c.contains("include_dirs")) return settings;

@@ -103,6 +103,7 @@ NvrtcRequest SourceState::request_for(const KernelSpec& k, const Params& p, int 
   request.source_text = source_text;
   request.options = options;
   request.arch = arch;
+  request.compiler = compiler;
   request.name_expressions = group;
   for (auto& global : global_expressions()) request.name_expressions.push_back(std::move(global));
   return request;
@@ -180,6 +181,7 @@ std::string SourceState::compile_json(Instance& inst, int arch) {
                  {"options", c.compiled.options},
                  {"kernels_in_compilation", c.compiled.lowered.size()},
                  {"nvrtc_version", c.compiled.nvrtc_version},
+                 {"compiler", c.compiled.compiler},
                  {"cache_key", c.compiled.cache_key},
                  {"cache_hit", c.reported || c.compiled.cache_hit},
                  {"compile_ms", c.reported ? 0.0 : c.compiled.compile_ms},

@@ -1,0 +1,153 @@
+// "compile": {"compiler": "nvcc"}: the toolkit's nvcc builds a request's cubin instead of NVRTC,
+// with the same options, names and cache. These run without a GPU; those that need nvcc skip
+// where none runs.
+#include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/model/kernel_resources.hpp"
+#include "harness/sweep/nvrtc_compiler.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace {
+
+#define OCCBENCH_REQUIRE_NVCC() \
+  if (occbench::nvcc_version().empty()) GTEST_SKIP() << "no nvcc runs here ($CUDA_HOME/bin, the toolkit's bin, PATH)"
+
+fs::path fresh_dir(const std::string& name) {
+  fs::path dir = fs::temp_directory_path() / ("occbench_nvcc_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+occbench::NvrtcRequest adjacent_difference_request() {
+  occbench::NvrtcRequest request;
+  request.source_path = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference/adjacent_difference.cu";
+  std::ifstream in(request.source_path);
+  std::stringstream text;
+  text << in.rdbuf();
+  request.source_text = text.str();
+  request.name_expressions = {"vectorized_kernel<4>", "global_kernel"};
+  request.arch = 90;
+  request.compiler = "nvcc";
+  return request;
+}
+
+}  // namespace
+
+// Names as nvcc's cubin holds them: an extern "C" kernel or a global variable by its own name, a
+// template's instance or a namespaced variable by its demangled name; a kernel never stands for
+// a variable of the same name, nor the other way round.
+TEST(NvccNames, ExpressionsAreFoundAmongTheCubinsSymbols) {
+  std::vector<std::pair<std::string, bool>> symbols = {{"convolution_kernel", true},
+                                                       {"d_filter", false},
+                                                       {"_Z17vectorized_kernelILi4EEvPfPKfj", true},
+                                                       {"_ZN2ns5scaleE", false},
+                                                       {"clash", false}};
+  EXPECT_EQ(occbench::lowered_name_among("convolution_kernel", symbols), "convolution_kernel");
+  EXPECT_EQ(occbench::lowered_name_among("&d_filter", symbols), "d_filter");
+  EXPECT_EQ(occbench::lowered_name_among("vectorized_kernel<4>", symbols), "_Z17vectorized_kernelILi4EEvPfPKfj");
+  EXPECT_EQ(occbench::lowered_name_among("vectorized_kernel< 4 >", symbols), "_Z17vectorized_kernelILi4EEvPfPKfj");
+  EXPECT_EQ(occbench::lowered_name_among("&ns::scale", symbols), "_ZN2ns5scaleE");
+  EXPECT_FALSE(occbench::lowered_name_among("vectorized_kernel<8>", symbols));
+  EXPECT_FALSE(occbench::lowered_name_among("&convolution_kernel", symbols)) << "a kernel is not a variable";
+  EXPECT_FALSE(occbench::lowered_name_among("clash", symbols)) << "a variable is not a kernel";
+}
+
+// The same request as NVRTC's test: nvcc's cubin has the same mangled names, ptxas's report in its
+// log and the cubin, its own cache entry (another key: other code), and is cached as NVRTC's is.
+TEST(Nvcc, CompilesARequestAsNvrtcDoesUnderItsOwnCacheKey) {
+  OCCBENCH_REQUIRE_NVCC();
+  fs::path cache = fresh_dir("cache");
+  occbench::NvrtcRequest request = adjacent_difference_request();
+  occbench::NvrtcResult cold = occbench::nvrtc_compile(request, cache.string());
+  EXPECT_FALSE(cold.cache_hit);
+  EXPECT_GT(cold.compile_ms, 0);
+  EXPECT_EQ(cold.compiler, "nvcc " + occbench::nvcc_version());
+  EXPECT_EQ(cold.lowered.at("vectorized_kernel<4>"), "_Z17vectorized_kernelILi4EEvPfPKfj");
+  EXPECT_EQ(cold.lowered.at("global_kernel"), "_Z13global_kernelPfPKfj");
+  EXPECT_NE(cold.log.find("Used 32 registers"), std::string::npos) << cold.log;
+  auto resources = occbench::cubin_kernel_resources(cold.cubin, cold.lowered.at("vectorized_kernel<4>"), 1024);
+  ASSERT_TRUE(resources);
+  EXPECT_EQ(resources->registers, 32);
+
+  occbench::NvrtcResult warm = occbench::nvrtc_compile(request, cache.string());
+  EXPECT_TRUE(warm.cache_hit);
+  EXPECT_EQ(warm.cubin, cold.cubin);
+  EXPECT_DOUBLE_EQ(warm.nvrtc_ms, cold.compile_ms);
+
+  request.compiler = "nvrtc";
+  occbench::NvrtcResult by_nvrtc = occbench::nvrtc_compile(request, cache.string());
+  EXPECT_FALSE(by_nvrtc.cache_hit);
+  EXPECT_NE(by_nvrtc.cache_key, cold.cache_key);
+  EXPECT_EQ(by_nvrtc.lowered, cold.lowered);
+  EXPECT_EQ(by_nvrtc.compiler, "nvrtc " + occbench::nvrtc_version());
+  fs::remove_all(cache);
+}
+
+TEST(Nvcc, CompileErrorNamesTheSourceFileAndLine) {
+  OCCBENCH_REQUIRE_NVCC();
+  occbench::NvrtcRequest request;
+  request.source_path = "examples/broken/x.cu";
+  request.source_text = "__global__ void k(float* o) {\n  o[0] = missing_name;\n}\n";
+  request.name_expressions = {"k"};
+  request.compiler = "nvcc";
+  fs::path cache = fresh_dir("broken");
+  try {
+    occbench::nvrtc_compile(request, cache.string());
+    FAIL() << "compiled";
+  } catch (const occbench::NvrtcCompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("examples/broken/x.cu(2): error"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("nvcc could not compile"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(fs::exists(cache / "x.cubin"));
+  fs::remove_all(cache);
+}
+
+// A name expression the source does not declare is an error naming it and where it came from.
+TEST(Nvcc, ANameNotInTheSourceIsNamed) {
+  OCCBENCH_REQUIRE_NVCC();
+  occbench::NvrtcRequest request;
+  request.source_path = "named.cu";
+  request.source_text = "extern \"C\" __global__ void k(float* o) { o[threadIdx.x] = 1.0f; }\n"
+                        "extern \"C\" __global__ void other(float* o) { o[threadIdx.x] = 2.0f; }\n";
+  request.name_expressions = {"k"};
+  request.compiler = "nvcc";
+  fs::path cache = fresh_dir("named");
+  EXPECT_EQ(occbench::nvrtc_compile(request, cache.string()).lowered.at("k"), "k");
+  request.name_expressions = {"k", "&missing_variable"};
+  try {
+    occbench::nvrtc_compile(request, cache.string());
+    FAIL() << "compiled";
+  } catch (const std::exception& e) {
+    EXPECT_NE(std::string(e.what()).find("name expressions of named.cu(2): error: identifier \"missing_variable\" is undefined"),
+              std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(cache);
+}
+
+// This process's memory of what it compiled (nvrtc_compile_once) keeps NVRTC's and nvcc's builds
+// of one request apart: a config built by nvcc after one built by NVRTC gets nvcc's code.
+TEST(Nvcc, TheProcessesMemoryOfCompilationsTellsTheCompilersApart) {
+  OCCBENCH_REQUIRE_NVCC();
+  fs::path cache = fresh_dir("once");
+  const char* before = std::getenv("OCCBENCH_CACHE_DIR");
+  std::string kept = before ? before : "";
+  ::setenv("OCCBENCH_CACHE_DIR", cache.c_str(), 1);
+  occbench::NvrtcRequest request = adjacent_difference_request();
+  request.source_text += "\n// once\n";  // a request no other test compiled in this process
+  request.compiler = "nvrtc";
+  EXPECT_EQ(occbench::nvrtc_compile_once(request).compiler.rfind("nvrtc ", 0), 0u);
+  request.compiler = "nvcc";
+  EXPECT_EQ(occbench::nvrtc_compile_once(request).compiler.rfind("nvcc ", 0), 0u);
+  if (before) ::setenv("OCCBENCH_CACHE_DIR", kept.c_str(), 1);
+  else ::unsetenv("OCCBENCH_CACHE_DIR");
+  fs::remove_all(cache);
+}
