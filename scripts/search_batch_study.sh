@@ -19,6 +19,11 @@
 #              point BESTS_EXTRA names (an id: the space's optimum, say)
 #   contention one 8 x 8-tile kernel compiled by 1, 8 and 16 processes at once (each its own
 #              cache): how much slower a compilation is beside others (walls_contention.txt)
+#   ab_compiler per seed of SEEDS, one after the other: the local search in batches with NVRTC
+#              (local-batch-s*), then with nvcc (nvcc-batch-s*: the config with "compiler": "nvcc");
+#              with bests, every best is also timed as nvcc builds it (bests_nvcc.md)
+#   ab_compiler_random  per seed of RANDOM_SEEDS, the random sample of 120 with NVRTC, then with nvcc
+#   ab_compiler_two_cores  per seed of SEEDS, ab_compiler on two cores (taskset -c 0,1)
 # Writes each run's log (its time line) and results under $OUT, and walls.txt.
 #   OUT=DIR BIN_BEFORE=old/occbench SEEDS="1 2 3 4 5" bash scripts/search_batch_study.sh
 set -uo pipefail
@@ -31,7 +36,19 @@ mkdir -p "$out"
 seeds=${SEEDS:-1}
 parts=${PARTS:-before batches random two_cores bests}
 
-# run NAME BINARY CPUS BATCH ARGS...: one search from an empty cache (CPUS: taskset's list, or all).
+# The config with "compile": {"compiler": "nvcc"}, beside the original (its source path holds).
+config_nvcc=${config%.json}.nvcc.json
+make_nvcc_config() {
+  python3 - "$config" "$config_nvcc" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+doc.setdefault("compile", {})["compiler"] = "nvcc"
+json.dump(doc, open(sys.argv[2], "w"), indent=1)
+PY
+}
+
+# run NAME BINARY CPUS BATCH ARGS...: one search from an empty cache (CPUS: taskset's list, or
+# all), of RUN_CONFIG (default: the config).
 run() {
   local name=$1 binary=$2 cpus=$3 batch=$4
   shift 4
@@ -40,7 +57,7 @@ run() {
   if [ "$cpus" != all ]; then prefix=(taskset -c "$cpus" env OCCBENCH_COMPILE_PROCESSES=2); fi
   start=$(date +%s%N)
   env OCCBENCH_CACHE_DIR="$cache" CUDA_CACHE_DISABLE=1 ${batch:+OCCBENCH_SEARCH_BATCH=$batch} \
-    "${prefix[@]}" "$binary" run "$config" --out "$out/$name" "$@" > "$out/$name.log" 2>&1
+    "${prefix[@]}" "$binary" run "${RUN_CONFIG:-$config}" --out "$out/$name" "$@" > "$out/$name.log" 2>&1
   echo "$name rc=$? wall_s=$(( ($(date +%s%N) - start) / 1000000 ))e-3" | tee -a "$out/walls.txt"
   compile_times "$name" "$cache" "$start" "$out/timeline_$name.json" >> "$out/walls_compile.txt"
   rm -rf "$cache"
@@ -123,6 +140,19 @@ ab_local() {
   done
 }
 if wants ab_batches; then ab_local "" all; fi
+# ab_compiler NAME SEEDS CPUS ARGS...: per seed, NAME-s* with NVRTC, then nvcc-NAME-s* with nvcc.
+ab_compiler() {
+  local name=$1 seed_list=$2 cpus=$3
+  shift 3
+  make_nvcc_config
+  for seed in $seed_list; do
+    run "$name-s$seed" "$bin" "$cpus" "" "$@" --max-points 120 --seed "$seed"
+    RUN_CONFIG=$config_nvcc run "nvcc-$name-s$seed" "$bin" "$cpus" "" "$@" --max-points 120 --seed "$seed"
+  done
+}
+if wants ab_compiler; then ab_compiler batch "$seeds" all --strategy local; fi
+if wants ab_compiler_random; then ab_compiler random "${RANDOM_SEEDS:-1}" all --strategy random; fi
+if wants ab_compiler_two_cores; then ab_compiler batch-2cores "$seeds" 0,1 --strategy local; fi
 if wants ab_two_cores; then ab_local -2cores 0,1; fi
 if wants ab_random; then
   for seed in ${RANDOM_SEEDS:-1}; do
@@ -157,5 +187,11 @@ if wants bests; then  # one process times every search's best point: their times
   if [ -n "${BESTS_EXTRA:-}" ]; then filter="^(${BESTS_EXTRA}|${filter#^(}"; fi
   "$bin" run "$config" --filter "$filter" --out "$out/bests" > "$out/bests.log" 2>&1
   python3 scripts/search_bests.py table "$out" | tee "$out/bests.md"
+  if compgen -G "$out/nvcc-*" > /dev/null; then  # searches built by nvcc: their bests as nvcc builds them too
+    make_nvcc_config
+    "$bin" run "$config_nvcc" --filter "$filter" --out "$out/bests_nvcc" > "$out/bests_nvcc.log" 2>&1
+    python3 scripts/search_bests.py table "$out" bests_nvcc | tee "$out/bests_nvcc.md"
+  fi
 fi
+rm -f "$config_nvcc"
 for log in "$out"/*.log; do echo "== $(basename "$log")"; grep -E "timed samples|waiting for the compiler|^[0-9]+ ok, " "$log" | tail -3; done

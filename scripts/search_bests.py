@@ -4,6 +4,7 @@ again in one process.
 
     python3 scripts/search_bests.py ids STUDY_FOLDER     # a --filter regular expression of every run's best point
     python3 scripts/search_bests.py table STUDY_FOLDER   # per run: its best, its time then and in STUDY_FOLDER/bests
+    python3 scripts/search_bests.py table STUDY_FOLDER bests_nvcc   # ... and in STUDY_FOLDER/bests_nvcc
 
 A search's own time of its best is one run's measurement; timed again together in one process
 (run --filter ... --out STUDY_FOLDER/bests), the searches' bests compare without run-to-run noise.
@@ -53,7 +54,8 @@ def main():
         ids = sorted({best["point_id"] for _, best in searches(study)})
         print("^(" + "|".join(re.escape(i) for i in ids) + ")$")
         return
-    again = {r["point_id"]: r["timing"]["median_ms"] for r in records(study / "bests") if r.get("status") == "ok"}
+    timed_again = study / (sys.argv[3] if len(sys.argv) > 3 else "bests")
+    again = {r["point_id"]: r["timing"]["median_ms"] for r in records(timed_again) if r.get("status") == "ok"}
     fastest = min(again.values())
     print("| run | its best | its time ms | timed again together ms | fraction of the fastest of them |")
     print("|---|---|---:|---:|---:|")
