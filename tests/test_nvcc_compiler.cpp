@@ -2,10 +2,14 @@
 // with the same options, names and cache. These run without a GPU; those that need nvcc skip
 // where none runs.
 #include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/cli/cli.hpp"
+#include "harness/core/files.hpp"
+#include "kernels/families.hpp"
 #include "harness/model/kernel_resources.hpp"
 #include "harness/sweep/nvrtc_compiler.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdlib>
 #include <filesystem>
@@ -150,4 +154,36 @@ TEST(Nvcc, TheProcessesMemoryOfCompilationsTellsTheCompilersApart) {
   if (before) ::setenv("OCCBENCH_CACHE_DIR", kept.c_str(), 1);
   else ::unsetenv("OCCBENCH_CACHE_DIR");
   fs::remove_all(cache);
+}
+
+// `occbench validate CONFIG`, exiting with its code.
+[[noreturn]] void validate_and_exit(const std::string& config) {
+  std::vector<std::string> args = {"occbench", "validate", config};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  std::exit(occbench::cli_main(int(argv.size()), argv.data(), occbench::builtin_registry()));
+}
+
+// A config that asks for nvcc where none works is refused at once, naming the field (exit 2), not
+// point by point. The check runs in a fresh process (gtest's "threadsafe" death test runs this
+// binary again), whose CUDA_HOME holds an nvcc that fails.
+TEST(NvccConfig, AnNvccThatDoesNotRunIsRefusedNamingTheField) {
+  fs::path dir = fresh_dir("broken_toolkit");
+  fs::create_directories(dir / "bin");
+  occbench::write_text_file((dir / "bin" / "nvcc").string(), "#!/bin/sh\nexit 1\n");
+  fs::permissions(dir / "bin" / "nvcc", fs::perms::owner_all);
+  std::string examples = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference/";
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(examples + "adjacent_difference.json"));
+  doc["source"] = examples + "adjacent_difference.cu";
+  doc["compile"]["compiler"] = "nvcc";
+  std::string config = (dir / "by_nvcc.json").string();
+  occbench::write_text_file(config, doc.dump());
+  const char* before = std::getenv("CUDA_HOME");
+  std::string kept = before ? before : "";
+  ::setenv("CUDA_HOME", dir.c_str(), 1);
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(validate_and_exit(config), testing::ExitedWithCode(2), "by_nvcc.json.*compile.compiler.*no nvcc runs here");
+  if (before) ::setenv("CUDA_HOME", kept.c_str(), 1);
+  else ::unsetenv("CUDA_HOME");
+  fs::remove_all(dir);
 }

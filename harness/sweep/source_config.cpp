@@ -1,4 +1,5 @@
 #include "harness/sweep/source_config.hpp"
+#include "harness/sweep/nvcc_compiler.hpp"
 
 #include "harness/family/harness_axes.hpp"
 
@@ -329,6 +330,9 @@ std::string parse_compiler(const Reader& r, const json& v) {
   std::string compiler = r.string(v, "$.compile.compiler");
   if (compiler != "nvrtc" && compiler != "nvcc")
     r.fail("$.compile.compiler", fmt::format("expected \"nvrtc\" (the default) or \"nvcc\", got '{}'", compiler));
+  if (compiler == "nvcc" && nvcc_version().empty())  // else every point would fail to compile
+    r.fail("$.compile.compiler", "\"nvcc\", but no nvcc runs here (looked in $CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit's "
+                                 "bin and PATH): install the CUDA toolkit's compiler, set CUDA_HOME, or use \"nvrtc\"");
   return compiler;
 }
 
