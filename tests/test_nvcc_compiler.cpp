@@ -4,6 +4,7 @@
 #include "harness/sweep/nvcc_compiler.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/files.hpp"
+#include "harness/run/plan.hpp"
 #include "kernels/families.hpp"
 #include "harness/model/kernel_resources.hpp"
 #include "harness/sweep/nvrtc_compiler.hpp"
@@ -15,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <string>
 
 namespace fs = std::filesystem;
 
@@ -185,5 +187,37 @@ TEST(NvccConfig, AnNvccThatDoesNotRunIsRefusedNamingTheField) {
   EXPECT_EXIT(validate_and_exit(config), testing::ExitedWithCode(2), "by_nvcc.json.*compile.compiler.*no nvcc runs here");
   if (before) ::setenv("CUDA_HOME", kept.c_str(), 1);
   else ::unsetenv("CUDA_HOME");
+  fs::remove_all(dir);
+}
+
+// plan of a config built by nvcc (no GPU needed): each point's registers come from ptxas's report
+// in nvcc's output, and the record says nvcc built it.
+TEST(NvccConfig, PlanReadsResourcesFromNvccAndSaysSo) {
+  OCCBENCH_REQUIRE_NVCC();
+  fs::path dir = fresh_dir("plan");
+  std::string examples = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference/";
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(examples + "adjacent_difference.json"));
+  doc["source"] = examples + "adjacent_difference.cu";
+  doc["compile"]["compiler"] = "nvcc";
+  doc["sizes"] = {{"n", {100003}}};
+  occbench::PlanOptions options;
+  options.config = (dir / "by_nvcc.json").string();
+  occbench::write_text_file(options.config, doc.dump());
+  options.gpu = "h100";
+  options.out_dir = (dir / "out").string();
+  std::ostringstream out, err;
+  ASSERT_EQ(occbench::plan_main(options, occbench::builtin_registry(), out, err), 0) << out.str() << err.str();
+  std::string written;
+  for (const auto& entry : fs::directory_iterator(options.out_dir))
+    if (entry.path().extension() == ".json") written = entry.path().string();
+  ASSERT_FALSE(written.empty()) << out.str();
+  nlohmann::json plan = nlohmann::json::parse(std::ifstream(written));
+  ASSERT_EQ(plan["results"].size(), 16u);
+  for (const auto& r : plan["results"]) {
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r["resources"]["from"], "ptxas -v of the nvcc " + occbench::nvcc_version() + " compilation for sm_90");
+    EXPECT_EQ(r["compile"]["compiler"], "nvcc " + occbench::nvcc_version());
+    EXPECT_EQ(r["resources"]["registers_per_thread"], r["variant"] == "vectorized" ? 32 : 12);
+  }
   fs::remove_all(dir);
 }

@@ -120,6 +120,7 @@ struct CompiledSource {
   std::string mangled_name;  // the entry function to read from it
   std::string compile_json;  // as LaunchSpec::compile_json
   std::string cubin;         // the compiled code, where the log lacks the report
+  std::string compiler = "NVRTC";  // what compiled it, as plan's resources.from names it ("nvcc 13.0")
 };
 
 // Work of one launch, from the family's model, in FLOPs (a multiply-add counts 2) and bytes.

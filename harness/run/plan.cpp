@@ -77,7 +77,7 @@ int resource_arch_for(const std::string& what, int major, int minor, const std::
 // on the H100 machine, for a kernel compiled there before).
 CompiledKernel from_cubin(const CompiledSource& source, int arch, std::size_t reserved_smem_bytes) {
   std::optional<CubinKernelResources> read = cubin_kernel_resources(source.cubin, source.mangled_name, reserved_smem_bytes);
-  if (!read) throw KernelLookupError("NVRTC's log has no ptxas resource report for " + source.mangled_name + ", nor its cubin");
+  if (!read) throw KernelLookupError(source.compiler + "'s log has no ptxas resource report for " + source.mangled_name + ", nor its cubin");
   CompiledKernel k;
   k.mangled_name = k.name = source.mangled_name;
   k.arch = arch;
@@ -95,10 +95,10 @@ CompiledKernel compiled_kernel(const CompiledSource& source, int arch, std::size
   KernelResourceTable report = KernelResourceTable::parse(source.ptxas_log);
   for (const auto& k : report.kernels())
     if (k.mangled_name == source.mangled_name && k.complete) {
-      from = fmt::format("ptxas -v of the NVRTC compilation for sm_{}", arch);
+      from = fmt::format("ptxas -v of the {} compilation for sm_{}", source.compiler, arch);
       return k;
     }
-  from = fmt::format("the cubin of the NVRTC compilation for sm_{} (its log had no ptxas report; spills unknown)", arch);
+  from = fmt::format("the cubin of the {} compilation for sm_{} (its log had no ptxas report; spills unknown)", source.compiler, arch);
   return from_cubin(source, arch, reserved_smem_bytes);
 }
 
