@@ -16,10 +16,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef OCCBENCH_CUDA_INCLUDE_DIR
-#define OCCBENCH_CUDA_INCLUDE_DIR "/usr/local/cuda/include"
-#endif
-
 extern char** environ;
 
 namespace occbench {
@@ -126,13 +122,8 @@ std::optional<std::string> lowered_name_among(const std::string& expression,
 
 std::string nvcc_path() {
   static const std::string found = [] {
-    std::vector<fs::path> candidates;
-    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
-      if (const char* root = std::getenv(variable); root && *root) candidates.push_back(fs::path(root) / "bin" / "nvcc");
-    candidates.push_back(fs::path(OCCBENCH_CUDA_INCLUDE_DIR).parent_path() / "bin" / "nvcc");
-    candidates.push_back("/usr/local/cuda/bin/nvcc");
-    for (const auto& c : candidates)
-      if (::access(c.c_str(), X_OK) == 0) return c.string();
+    for (const auto& include : toolkit_include_candidates())
+      if (fs::path nvcc = fs::path(include).parent_path() / "bin" / "nvcc"; ::access(nvcc.c_str(), X_OK) == 0) return nvcc.string();
     return std::string("nvcc");  // PATH's, if any: nvcc_version says whether it runs
   }();
   return found;
@@ -175,9 +166,7 @@ NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<s
   std::vector<std::pair<std::string, bool>> symbols = cubin_symbol_names(out.cubin);
   for (const auto& name : request.name_expressions) {
     std::optional<std::string> lowered = lowered_name_among(name, symbols);
-    if (!lowered)
-      throw NvrtcCompileError(fmt::format("nvcc compiled {} but found no {} '{}' in it", request.source_path,
-                                          name.rfind('&', 0) == 0 ? "variable" : "kernel", name));
+    if (!lowered) throw name_not_found("nvcc", request.source_path, name);
     out.lowered[name] = *lowered;
   }
   return out;

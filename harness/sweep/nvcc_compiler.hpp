@@ -25,8 +25,9 @@ struct NvccOutput {
 // request's source file) where nvcc fails or a name expression has no symbol in the cubin.
 NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<std::string>& options);
 
-// $CUDA_HOME/bin/nvcc or $CUDA_PATH/bin/nvcc, else the toolkit's this binary was built against,
-// else "nvcc" from PATH; "" where none runs.
+// The nvcc beside the first toolkit_include_candidates() folder that has one ($CUDA_HOME/bin,
+// $CUDA_PATH/bin, the toolkit this binary was built against, /usr/local/cuda/bin), else "nvcc"
+// from PATH (nvcc_version says whether it runs).
 std::string nvcc_path();
 // "13.0" (nvcc --version's release), or "" where there is no nvcc.
 std::string nvcc_version();

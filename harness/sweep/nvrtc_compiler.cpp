@@ -89,13 +89,17 @@ std::string nvrtc_cache_dir() {
   return (fs::temp_directory_path() / "occbench-nvrtc").string();
 }
 
-std::vector<std::string> toolkit_include_dirs() {
-  std::vector<std::string> roots;
+std::vector<std::string> toolkit_include_candidates() {
+  std::vector<std::string> includes;
   for (const char* variable : {"CUDA_HOME", "CUDA_PATH"})
-    if (const char* root = std::getenv(variable); root && *root) roots.push_back((fs::path(root) / "include").string());
-  roots.push_back(OCCBENCH_CUDA_INCLUDE_DIR);
-  roots.push_back("/usr/local/cuda/include");
-  for (const auto& include : roots) {
+    if (const char* root = std::getenv(variable); root && *root) includes.push_back((fs::path(root) / "include").string());
+  includes.push_back(OCCBENCH_CUDA_INCLUDE_DIR);
+  includes.push_back("/usr/local/cuda/include");
+  return includes;
+}
+
+std::vector<std::string> toolkit_include_dirs() {
+  for (const auto& include : toolkit_include_candidates()) {
     std::error_code ec;
     if (!fs::is_regular_file(fs::path(include) / "cuda_runtime.h", ec)) continue;
     std::vector<std::string> dirs;
@@ -464,8 +468,7 @@ void compile_with_nvrtc(const NvrtcRequest& request, NvrtcResult& result) {
   for (const auto& name : request.name_expressions) {
     const char* lowered = nullptr;
     if (nvrtcGetLoweredName(program, name.c_str(), &lowered) != NVRTC_SUCCESS || !lowered)
-      throw NvrtcCompileError(fmt::format("NVRTC compiled {} but found no {} '{}' in it", request.source_path,
-                                          name.rfind('&', 0) == 0 ? "variable" : "kernel", name));
+      throw name_not_found("NVRTC", request.source_path, name);
     result.lowered[name] = lowered;
   }
   std::size_t cubin_size = 0;
@@ -499,6 +502,11 @@ void write_cache_entry(const fs::path& cubin_path, const fs::path& meta_path, co
 }
 
 }  // namespace
+
+NvrtcCompileError name_not_found(const std::string& compiler, const std::string& source_path, const std::string& expression) {
+  return NvrtcCompileError(fmt::format("{} compiled {} but found no {} '{}' in it", compiler, source_path,
+                                       expression.rfind('&', 0) == 0 ? "variable" : "kernel", expression));
+}
 
 std::string compiler_of(const NvrtcRequest& request) {
   return request.compiler == "nvcc" ? "nvcc " + nvcc_version() : "nvrtc " + nvrtc_version();

@@ -53,6 +53,10 @@ class NvrtcCompileError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The error where `compiler` ("NVRTC", "nvcc") compiled the source but its output lacks the kernel
+// or variable ("&name") a name expression names.
+NvrtcCompileError name_not_found(const std::string& compiler, const std::string& source_path, const std::string& expression);
+
 // The cache folder: $OCCBENCH_CACHE_DIR, else $XDG_CACHE_HOME/occbench/nvrtc, else
 // ~/.cache/occbench/nvrtc, else a folder under the system's temporary directory.
 std::string nvrtc_cache_dir();
@@ -60,6 +64,10 @@ std::string nvrtc_cache_dir();
 // The CUDA toolkit's include folders (CCCL's cub/thrust/libcu++ and the runtime headers):
 // $CUDA_HOME or $CUDA_PATH, else the toolkit this binary was built against.
 std::vector<std::string> toolkit_include_dirs();
+// Where a CUDA toolkit's include folder may be, in that order: $CUDA_HOME/include,
+// $CUDA_PATH/include, the toolkit this binary was built against, /usr/local/cuda/include (its
+// parent holds bin/nvcc).
+std::vector<std::string> toolkit_include_candidates();
 
 std::string nvrtc_version();
 // What builds the request's cubin, with its version: "nvrtc 13.0" or "nvcc 13.0".
