@@ -170,12 +170,14 @@ void expect_all_verified(const std::vector<ordered_json>& records) {
 }
 
 // An example config with other sizes and axes, parsed as if it were the file itself.
-SweepSpec example_with(const std::string& relative_path, ordered_json sizes, ordered_json axes) {
+// Null `axes` keeps the config's; a `compiler` other than "" sets $.compile.compiler.
+SweepSpec example_with(const std::string& relative_path, ordered_json sizes, ordered_json axes, const std::string& compiler = "") {
   std::string path = kExamples + "/" + relative_path;
   std::ifstream in(path);
   auto doc = ordered_json::parse(in);
   doc["sizes"] = std::move(sizes);
-  doc["axes"] = std::move(axes);
+  if (!axes.is_null()) doc["axes"] = std::move(axes);
+  if (!compiler.empty()) doc["compile"]["compiler"] = compiler;
   return parse_sweep_json(doc, path, builtin_registry());
 }
 
@@ -293,18 +295,10 @@ TEST(GpuSourceFamily, KernelTunerMatmulVerifiesWithItsConstantScale) {
 TEST(GpuSourceFamily, KernelsBuiltByNvccVerifyAsNvrtcsDo) {
   OCCBENCH_REQUIRE_GPU();
   if (nvcc_version().empty()) GTEST_SKIP() << "no nvcc runs here ($CUDA_HOME/bin, the toolkit's bin, PATH)";
-  auto by_nvcc = [](const std::string& relative_path, ordered_json sizes, ordered_json axes) {
-    std::string path = kExamples + "/" + relative_path;
-    std::ifstream in(path);
-    auto doc = ordered_json::parse(in);
-    doc["sizes"] = std::move(sizes);
-    if (!axes.is_null()) doc["axes"] = std::move(axes);
-    doc["compile"]["compiler"] = "nvcc";
-    return parse_sweep_json(doc, path, builtin_registry());
-  };
-  auto records = measure_all(by_nvcc("adjacent_difference/adjacent_difference.json", {{"n", {100003}}}, nullptr));
-  auto matmul = measure_all(by_nvcc("kernel_tuner/matmul/matmul.json", {{"n", {1000}}},
-                                    {{"block_size_x", {16}}, {"block_size_y", {4}}, {"tile_size_x", {1, 4}}, {"tile_size_y", {2}}}));
+  auto records = measure_all(example_with("adjacent_difference/adjacent_difference.json", {{"n", {100003}}}, nullptr, "nvcc"));
+  auto matmul = measure_all(example_with("kernel_tuner/matmul/matmul.json", {{"n", {1000}}},
+                                         {{"block_size_x", {16}}, {"block_size_y", {4}}, {"tile_size_x", {1, 4}}, {"tile_size_y", {2}}},
+                                         "nvcc"));
   records.insert(records.end(), matmul.begin(), matmul.end());
   ASSERT_EQ(records.size(), 16u + 3u);
   expect_all_verified(records);

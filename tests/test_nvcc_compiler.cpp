@@ -45,6 +45,16 @@ occbench::NvrtcRequest adjacent_difference_request() {
   return request;
 }
 
+// examples/adjacent_difference's config built by nvcc, its source named by its full path (the
+// config is written elsewhere).
+nlohmann::json adjacent_difference_by_nvcc() {
+  std::string examples = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference/";
+  nlohmann::json doc = nlohmann::json::parse(std::ifstream(examples + "adjacent_difference.json"));
+  doc["source"] = examples + "adjacent_difference.cu";
+  doc["compile"]["compiler"] = "nvcc";
+  return doc;
+}
+
 }  // namespace
 
 // Names as nvcc's cubin holds them: an extern "C" kernel or a global variable by its own name, a
@@ -174,10 +184,7 @@ TEST(NvccConfig, AnNvccThatDoesNotRunIsRefusedNamingTheField) {
   fs::create_directories(dir / "bin");
   occbench::write_text_file((dir / "bin" / "nvcc").string(), "#!/bin/sh\nexit 1\n");
   fs::permissions(dir / "bin" / "nvcc", fs::perms::owner_all);
-  std::string examples = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference/";
-  nlohmann::json doc = nlohmann::json::parse(std::ifstream(examples + "adjacent_difference.json"));
-  doc["source"] = examples + "adjacent_difference.cu";
-  doc["compile"]["compiler"] = "nvcc";
+  nlohmann::json doc = adjacent_difference_by_nvcc();
   std::string config = (dir / "by_nvcc.json").string();
   occbench::write_text_file(config, doc.dump());
   const char* before = std::getenv("CUDA_HOME");
@@ -195,10 +202,7 @@ TEST(NvccConfig, AnNvccThatDoesNotRunIsRefusedNamingTheField) {
 TEST(NvccConfig, PlanReadsResourcesFromNvccAndSaysSo) {
   OCCBENCH_REQUIRE_NVCC();
   fs::path dir = fresh_dir("plan");
-  std::string examples = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference/";
-  nlohmann::json doc = nlohmann::json::parse(std::ifstream(examples + "adjacent_difference.json"));
-  doc["source"] = examples + "adjacent_difference.cu";
-  doc["compile"]["compiler"] = "nvcc";
+  nlohmann::json doc = adjacent_difference_by_nvcc();
   doc["sizes"] = {{"n", {100003}}};
   occbench::PlanOptions options;
   options.config = (dir / "by_nvcc.json").string();
