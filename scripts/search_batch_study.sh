@@ -20,7 +20,7 @@
 #   contention one 8 x 8-tile kernel compiled by 1, 8 and 16 processes at once (each its own
 #              cache): how much slower a compilation is beside others (walls_contention.txt)
 #   ab_compiler per seed of SEEDS, one after the other: the local search in batches with NVRTC
-#              (local-batch-s*), then with nvcc (nvcc-batch-s*: the config with "compiler": "nvcc");
+#              (batch-s*), then with nvcc (nvcc-batch-s*: the config with "compiler": "nvcc");
 #              with bests, every best is also timed as nvcc builds it (bests_nvcc.md)
 #   ab_compiler_random  per seed of RANDOM_SEEDS, the random sample of 120 with NVRTC, then with nvcc
 #   ab_compiler_two_cores  per seed of SEEDS, ab_compiler on two cores (taskset -c 0,1)
