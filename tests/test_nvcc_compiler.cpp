@@ -41,7 +41,7 @@ occbench::NvrtcRequest adjacent_difference_request() {
   request.source_text = text.str();
   request.name_expressions = {"vectorized_kernel<4>", "global_kernel"};
   request.arch = 90;
-  request.compiler = "nvcc";
+  request.compiler = occbench::Compiler::nvcc;
   return request;
 }
 
@@ -98,7 +98,7 @@ TEST(Nvcc, CompilesARequestAsNvrtcDoesUnderItsOwnCacheKey) {
   EXPECT_EQ(warm.cubin, cold.cubin);
   EXPECT_DOUBLE_EQ(warm.nvrtc_ms, cold.compile_ms);
 
-  request.compiler = "nvrtc";
+  request.compiler = occbench::Compiler::nvrtc;
   occbench::NvrtcResult by_nvrtc = occbench::nvrtc_compile(request, cache.string());
   EXPECT_FALSE(by_nvrtc.cache_hit);
   EXPECT_NE(by_nvrtc.cache_key, cold.cache_key);
@@ -113,7 +113,7 @@ TEST(Nvcc, CompileErrorNamesTheSourceFileAndLine) {
   request.source_path = "examples/broken/x.cu";
   request.source_text = "__global__ void k(float* o) {\n  o[0] = missing_name;\n}\n";
   request.name_expressions = {"k"};
-  request.compiler = "nvcc";
+  request.compiler = occbench::Compiler::nvcc;
   fs::path cache = fresh_dir("broken");
   try {
     occbench::nvrtc_compile(request, cache.string());
@@ -134,7 +134,7 @@ TEST(Nvcc, ANameNotInTheSourceIsNamed) {
   request.source_text = "extern \"C\" __global__ void k(float* o) { o[threadIdx.x] = 1.0f; }\n"
                         "extern \"C\" __global__ void other(float* o) { o[threadIdx.x] = 2.0f; }\n";
   request.name_expressions = {"k"};
-  request.compiler = "nvcc";
+  request.compiler = occbench::Compiler::nvcc;
   fs::path cache = fresh_dir("named");
   EXPECT_EQ(occbench::nvrtc_compile(request, cache.string()).lowered.at("k"), "k");
   request.name_expressions = {"k", "&missing_variable"};
@@ -159,9 +159,9 @@ TEST(Nvcc, TheProcessesMemoryOfCompilationsTellsTheCompilersApart) {
   ::setenv("OCCBENCH_CACHE_DIR", cache.c_str(), 1);
   occbench::NvrtcRequest request = adjacent_difference_request();
   request.source_text += "\n// once\n";  // a request no other test compiled in this process
-  request.compiler = "nvrtc";
+  request.compiler = occbench::Compiler::nvrtc;
   EXPECT_EQ(occbench::nvrtc_compile_once(request).compiler.rfind("nvrtc ", 0), 0u);
-  request.compiler = "nvcc";
+  request.compiler = occbench::Compiler::nvcc;
   EXPECT_EQ(occbench::nvrtc_compile_once(request).compiler.rfind("nvcc ", 0), 0u);
   if (before) ::setenv("OCCBENCH_CACHE_DIR", kept.c_str(), 1);
   else ::unsetenv("OCCBENCH_CACHE_DIR");

@@ -378,7 +378,7 @@ std::string options_and_key(const NvrtcRequest& request, std::vector<std::string
   for (const auto& dir : toolkit_include_dirs()) options.push_back("-I" + dir);
 
   std::string keyed = "nvrtc " + nvrtc_version() + "\n";
-  if (request.compiler == "nvcc") keyed += "compiler " + compiler_of(request) + "\n";  // NVRTC's entries keep their keys
+  if (request.compiler == Compiler::nvcc) keyed += "compiler " + compiler_of(request) + "\n";  // NVRTC's entries keep their keys
   for (const auto& o : options) keyed += "option " + o + "\n";
   for (const auto& n : request.name_expressions) keyed += "name " + n + "\n";
   keyed += "source\n" + request.source_text;
@@ -508,8 +508,10 @@ NvrtcCompileError name_not_found(const std::string& compiler, const std::string&
                                        expression.rfind('&', 0) == 0 ? "variable" : "kernel", expression));
 }
 
+const char* compiler_name(Compiler compiler) { return compiler == Compiler::nvcc ? "nvcc" : "nvrtc"; }
+
 std::string compiler_of(const NvrtcRequest& request) {
-  return request.compiler == "nvcc" ? "nvcc " + nvcc_version() : "nvrtc " + nvrtc_version();
+  return request.compiler == Compiler::nvcc ? "nvcc " + nvcc_version() : "nvrtc " + nvrtc_version();
 }
 
 NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_dir) {
@@ -524,7 +526,7 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
   if (cached_or_claimed(cubin_path, meta_path, request, result, claim)) return result;
 
   auto start = std::chrono::steady_clock::now();
-  if (request.compiler == "nvcc") compile_with_nvcc(request, result);
+  if (request.compiler == Compiler::nvcc) compile_with_nvcc(request, result);
   else compile_with_nvrtc(request, result);
   result.compile_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   result.nvrtc_ms = result.compile_ms;
@@ -535,7 +537,7 @@ NvrtcResult nvrtc_compile(const NvrtcRequest& request, const std::string& cache_
 NvrtcResult nvrtc_compile_once(const NvrtcRequest& request) {
   static std::mutex mutex;
   static std::map<std::string, std::shared_future<NvrtcResult>> compiled;
-  std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{:016x}", request.compiler, request.arch, request.source_path,
+  std::string key = fmt::format("{}\n{}\n{}\n{}\n{}\n{:016x}", compiler_name(request.compiler), request.arch, request.source_path,
                                 fmt::join(request.options, " "), fmt::join(request.name_expressions, " "), fnv1a(request.source_text));
   std::promise<NvrtcResult> mine;
   std::shared_future<NvrtcResult> result;

@@ -15,13 +15,19 @@
 
 namespace occbench {
 
+// What builds a request's cubin: NVRTC in this process (the default), or the toolkit's nvcc
+// ("compile": {"compiler": "nvcc"}, harness/sweep/nvcc_compiler.hpp).
+enum class Compiler { nvrtc, nvcc };
+// Its name in a config and in keys: "nvrtc" or "nvcc".
+const char* compiler_name(Compiler compiler);
+
 struct NvrtcRequest {
   std::string source_path;                    // for the log's "file(line): error" and local includes
   std::string source_text;
   std::vector<std::string> name_expressions;  // "tile_kernel<4>", "&d_filter": resolved to their lowered names
   std::vector<std::string> options;           // -D..., -I..., beyond the defaults below
   int arch = 90;                              // sm_90
-  std::string compiler = "nvrtc";             // or "nvcc": the toolkit's nvcc (harness/sweep/nvcc_compiler.hpp)
+  Compiler compiler = Compiler::nvrtc;
   // A compile-ahead worker: an entry another process is compiling is left to it (NvrtcLeftToOther)
   // instead of waited for, so that the workers and the measuring process never compile one twice.
   bool leave_claimed = false;

@@ -326,11 +326,12 @@ Axis free_axis(const Reader& r, const std::string& name, const std::string& path
 }
 
 // $.compile.compiler: NVRTC (in process) or the toolkit's nvcc (harness/sweep/nvcc_compiler.hpp).
-std::string parse_compiler(const Reader& r, const json& v) {
-  std::string compiler = r.string(v, "$.compile.compiler");
-  if (compiler != "nvrtc" && compiler != "nvcc")
-    r.fail("$.compile.compiler", fmt::format("expected \"nvrtc\" (the default) or \"nvcc\", got '{}'", compiler));
-  if (compiler == "nvcc" && nvcc_version().empty())  // else every point would fail to compile
+Compiler parse_compiler(const Reader& r, const json& v) {
+  std::string name = r.string(v, "$.compile.compiler");
+  if (name != compiler_name(Compiler::nvrtc) && name != compiler_name(Compiler::nvcc))
+    r.fail("$.compile.compiler", fmt::format("expected \"nvrtc\" (the default) or \"nvcc\", got '{}'", name));
+  Compiler compiler = name == compiler_name(Compiler::nvcc) ? Compiler::nvcc : Compiler::nvrtc;
+  if (compiler == Compiler::nvcc && nvcc_version().empty())  // else every point would fail to compile
     r.fail("$.compile.compiler", "\"nvcc\", but no nvcc runs here (looked in $CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit's "
                                  "bin and PATH): install the CUDA toolkit's compiler, set CUDA_HOME, or use \"nvrtc\"");
   return compiler;

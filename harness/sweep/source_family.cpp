@@ -216,7 +216,7 @@ Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& stat
     c.mangled_name = inst.compilation->compiled.lowered.at(inst.name_expression);
     c.compile_json = state->compile_json(inst, arch);
     c.cubin = inst.compilation->compiled.cubin;
-    if (state->compiler == "nvcc") c.compiler = inst.compilation->compiled.compiler;
+    if (state->compiler == Compiler::nvcc) c.compiler = inst.compilation->compiled.compiler;
     return c;
   };
   return v;

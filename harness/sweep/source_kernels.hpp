@@ -125,7 +125,7 @@ constexpr std::size_t kDefaultGuardZoneBytes = std::size_t(16) << 30;
 struct SourceState {
   std::string config_file, source_path, source_text;
   std::vector<std::string> include_options;  // -I of the config's include_dirs
-  std::string compiler = "nvrtc";             // $.compile.compiler: "nvrtc" or "nvcc"
+  Compiler compiler = Compiler::nvrtc;        // $.compile.compiler
   std::vector<Argument> arguments;
   std::vector<KernelSpec> kernels;
   int reference_kernel = -1;     // index in kernels, or -1 for expected outputs (.npy files, arrays in memory, none)
