@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
 
 using namespace occbench;
 
@@ -41,4 +42,18 @@ TEST(Doctor, ChecksThisMachine) {
   unsetenv("OCCBENCH_CACHE_DIR");
   EXPECT_NE(r.out.find("no  NVRTC cache"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("fix: set OCCBENCH_CACHE_DIR"), std::string::npos) << r.out;
+}
+
+// A tool's line names the first line of its --version output that says "version", and no more.
+TEST(Doctor, NamesAToolsVersionLine) {
+  testing_support::TempDir dir;
+  std::string ncu = dir.write("ncu", "#!/bin/sh\necho 'NVIDIA (R) Nsight Compute Command Line Profiler'\n"
+                                 "echo 'Version 2099.1.0.0 (build 1)'\necho 'other version line'\n");
+  std::filesystem::permissions(ncu, std::filesystem::perms::owner_all);
+  std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  setenv("PATH", (std::filesystem::path(ncu).parent_path().string() + ":" + path).c_str(), 1);
+  testing_support::CliResult r = testing_support::run_cli({"doctor"});
+  setenv("PATH", path.c_str(), 1);
+  EXPECT_NE(r.out.find("ok  ncu"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(ncu + " (Version 2099.1.0.0 (build 1))\n"), std::string::npos) << r.out;
 }

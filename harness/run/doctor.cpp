@@ -3,6 +3,7 @@
 
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/files.hpp"
+#include "harness/core/process.hpp"
 #include "harness/measure/counters.hpp"
 #include "harness/measure/device.hpp"
 #include "harness/measure/nvml.hpp"
@@ -13,7 +14,6 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
@@ -32,14 +32,12 @@ std::string cuda_version_text(int version) { return fmt::format("{}.{}", version
 
 // The first line a program prints for `--version` that names a version, or "".
 std::string program_version(const std::string& path) {
-  std::unique_ptr<FILE, int (*)(FILE*)> pipe(popen(("'" + path + "' --version 2>&1").c_str(), "r"), pclose);
-  if (!pipe) return "";
-  char line[512];
-  std::string found;
-  while (fgets(line, sizeof line, pipe.get()))
-    if (found.empty() && std::string(line).find("ersion") != std::string::npos) found = line;
-  while (!found.empty() && (found.back() == '\n' || found.back() == '\r')) found.pop_back();
-  return found;
+  std::string output = run_program({path, "--version"}).output;
+  std::size_t at = output.find("ersion");
+  if (at == std::string::npos) return "";
+  std::size_t begin = output.rfind('\n', at), end = output.find_first_of("\r\n", at);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  return output.substr(begin, end == std::string::npos ? std::string::npos : end - begin);
 }
 
 // A program on the PATH, else in the CUDA toolkit's bin/ (where nvcc's tools live), or "".

@@ -1,5 +1,6 @@
 #include "harness/sweep/nvcc_compiler.hpp"
 #include "harness/core/files.hpp"
+#include "harness/core/process.hpp"
 
 #include <fmt/format.h>
 
@@ -7,41 +8,17 @@
 #include <cctype>
 #include <cstdlib>
 #include <cxxabi.h>
-#include <fcntl.h>
 #include <filesystem>
 #include <memory>
 #include <mutex>
 #include <regex>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char** environ;
 
 namespace occbench {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-// Runs `argv` with its standard output and error in `log_path`: the exit status (-1: it did not run).
-int run_to_file(const std::vector<std::string>& argv, const std::string& log_path) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int spawned = posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 // A scratch folder, removed with its files when this goes.
 class ScratchDir {
@@ -133,12 +110,9 @@ std::string nvcc_version() {
   static std::once_flag once;
   static std::string version;
   std::call_once(once, [] {
-    ScratchDir scratch;
-    fs::path log = scratch.path() / "version.txt";
-    if (run_to_file({nvcc_path(), "--version"}, log.string()) != 0) return;
+    ProgramRun run = run_program({nvcc_path(), "--version"});
     std::smatch match;
-    std::string text = read_or_empty(log);
-    if (std::regex_search(text, match, std::regex(R"(release (\d+\.\d+))"))) version = match[1];
+    if (run.status == 0 && std::regex_search(run.output, match, std::regex(R"(release (\d+\.\d+))"))) version = match[1];
   });
   return version;
 }
@@ -149,14 +123,15 @@ NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<s
                                         "$CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit's bin and PATH)",
                                         request.source_path));
   ScratchDir scratch;
-  fs::path source = scratch.path() / "source.cu", cubin = scratch.path() / "source.cubin", log = scratch.path() / "nvcc.txt";
+  fs::path source = scratch.path() / "source.cu", cubin = scratch.path() / "source.cubin";
   write_text_file(source.string(), source_for_nvcc(request));
   std::vector<std::string> argv = {nvcc_path(), "-cubin", "-o", cubin.string()};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(source.string());
-  int status = run_to_file(argv, log.string());
+  ProgramRun run = run_program(argv);
+  int status = run.status;
   NvccOutput out;
-  out.log = read_or_empty(log);
+  out.log = std::move(run.output);
   while (!out.log.empty() && out.log.back() == '\n') out.log.pop_back();
   if (status != 0)
     throw NvrtcCompileError(fmt::format("nvcc could not compile {} for sm_{} ({}):\n{}", request.source_path, request.arch,
