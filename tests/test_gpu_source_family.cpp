@@ -294,7 +294,7 @@ TEST(GpuSourceFamily, KernelTunerMatmulVerifiesWithItsConstantScale) {
 // found in nvcc's cubin by name, launched, filled and verified as NVRTC's are.
 TEST(GpuSourceFamily, KernelsBuiltByNvccVerifyAsNvrtcsDo) {
   OCCBENCH_REQUIRE_GPU();
-  if (nvcc_version().empty()) GTEST_SKIP() << "no nvcc runs here ($CUDA_HOME/bin, the toolkit's bin, PATH)";
+  if (nvcc_version().empty()) GTEST_SKIP() << "no nvcc runs here (looked in " << occbench::kNvccPlaces << ")";
   auto records = measure_all(example_with("adjacent_difference/adjacent_difference.json", {{"n", {100003}}}, nullptr, "nvcc"));
   auto matmul = measure_all(example_with("kernel_tuner/matmul/matmul.json", {{"n", {1000}}},
                                          {{"block_size_x", {16}}, {"block_size_y", {4}}, {"tile_size_x", {1, 4}}, {"tile_size_y", {2}}},

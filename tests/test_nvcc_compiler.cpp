@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 #define OCCBENCH_REQUIRE_NVCC() \
-  if (occbench::nvcc_version().empty()) GTEST_SKIP() << "no nvcc runs here ($CUDA_HOME/bin, the toolkit's bin, PATH)"
+  if (occbench::nvcc_version().empty()) GTEST_SKIP() << "no nvcc runs here (looked in " << occbench::kNvccPlaces << ")"
 
 fs::path fresh_dir(const std::string& name) {
   fs::path dir = fs::temp_directory_path() / ("occbench_nvcc_test_" + name);

@@ -82,8 +82,6 @@ std::string demangled(const std::string& symbol) {
   return status == 0 && out ? std::string(out.get()) : symbol;
 }
 
-std::string read_or_empty(const fs::path& path) { return read_file(path.string()).value_or(""); }
-
 }  // namespace
 
 std::optional<std::string> lowered_name_among(const std::string& expression,
@@ -119,9 +117,8 @@ std::string nvcc_version() {
 
 NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<std::string>& options) {
   if (nvcc_version().empty())
-    throw NvrtcCompileError(fmt::format("{}: \"compile\": {{\"compiler\": \"nvcc\"}}, but no nvcc runs here (looked in "
-                                        "$CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit's bin and PATH)",
-                                        request.source_path));
+    throw NvrtcCompileError(fmt::format("{}: \"compile\": {{\"compiler\": \"nvcc\"}}, but no nvcc runs here (looked in {})",
+                                        request.source_path, kNvccPlaces));
   ScratchDir scratch;
   fs::path source = scratch.path() / "source.cu", cubin = scratch.path() / "source.cubin";
   write_text_file(source.string(), source_for_nvcc(request));
@@ -137,7 +134,7 @@ NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<s
     throw NvrtcCompileError(fmt::format("nvcc could not compile {} for sm_{} ({}):\n{}", request.source_path, request.arch,
                                         status < 0 ? "it did not run, or a signal stopped it" : fmt::format("exit status {}", status),
                                         out.log));
-  out.cubin = read_or_empty(cubin);
+  out.cubin = read_file(cubin.string()).value_or("");
   std::vector<std::pair<std::string, bool>> symbols = cubin_symbol_names(out.cubin);
   for (const auto& name : request.name_expressions) {
     std::optional<std::string> lowered = lowered_name_among(name, symbols);

@@ -29,6 +29,8 @@ NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<s
 // $CUDA_PATH/bin, the toolkit this binary was built against, /usr/local/cuda/bin), else "nvcc"
 // from PATH (nvcc_version says whether it runs).
 std::string nvcc_path();
+// Where nvcc_path looks, as messages name it.
+inline constexpr const char* kNvccPlaces = "$CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit's bin and PATH";
 // "13.0" (nvcc --version's release), or "" where there is no nvcc.
 std::string nvcc_version();
 

@@ -332,8 +332,9 @@ Compiler parse_compiler(const Reader& r, const json& v) {
     r.fail("$.compile.compiler", fmt::format("expected \"nvrtc\" (the default) or \"nvcc\", got '{}'", name));
   Compiler compiler = name == compiler_name(Compiler::nvcc) ? Compiler::nvcc : Compiler::nvrtc;
   if (compiler == Compiler::nvcc && nvcc_version().empty())  // else every point would fail to compile
-    r.fail("$.compile.compiler", "\"nvcc\", but no nvcc runs here (looked in $CUDA_HOME/bin, $CUDA_PATH/bin, the toolkit's "
-                                 "bin and PATH): install the CUDA toolkit's compiler, set CUDA_HOME, or use \"nvrtc\"");
+    r.fail("$.compile.compiler", fmt::format("\"nvcc\", but no nvcc runs here (looked in {}): install the CUDA toolkit's "
+                                             "compiler, set CUDA_HOME, or use \"nvrtc\"",
+                                             kNvccPlaces));
   return compiler;
 }
 
