@@ -135,27 +135,29 @@ def not_run(r):
     return f"{r.get('status')}: {r.get('reason', '')}"[:120]
 
 
-def section(size, rs, references):
-    m, n = size
-    out = [f"## m = {m:,} entries, n = {n:,} features", ""]
-    by_variant = defaultdict(list)
-    for r in rs:
-        by_variant[r["variant"]].append(r)
-    timed = [r for r in rs if ok(r)]
-    # Each point is compared with the best cuBLAS time of its own run (file): timings from different
-    # runs are not mixed in one ratio. A point whose run has no cuBLAS at this size gets no ratio.
+def run_references(size, references):
+    """The cuBLAS points of this size, and the best of each run (file). Each point is compared with
+    the best cuBLAS time of its own run: timings from different runs are not mixed in one ratio."""
     cublas = [r for r in references if ok(r) and (r["params"].get("m"), r["params"].get("n")) == size]
     run_cublas = {}
     for r in cublas:
         if r[SOURCE] not in run_cublas or ms(r) < ms(run_cublas[r[SOURCE]]):
             run_cublas[r[SOURCE]] = r
+    return cublas, run_cublas
 
+
+def reference_time(run_cublas):
+    """A point's cuBLAS time, or None where its run has no cuBLAS at this size (then no ratio)."""
     def t_ref(r):
         ref = run_cublas.get(r[SOURCE])
         return ms(ref) if ref else None
+    return t_ref
 
+
+def reference_lines(rs, cublas, run_cublas):
     sources = sorted({r[SOURCE] for r in rs} | set(run_cublas),
                      key=lambda f: min(i for i, r in enumerate(rs + cublas) if r[SOURCE] == f))
+    out = []
     if len(sources) > 1:
         counts = ", ".join(f"{f} ({sum(r[SOURCE] == f for r in rs)})" for f in sources)
         out += [f"Points from {len(sources)} runs: {counts}. Each ratio to cuBLAS uses the cuBLAS time of the "
@@ -170,73 +172,81 @@ def section(size, rs, references):
     problems = [r for r in rs if r.get("status") != "ok"]
     if problems:
         out += ["Points not timed:", ""] + [f"- {r['variant']} {params_text(r)}: {not_run(r)}" for r in problems] + [""]
+    return out
 
-    # Shared-memory kernels by chunk size.
-    shared = {(r["variant"], r["params"].get("chunk_size")): r for r in rs if r["variant"] in ("shared_static", "shared_dynamic")}
-    chunks = sorted({c for (_, c) in shared})
-    if chunks:
-        out += ["### Shared-memory kernels (seed 000) by chunk size", "",
-                "CGMA from the work model: 2c³ FLOPs per 2c² floats loaded per chunk step = c/4 FLOP/B (the C stores "
-                "lower it by about c/m). Seed 000's table counts a multiply-add as one operation, so it reads half: "
-                "0.25 at c = 2, 1.0 at c = 8.", ""]
-        rows = []
-        for c in chunks:
-            for v in ("shared_static", "shared_dynamic"):
-                r = shared.get((v, c))
-                if r is None:
-                    continue
-                timed_ok = ok(r)
-                rows.append([
-                    c, v.replace("shared_", ""), ms(r) if timed_ok else not_run(r),
-                    (r.get("work") or {}).get("cgma_flop_per_byte"),
-                    useful_gflops(r) if timed_ok else None,
-                    ms(r) / t_ref(r) if timed_ok and t_ref(r) else None,
-                    threads_per_block(r), res(r, "registers_per_thread"), smem_per_block(r),
-                    occ(r, "active_blocks_per_sm"), occ(r, "active_warps_per_sm"), occ(r, "theoretical"),
-                    occ(r, "thread_utilization"), occ(r, "limiter"),
-                    ((r.get("occupancy") or {}).get("blocks_limit") or {}).get("shared_memory"),
-                ])
-        out += [table(["chunk", "smem", "median ms", "CGMA FLOP/B", "useful GFLOP/s", "× cuBLAS time",
-                       "threads/block", "regs/thread", "smem B/block", "blocks/SM", "warps/SM", "occupancy",
-                       "thread util.", "limiter", "blocks/SM smem allows"], rows), ""]
 
-        ratios = []
-        rows = []
-        for c in chunks:
-            s, d = shared.get(("shared_static", c)), shared.get(("shared_dynamic", c))
-            if s and d and ok(s) and ok(d):
-                ratio = ms(d) / ms(s)
-                ratios.append(ratio)
-                rows.append([c, ms(s), ms(d), ratio, res(s, "registers_per_thread"), res(d, "registers_per_thread")])
-        if rows:
-            geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
-            out += ["### Static against dynamic shared memory", "", table(
-                ["chunk", "static ms", "dynamic ms", "dynamic / static", "regs static", "regs dynamic"], rows), "",
-                f"Geometric mean of dynamic / static over {len(ratios)} chunk sizes: {fmt(geo, 4)} "
-                f"(range {fmt(min(ratios), 4)} – {fmt(max(ratios), 4)}).", ""]
+def chunk_row(c, v, r, t_ref):
+    timed_ok = ok(r)
+    return [
+        c, v.replace("shared_", ""), ms(r) if timed_ok else not_run(r),
+        (r.get("work") or {}).get("cgma_flop_per_byte"),
+        useful_gflops(r) if timed_ok else None,
+        ms(r) / t_ref(r) if timed_ok and t_ref(r) else None,
+        threads_per_block(r), res(r, "registers_per_thread"), smem_per_block(r),
+        occ(r, "active_blocks_per_sm"), occ(r, "active_warps_per_sm"), occ(r, "theoretical"),
+        occ(r, "thread_utilization"), occ(r, "limiter"),
+        ((r.get("occupancy") or {}).get("blocks_limit") or {}).get("shared_memory"),
+    ]
 
-        # The limiter at the smallest and largest chunk.
-        for c in (chunks[0], chunks[-1]):
-            r = shared.get(("shared_static", c)) or shared.get(("shared_dynamic", c))
-            if r and r.get("occupancy"):
-                o = r["occupancy"]
-                limits = o.get("blocks_limit") or {}
-                out.append(
-                    f"- chunk {c}: {threads_per_block(r)} threads and {smem_per_block(r)} B of shared memory per block; "
-                    f"{o.get('active_blocks_per_sm')} blocks/SM ({o.get('active_warps_per_sm')} of "
-                    f"{o.get('max_warps_per_sm')} warps, occupancy {fmt(o.get('theoretical'))}, thread utilization "
-                    f"{fmt(o.get('thread_utilization'))}), limited by {o.get('limiter')}; each resource alone would "
-                    f"allow: warps {limits.get('warps')}, registers {limits.get('registers')}, shared memory "
-                    f"{limits.get('shared_memory')}, the blocks-per-SM cap {limits.get('blocks_per_sm')}.")
-        out.append("")
 
-    # Every variant's best configuration.
-    rows = []
+def chunk_lines(shared, chunks, t_ref):
+    rows = [chunk_row(c, v, shared[(v, c)], t_ref)
+            for c in chunks for v in ("shared_static", "shared_dynamic") if (v, c) in shared]
+    return ["### Shared-memory kernels (seed 000) by chunk size", "",
+            "CGMA from the work model: 2c³ FLOPs per 2c² floats loaded per chunk step = c/4 FLOP/B (the C stores "
+            "lower it by about c/m). Seed 000's table counts a multiply-add as one operation, so it reads half: "
+            "0.25 at c = 2, 1.0 at c = 8.", "",
+            table(["chunk", "smem", "median ms", "CGMA FLOP/B", "useful GFLOP/s", "× cuBLAS time",
+                   "threads/block", "regs/thread", "smem B/block", "blocks/SM", "warps/SM", "occupancy",
+                   "thread util.", "limiter", "blocks/SM smem allows"], rows), ""]
+
+
+def static_dynamic_lines(shared, chunks):
+    ratios, rows = [], []
+    for c in chunks:
+        s, d = shared.get(("shared_static", c)), shared.get(("shared_dynamic", c))
+        if s and d and ok(s) and ok(d):
+            ratio = ms(d) / ms(s)
+            ratios.append(ratio)
+            rows.append([c, ms(s), ms(d), ratio, res(s, "registers_per_thread"), res(d, "registers_per_thread")])
+    if not rows:
+        return []
+    geo = math.exp(sum(map(math.log, ratios)) / len(ratios))
+    return ["### Static against dynamic shared memory", "", table(
+        ["chunk", "static ms", "dynamic ms", "dynamic / static", "regs static", "regs dynamic"], rows), "",
+        f"Geometric mean of dynamic / static over {len(ratios)} chunk sizes: {fmt(geo, 4)} "
+        f"(range {fmt(min(ratios), 4)} – {fmt(max(ratios), 4)}).", ""]
+
+
+def limiter_lines(shared, chunks):
+    """The limiter at the smallest and largest chunk."""
+    out = []
+    for c in (chunks[0], chunks[-1]):
+        r = shared.get(("shared_static", c)) or shared.get(("shared_dynamic", c))
+        if r and r.get("occupancy"):
+            o = r["occupancy"]
+            limits = o.get("blocks_limit") or {}
+            out.append(
+                f"- chunk {c}: {threads_per_block(r)} threads and {smem_per_block(r)} B of shared memory per block; "
+                f"{o.get('active_blocks_per_sm')} blocks/SM ({o.get('active_warps_per_sm')} of "
+                f"{o.get('max_warps_per_sm')} warps, occupancy {fmt(o.get('theoretical'))}, thread utilization "
+                f"{fmt(o.get('thread_utilization'))}), limited by {o.get('limiter')}; each resource alone would "
+                f"allow: warps {limits.get('warps')}, registers {limits.get('registers')}, shared memory "
+                f"{limits.get('shared_memory')}, the blocks-per-SM cap {limits.get('blocks_per_sm')}.")
+    return out + [""]
+
+
+def best_of_each(by_variant):
     best = {}
     for v, vr in by_variant.items():
         t = [r for r in vr if ok(r)]
         if t:
             best[v] = min(t, key=ms)
+    return best
+
+
+def best_lines(best, t_ref):
+    rows = []
     for v in sorted(best, key=lambda v: ms(best[v])):
         r = best[v]
         ver = r.get("verification") or {}
@@ -244,31 +254,36 @@ def section(size, rs, references):
                      100.0 * t_ref(r) / ms(r) if t_ref(r) else None, ms(r) / t_ref(r) if t_ref(r) else None,
                      (r.get("work") or {}).get("cgma_flop_per_byte"), occ(r, "theoretical"), occ(r, "limiter"),
                      ver.get("max_rel_error"), ver.get("tolerance"), ver.get("checked")])
-    if rows:
-        out += ["### Every variant at its best configuration", "",
-                "% of cuBLAS = cuBLAS time / variant time (throughput relative to cuBLAS). Verification error is "
-                "relative to sqrt(C_jj C_JJ).", "",
-                table(["variant", "best parameters", "median ms", "useful GFLOP/s", "full-equivalent GFLOP/s",
-                       "% of cuBLAS", "× cuBLAS time", "CGMA FLOP/B", "occupancy", "limiter", "max error",
-                       "tolerance", "entries checked"], rows), ""]
+    if not rows:
+        return []
+    return ["### Every variant at its best configuration", "",
+            "% of cuBLAS = cuBLAS time / variant time (throughput relative to cuBLAS). Verification error is "
+            "relative to sqrt(C_jj C_JJ).", "",
+            table(["variant", "best parameters", "median ms", "useful GFLOP/s", "full-equivalent GFLOP/s",
+                   "% of cuBLAS", "× cuBLAS time", "CGMA FLOP/B", "occupancy", "limiter", "max error",
+                   "tolerance", "entries checked"], rows), ""]
 
-    tiled = [r for r in by_variant.get("register_tiled", [])]
-    if tiled:
-        rows = []
-        for r in sorted(tiled, key=lambda r: (r["params"].get("block_tile"), r["params"].get("thread_tile"), r["params"].get("split_k"))):
-            p = r["params"]
-            timed_ok = ok(r)
-            rows.append([p.get("block_tile"), p.get("thread_tile"), p.get("split_k"), "16 B" if n % 4 == 0 else "4 B",
-                         ms(r) if timed_ok else not_run(r), useful_gflops(r) if timed_ok else None,
-                         100.0 * t_ref(r) / ms(r) if timed_ok and t_ref(r) else None,
-                         res(r, "registers_per_thread"), (r.get("launch") or {}).get("grid", [None])[0],
-                         occ(r, "active_blocks_per_sm"), occ(r, "theoretical"), occ(r, "limiter")])
-        out += ["### register_tiled configurations", "",
-                table(["block tile", "thread tile", "split_k", "global loads", "median ms", "useful GFLOP/s",
-                       "% of cuBLAS", "regs/thread", "tiles (blocks per split)", "blocks/SM", "occupancy",
-                       "limiter"], rows), ""]
 
-    # Answers in one place.
+def register_tiled_lines(tiled, n, t_ref):
+    if not tiled:
+        return []
+    rows = []
+    for r in sorted(tiled, key=lambda r: (r["params"].get("block_tile"), r["params"].get("thread_tile"), r["params"].get("split_k"))):
+        p = r["params"]
+        timed_ok = ok(r)
+        rows.append([p.get("block_tile"), p.get("thread_tile"), p.get("split_k"), "16 B" if n % 4 == 0 else "4 B",
+                     ms(r) if timed_ok else not_run(r), useful_gflops(r) if timed_ok else None,
+                     100.0 * t_ref(r) / ms(r) if timed_ok and t_ref(r) else None,
+                     res(r, "registers_per_thread"), (r.get("launch") or {}).get("grid", [None])[0],
+                     occ(r, "active_blocks_per_sm"), occ(r, "theoretical"), occ(r, "limiter")])
+    return ["### register_tiled configurations", "",
+            table(["block tile", "thread tile", "split_k", "global loads", "median ms", "useful GFLOP/s",
+                   "% of cuBLAS", "regs/thread", "tiles (blocks per split)", "blocks/SM", "occupancy",
+                   "limiter"], rows), ""]
+
+
+def answer_lines(best, shared, chunks, t_ref):
+    """Answers in one place."""
     answers = []
     seed = [best[v] for v in SEED_VARIANTS if v in best]
     if seed and t_ref(min(seed, key=ms)):
@@ -287,9 +302,26 @@ def section(size, rs, references):
             answers.append(f"Chunk {chunks[0]} → {chunks[-1]} (static): {fmt(ms(lo))} ms → {fmt(ms(hi))} ms "
                            f"({fmt(ms(lo) / ms(hi))}× faster), CGMA {fmt(lo['work']['cgma_flop_per_byte'])} → "
                            f"{fmt(hi['work']['cgma_flop_per_byte'])} FLOP/B.")
-    if answers:
-        out += ["### In short", ""] + [f"- {a}" for a in answers] + [""]
-    return out
+    return ["### In short", ""] + [f"- {a}" for a in answers] + [""] if answers else []
+
+
+def section(size, rs, references):
+    """One size's tables: the references, the shared-memory kernels by chunk, every variant's best,
+    register_tiled's configurations, and the answers."""
+    m, n = size
+    by_variant = defaultdict(list)
+    for r in rs:
+        by_variant[r["variant"]].append(r)
+    cublas, run_cublas = run_references(size, references)
+    t_ref = reference_time(run_cublas)
+    out = [f"## m = {m:,} entries, n = {n:,} features", ""] + reference_lines(rs, cublas, run_cublas)
+    shared = {(r["variant"], r["params"].get("chunk_size")): r for r in rs if r["variant"] in ("shared_static", "shared_dynamic")}
+    chunks = sorted({c for (_, c) in shared})
+    if chunks:
+        out += chunk_lines(shared, chunks, t_ref) + static_dynamic_lines(shared, chunks) + limiter_lines(shared, chunks)
+    best = best_of_each(by_variant)
+    out += best_lines(best, t_ref) + register_tiled_lines(by_variant.get("register_tiled", []), n, t_ref)
+    return out + answer_lines(best, shared, chunks, t_ref)
 
 
 def report(paths):

@@ -90,7 +90,7 @@ def ncu_medians_us(durations, record):
     return statistics.median(runs[1:] if len(runs) > 1 else runs), per_run  # the warm-up run left out
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("configs", nargs="+")
     ap.add_argument("--occbench", default="build/occbench")
@@ -103,83 +103,112 @@ def main():
     args = ap.parse_args()
     if args.ncu_runs < 1:
         ap.error(f"--ncu-runs: expected a count of at least 1, got {args.ncu_runs}")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    methods = args.methods.split(",")
+    return args
+
+
+def occbench_medians(args, config, name, methods, out):
+    """Step 1: per point, occbench's cold median (us) per flush method, its timing source and its
+    event-pair median."""
+    medians, sources, event_medians = {}, {}, {}
+    for method in methods:
+        folder = out / f"{name}-{method}"
+        env = dict(os.environ, OCCBENCH_L2_FLUSH=method)
+        run([args.occbench, "run", config, "--out", folder], env=env, log=out / f"{name}-{method}.log")
+        for r in newest_json(folder)["results"]:
+            if r.get("status") == "ok" and r.get("timing") and r["timing"].get("mode") in ("cold", "hot"):
+                medians.setdefault(r["point_id"], {})[method] = r["timing"]["median_ms"] * 1e3
+                sources[r["point_id"]] = r["timing"].get("source", "cuda_event_pair")
+                if r["timing"].get("event_median_ms"):
+                    event_medians[r["point_id"]] = r["timing"]["event_median_ms"] * 1e3
+    return medians, sources, event_medians
+
+
+def ncu_profiles(args, config, name, out):
+    """Step 2: per ncu run, ({kernel name: durations}, {point id: record})."""
+    spec = json.loads(Path(config).read_text())
+    few = relocated(spec, config)  # written beside the results: files it names stay found
+    few["measurement"] = dict(spec.get("measurement", {}), min_samples=NCU_SAMPLES, max_samples=NCU_SAMPLES,
+                              min_time_s=0, timeout_s=60, warmup_runs=1)
+    few_path = out / f"{name}-ncu-config.json"
+    few_path.write_text(json.dumps(few, indent=2))
+    # occbench's own timing source under ncu: the event pair (ncu owns CUPTI there, and these
+    # timings are not used).
+    ncu_env = dict(os.environ, OCCBENCH_TIMING_SOURCE="event")
+    ncu_runs = []
+    for k in range(args.ncu_runs):
+        tag = f"-{k + 1}" if args.ncu_runs > 1 else ""
+        ncu_csv = out / f"{name}-ncu{tag}.csv"
+        run([args.ncu, *args.ncu_option, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--print-nvtx-rename",
+             "kernel", "--csv", "--log-file", ncu_csv, args.occbench, "run", few_path, "--out", out / f"{name}-ncu-run{tag}"],
+            env=ncu_env, log=out / f"{name}-ncu{tag}.log")
+        ncu_runs.append((ncu_durations_us(ncu_csv),
+                         {r["point_id"]: r for r in newest_json(out / f"{name}-ncu-run{tag}")["results"]}))
+    return ncu_runs
+
+
+def point_ncu_medians(point_id, ncu_runs):
+    """(median us, kernels per run) of the point in each ncu run, or None where a run does not name it."""
+    per_ncu_run = []
+    for ncu, records in ncu_runs:
+        durations = ncu.get(point_id) or next((v for k, v in ncu.items() if point_id in k), None)
+        if durations and records.get(point_id, {}).get("timing"):
+            per_ncu_run.append(ncu_medians_us(durations, records[point_id]))
+    return per_ncu_run if len(per_ncu_run) == len(ncu_runs) else None
+
+
+def compare_point(name, point_id, by_method, methods, per_ncu_run, sources, event_medians):
+    """The table's cells, its differences, whether the first method is within the target, and the CSV rows."""
+    ncu_us, per_run = per_ncu_run[0]
+    ncu_all = [us for us, _ in per_ncu_run]
+    cells, diffs, ok_all, rows = [], [], True, []
+    for m in methods:
+        occ = by_method.get(m)
+        if occ is None:
+            cells.append("–"); diffs.append("–"); continue
+        ok = within_target(occ, ncu_us)
+        ok_all &= ok if m == methods[0] else True
+        cells.append(f"{occ:.2f}")
+        diffs.append(f"{occ - ncu_us:+.2f} µs ({100 * (occ - ncu_us) / ncu_us:+.1f}%)")
+        rows.append({"config": name, "point_id": point_id, "method": m, "occbench_median_us": round(occ, 4),
+                     "ncu_median_us": round(ncu_us, 4), "kernels_per_run": per_run,
+                     "diff_us": round(occ - ncu_us, 4), "diff_pct": round(100 * (occ - ncu_us) / ncu_us, 3),
+                     "within_target": ok, "ncu_runs_us": ";".join(f"{us:.4f}" for us in ncu_all),
+                     "within_target_of_ncu_runs": within_target_of_runs(occ, ncu_all),
+                     "timing_source": sources.get(point_id, ""),
+                     "event_median_us": round(event_medians[point_id], 4) if point_id in event_medians else None})
+    return cells, diffs, ok_all, rows
+
+
+def config_table(name, methods, occbench, ncu_runs):
+    """Prints the config's table; returns its CSV rows."""
+    medians, sources, event_medians = occbench
+    print(f"\n### {name}\n")
+    head = "| point | " + " | ".join(f"occbench ({m}) µs" for m in methods) + " | ncu µs | " + \
+           " | ".join(f"diff ({m})" for m in methods) + " | within target | event pair µs | source |"
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
     rows = []
-    for config in args.configs:
-        name = Path(config).stem
-        spec = json.loads(Path(config).read_text())
-        medians, sources, event_medians = {}, {}, {}
-        for method in methods:
-            folder = out / f"{name}-{method}"
-            env = dict(os.environ, OCCBENCH_L2_FLUSH=method)
-            run([args.occbench, "run", config, "--out", folder], env=env, log=out / f"{name}-{method}.log")
-            for r in newest_json(folder)["results"]:
-                if r.get("status") == "ok" and r.get("timing") and r["timing"].get("mode") in ("cold", "hot"):
-                    medians.setdefault(r["point_id"], {})[method] = r["timing"]["median_ms"] * 1e3
-                    sources[r["point_id"]] = r["timing"].get("source", "cuda_event_pair")
-                    if r["timing"].get("event_median_ms"):
-                        event_medians[r["point_id"]] = r["timing"]["event_median_ms"] * 1e3
+    for point_id, by_method in medians.items():
+        per_ncu_run = point_ncu_medians(point_id, ncu_runs)
+        if per_ncu_run is None:
+            print(f"| {point_id} | no ncu kernels named by this point |")
+            continue
+        cells, diffs, ok_all, mine = compare_point(name, point_id, by_method, methods, per_ncu_run, sources, event_medians)
+        rows += mine
+        event = event_medians.get(point_id)
+        print(f"| {point_id} | " + " | ".join(cells) + f" | {per_ncu_run[0][0]:.2f} | " + " | ".join(diffs) +
+              f" | {'yes' if ok_all else 'NO'} | {f'{event:.2f}' if event else '–'} | {sources.get(point_id, '–')} |")
+    return rows
 
-        few = relocated(spec, config)  # written beside the results: files it names stay found
-        few["measurement"] = dict(spec.get("measurement", {}), min_samples=NCU_SAMPLES, max_samples=NCU_SAMPLES,
-                                  min_time_s=0, timeout_s=60, warmup_runs=1)
-        few_path = out / f"{name}-ncu-config.json"
-        few_path.write_text(json.dumps(few, indent=2))
-        # occbench's own timing source under ncu: the event pair (ncu owns CUPTI there, and these
-        # timings are not used).
-        ncu_env = dict(os.environ, OCCBENCH_TIMING_SOURCE="event")
-        ncu_runs = []  # per run: ({kernel name: durations}, {point id: record})
-        for k in range(args.ncu_runs):
-            tag = f"-{k + 1}" if args.ncu_runs > 1 else ""
-            ncu_csv = out / f"{name}-ncu{tag}.csv"
-            run([args.ncu, *args.ncu_option, "--clock-control", "none", "--metrics", "gpu__time_duration.sum", "--nvtx", "--print-nvtx-rename",
-                 "kernel", "--csv", "--log-file", ncu_csv, args.occbench, "run", few_path, "--out", out / f"{name}-ncu-run{tag}"],
-                env=ncu_env, log=out / f"{name}-ncu{tag}.log")
-            ncu_runs.append((ncu_durations_us(ncu_csv),
-                             {r["point_id"]: r for r in newest_json(out / f"{name}-ncu-run{tag}")["results"]}))
 
-        print(f"\n### {name}\n")
-        head = "| point | " + " | ".join(f"occbench ({m}) µs" for m in methods) + " | ncu µs | " + \
-               " | ".join(f"diff ({m})" for m in methods) + " | within target | event pair µs | source |"
-        print(head)
-        print("|" + "---|" * (head.count("|") - 1))
-        for point_id, by_method in medians.items():
-            per_ncu_run = []
-            for ncu, records in ncu_runs:
-                durations = ncu.get(point_id) or next((v for k, v in ncu.items() if point_id in k), None)
-                if durations and records.get(point_id, {}).get("timing"):
-                    per_ncu_run.append(ncu_medians_us(durations, records[point_id]))
-            if len(per_ncu_run) < len(ncu_runs):
-                print(f"| {point_id} | no ncu kernels named by this point |")
-                continue
-            ncu_us, per_run = per_ncu_run[0]
-            ncu_all = [us for us, _ in per_ncu_run]
-            cells, diffs, ok_all = [], [], True
-            for m in methods:
-                occ = by_method.get(m)
-                if occ is None:
-                    cells.append("–"); diffs.append("–"); continue
-                ok = within_target(occ, ncu_us)
-                ok_all &= ok if m == methods[0] else True
-                cells.append(f"{occ:.2f}")
-                diffs.append(f"{occ - ncu_us:+.2f} µs ({100 * (occ - ncu_us) / ncu_us:+.1f}%)")
-                rows.append({"config": name, "point_id": point_id, "method": m, "occbench_median_us": round(occ, 4),
-                             "ncu_median_us": round(ncu_us, 4), "kernels_per_run": per_run,
-                             "diff_us": round(occ - ncu_us, 4), "diff_pct": round(100 * (occ - ncu_us) / ncu_us, 3),
-                             "within_target": ok, "ncu_runs_us": ";".join(f"{us:.4f}" for us in ncu_all),
-                             "within_target_of_ncu_runs": within_target_of_runs(occ, ncu_all),
-                             "timing_source": sources.get(point_id, ""),
-                             "event_median_us": round(event_medians[point_id], 4) if point_id in event_medians else None})
-            event = event_medians.get(point_id)
-            print(f"| {point_id} | " + " | ".join(cells) + f" | {ncu_us:.2f} | " + " | ".join(diffs) +
-                  f" | {'yes' if ok_all else 'NO'} | {f'{event:.2f}' if event else '–'} | {sources.get(point_id, '–')} |")
-
-    with open(out / "ncu_agreement.csv", "w", newline="") as f:
+def write_csv(path, rows):
+    with open(path, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()) if rows else ["config"])
         writer.writeheader()
         writer.writerows(rows)
+
+
+def print_summary(rows, methods, ncu_run_count):
     for m in methods:
         mine = [r for r in rows if r["method"] == m]
         if not mine:
@@ -193,7 +222,21 @@ def main():
         misses = sum(not r["within_target"] for r in mine)
         misses_of_runs = sum(not r["within_target_of_ncu_runs"] for r in mine)
         print(f"\n{m}: {len(mine)} points, {misses} outside the target ({misses_of_runs} outside it against every one of "
-              f"ncu's {args.ncu_runs} runs); worst >= 20 us: {worst_pct}; worst < 20 us: {worst}")
+              f"ncu's {ncu_run_count} runs); worst >= 20 us: {worst_pct}; worst < 20 us: {worst}")
+
+
+def main():
+    args = parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    methods = args.methods.split(",")
+    rows = []
+    for config in args.configs:
+        name = Path(config).stem
+        occbench = occbench_medians(args, config, name, methods, out)
+        rows += config_table(name, methods, occbench, ncu_profiles(args, config, name, out))
+    write_csv(out / "ncu_agreement.csv", rows)
+    print_summary(rows, methods, args.ncu_runs)
 
 
 if __name__ == "__main__":
