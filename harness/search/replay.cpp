@@ -104,18 +104,24 @@ LiveCosts live_costs(const RecordedSpace& recorded, const ReplayOptions& options
   return costs;
 }
 
+// `run --strategy random` draws its whole sample before the run and measures it as a list, whose
+// kernels compile ahead from the start: one batch of the budget, not batches that wait for results.
+bool sampled_before_the_run(const std::string& strategy) { return strategy == "random"; }
+
 // One search of the recorded space by `walkers` (SearchWalkers), simulated as run would measure it
 // (live_model): its candidates in the order measured, and when.
 LiveSearch live_search(const std::string& strategy, const SearchSpace& space, const LiveCosts& costs, std::uint64_t seed,
                        std::size_t steps, std::size_t walkers, const ReplayOptions& options) {
   SearchWalkers search(strategy, space, seed, steps, walkers);
-  return simulate_live_search(search, costs, LiveModel{options.batch, compile_workers(options)});
+  std::size_t batch = sampled_before_the_run(strategy) ? steps : options.batch;
+  return simulate_live_search(search, costs, LiveModel{batch, compile_workers(options)});
 }
 
 // A search's trajectory: the points up to each budget are those of a search of that budget (its
 // walkers share it: a longer search's first points are not what a shorter one measures, for the
-// GPU measures walker 0's compiled points first). One walker's search is the same whatever its
-// budget, but for its last batch, so one search of the largest budget serves every budget it walks.
+// GPU measures walker 0's compiled points first; a random sample of a budget is measured
+// compiled first). One walker's search is the same whatever its budget, but for its last batch, so
+// one search of the largest budget serves every budget it walks.
 Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const LiveCosts& costs,
                       double optimum, std::uint64_t seed, const std::vector<std::size_t>& budgets, const ReplayOptions& options) {
   const Objective& objective = options.objective;
@@ -123,7 +129,8 @@ Trajectory trajectory(const std::string& strategy, const SearchSpace& space, con
   // The search a budget reads: its walkers and its points.
   auto search_of = [&](std::size_t budget) {
     std::size_t walkers = walkers_of(budget);
-    return std::make_pair(walkers, walkers == 1 ? budgets.back() : budget);
+    bool own = walkers > 1 || sampled_before_the_run(strategy);
+    return std::make_pair(walkers, own ? budget : budgets.back());
   };
   std::map<std::pair<std::size_t, std::size_t>, LiveSearch> searches;
   for (std::size_t b : budgets)
@@ -276,7 +283,8 @@ std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& o
 // The median wall a live search of each budget would take under the compile-cost model.
 std::string modeled_wall_table(const ReplaySpace& space, const ReplayOptions& options) {
   std::string text = fmt::format("\nwall of a live search, modeled: each point's compile time as measured (compile.nvrtc_ms), "
-                                 "else {} s, {} core(s) ({} compile worker(s) ahead of the GPU), {}, median s\n",
+                                 "else {} s, {} core(s) ({} compile worker(s) ahead of the GPU), {} (random: its whole "
+                                 "sample, drawn before the run), median s\n",
                                  options.compile_s, options.cores, compile_workers(options),
                                  options.batch > 1 ? fmt::format("batches of {}", options.batch) : std::string("one point at a time")) +
                      header(space);
