@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# On the device machine: live 120-point searches of examples/search/convolution (Kernel Tuner's
-# convolution kernel, 7x7 filter, 3488 points), each from an empty NVRTC cache, and at the end
+# On the device machine: live searches of POINTS (default 120) points of examples/search/convolution
+# (Kernel Tuner's convolution kernel, 7x7 filter, 3488 points), each from an empty NVRTC cache, and at the end
 # the best point of every search timed again in one process (scripts/search_bests.py). PARTS
 # (default: all of them) picks:
 #   before     a local search one point at a time by BIN_BEFORE (the code before batches), SEEDS
 #   batches    a local search in batches (as many as the compilers: the workers and the measuring process), SEEDS
-#   random     a random sample of 120, RANDOM_SEEDS
+#   random     a random sample of POINTS, RANDOM_SEEDS
 #   strategies each of STRATEGIES (default: model genetic) in batches, SEEDS
 #   two_cores  on two cores (taskset -c 0,1): one at a time by BIN_BEFORE, in batches by BIN
 #   pairs      per seed of SEEDS, one after the other: the compile probe, before, batches, random
@@ -22,7 +22,7 @@
 #   ab_compiler per seed of SEEDS, one after the other: the local search in batches with NVRTC
 #              (batch-s*), then with nvcc (nvcc-batch-s*: the config with "compiler": "nvcc");
 #              with bests, every best is also timed as nvcc builds it (bests_nvcc.md)
-#   ab_compiler_random  per seed of RANDOM_SEEDS, the random sample of 120 with NVRTC, then with nvcc
+#   ab_compiler_random  per seed of RANDOM_SEEDS, the random sample of POINTS with NVRTC, then with nvcc
 #   ab_compiler_two_cores  per seed of SEEDS, ab_compiler on two cores (taskset -c 0,1)
 # Writes each run's log (its time line) and results under $OUT, and walls.txt.
 #   OUT=DIR BIN_BEFORE=old/occbench SEEDS="1 2 3 4 5" bash scripts/search_batch_study.sh
@@ -34,6 +34,7 @@ config=examples/search/convolution/convolution.json
 out=${OUT:-results/search_batch}
 mkdir -p "$out"
 seeds=${SEEDS:-1}
+points=${POINTS:-120}
 parts=${PARTS:-before batches random two_cores bests}
 
 # The config with "compile": {"compiler": "nvcc"}, beside the original (its source path holds).
@@ -124,19 +125,19 @@ fi
 if wants pairs; then
   for seed in $seeds; do
     probe "probe-s$seed"
-    run "before-one-s$seed" "$bin_before" all 1 --strategy local --max-points 120 --seed "$seed"
-    run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"
-    run "random-s$seed" "$bin" all "" --strategy random --max-points 120 --seed "$seed"
+    run "before-one-s$seed" "$bin_before" all 1 --strategy local --max-points "$points" --seed "$seed"
+    run "local-batch-s$seed" "$bin" all "" --strategy local --max-points "$points" --seed "$seed"
+    run "random-s$seed" "$bin" all "" --strategy random --max-points "$points" --seed "$seed"
   done
 fi
 if wants before; then
-  for seed in $seeds; do run "before-one-s$seed" "$bin_before" all 1 --strategy local --max-points 120 --seed "$seed"; done
+  for seed in $seeds; do run "before-one-s$seed" "$bin_before" all 1 --strategy local --max-points "$points" --seed "$seed"; done
 fi
 # ab_local SUFFIX CPUS: per seed of SEEDS, BIN_BEFORE's local search in batches, then BIN's.
 ab_local() {
   for seed in $seeds; do
-    run "before-batch$1-s$seed" "$bin_before" "$2" "" --strategy local --max-points 120 --seed "$seed"
-    run "local-batch$1-s$seed" "$bin" "$2" "" --strategy local --max-points 120 --seed "$seed"
+    run "before-batch$1-s$seed" "$bin_before" "$2" "" --strategy local --max-points "$points" --seed "$seed"
+    run "local-batch$1-s$seed" "$bin" "$2" "" --strategy local --max-points "$points" --seed "$seed"
   done
 }
 if wants ab_batches; then ab_local "" all; fi
@@ -146,8 +147,8 @@ ab_compiler() {
   shift 3
   make_nvcc_config
   for seed in $seed_list; do
-    run "$name-s$seed" "$bin" "$cpus" "" "$@" --max-points 120 --seed "$seed"
-    RUN_CONFIG=$config_nvcc run "nvcc-$name-s$seed" "$bin" "$cpus" "" "$@" --max-points 120 --seed "$seed"
+    run "$name-s$seed" "$bin" "$cpus" "" "$@" --max-points "$points" --seed "$seed"
+    RUN_CONFIG=$config_nvcc run "nvcc-$name-s$seed" "$bin" "$cpus" "" "$@" --max-points "$points" --seed "$seed"
   done
 }
 if wants ab_compiler; then ab_compiler batch "$seeds" all --strategy local; fi
@@ -156,24 +157,24 @@ if wants ab_compiler_two_cores; then ab_compiler batch-2cores "$seeds" 0,1 --str
 if wants ab_two_cores; then ab_local -2cores 0,1; fi
 if wants ab_random; then
   for seed in ${RANDOM_SEEDS:-1}; do
-    run "before-random-s$seed" "$bin_before" all "" --strategy random --max-points 120 --seed "$seed"
-    run "random-s$seed" "$bin" all "" --strategy random --max-points 120 --seed "$seed"
+    run "before-random-s$seed" "$bin_before" all "" --strategy random --max-points "$points" --seed "$seed"
+    run "random-s$seed" "$bin" all "" --strategy random --max-points "$points" --seed "$seed"
   done
 fi
 if wants batches; then
-  for seed in $seeds; do run "local-batch-s$seed" "$bin" all "" --strategy local --max-points 120 --seed "$seed"; done
+  for seed in $seeds; do run "local-batch-s$seed" "$bin" all "" --strategy local --max-points "$points" --seed "$seed"; done
 fi
 if wants strategies; then
   for strategy in ${STRATEGIES:-model genetic}; do
-    for seed in $seeds; do run "$strategy-batch-s$seed" "$bin" all "" --strategy "$strategy" --max-points 120 --seed "$seed"; done
+    for seed in $seeds; do run "$strategy-batch-s$seed" "$bin" all "" --strategy "$strategy" --max-points "$points" --seed "$seed"; done
   done
 fi
 if wants random; then
-  for seed in ${RANDOM_SEEDS:-1}; do run "random-s$seed" "$bin" all "" --strategy random --max-points 120 --seed "$seed"; done
+  for seed in ${RANDOM_SEEDS:-1}; do run "random-s$seed" "$bin" all "" --strategy random --max-points "$points" --seed "$seed"; done
 fi
 if wants two_cores; then
-  run before-one-2cores "$bin_before" 0,1 1 --strategy local --max-points 120 --seed 1
-  run local-batch-2cores "$bin" 0,1 "" --strategy local --max-points 120 --seed 1
+  run before-one-2cores "$bin_before" 0,1 1 --strategy local --max-points "$points" --seed 1
+  run local-batch-2cores "$bin" 0,1 "" --strategy local --max-points "$points" --seed 1
 fi
 if wants kernel_tuner; then
   for strategy in ${KT_STRATEGIES:-greedy_ils random_sample}; do
