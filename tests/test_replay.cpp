@@ -77,27 +77,39 @@ TEST(Replay, StrategiesReplayARecordedSpaceAndEachFindsItsOptimumAtTheFullBudget
   }
 }
 
+// A 120-point search by `strategy` under the compile-cost model (0.8 s a point, 16 cores), 9 seeds.
+ReplayOptions compile_cost_model(const std::string& strategy) {
+  ReplayOptions options;
+  options.strategies = {strategy};
+  options.seeds = 9;
+  options.max_points = 120;
+  options.compile_s = 0.8;
+  options.cores = 16;
+  return options;
+}
+
+// The search's 120th point, one point at a time (1) and in batches of 16 (16).
+std::map<std::size_t, ReplayStep> at_120_by_batch(const ShardOutput& input, ReplayOptions options) {
+  std::map<std::size_t, ReplayStep> at_120;
+  for (std::size_t batch : {1, 16}) {
+    options.batch = batch;
+    at_120[batch] = replay(input, options).at(0).curves.back().steps.at(119);
+  }
+  return at_120;
+}
+
 // Under the compile-cost model (0.8 s a point, 16 cores: 15 workers compiling what the search
 // offers them ahead, live_model), a 120-point local search of the measured convolution space in
 // batches of 16 (three walkers) takes under half the wall of one point at a time, which waits for
 // each compile it could not guess ahead; and batches find at least 95% of the optimum there too.
 TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
   ShardOutput input = read_shard_output(kConvolutionRecord);
-  ReplayOptions options;
-  options.strategies = {"local"};
-  options.seeds = 9;
-  options.max_points = 120;
-  options.compile_s = 0.8;
-  options.cores = 16;
-  std::map<std::size_t, ReplayStep> at_120;
-  for (std::size_t batch : {1, 16}) {
-    options.batch = batch;
-    std::vector<ReplaySpace> spaces = replay(input, options);
-    at_120[batch] = spaces.at(0).curves.back().steps.at(119);
-  }
+  ReplayOptions options = compile_cost_model("local");
+  std::map<std::size_t, ReplayStep> at_120 = at_120_by_batch(input, options);
   EXPECT_GE(at_120[16].wall_s, 120 * 0.8 / 15) << "the compilations spread over the workers at best";
   EXPECT_LT(at_120[16].wall_s, 0.5 * at_120[1].wall_s);
   EXPECT_GE(at_120[16].median, 0.95);
+  options.batch = 16;
   options.compile_s = 0;
   EXPECT_EQ(format_replay(replay(input, options), options).find("wall of a live search"), std::string::npos) << "no model asked";
 }
@@ -109,17 +121,7 @@ TEST(Replay, UnderTheCompileCostModelBatchesTakeAFractionOfTheWall) {
 // 83 s one at a time, against 10-12 s live.
 TEST(Replay, ARandomSampleCompilesAheadAsRunMeasuresIt) {
   ShardOutput input = read_shard_output(kConvolutionRecord);
-  ReplayOptions options;
-  options.strategies = {"random"};
-  options.seeds = 9;
-  options.max_points = 120;
-  options.compile_s = 0.8;
-  options.cores = 16;
-  std::map<std::size_t, ReplayStep> at_120;
-  for (std::size_t batch : {1, 16}) {
-    options.batch = batch;
-    at_120[batch] = replay(input, options).at(0).curves.at(0).steps.at(119);
-  }
+  std::map<std::size_t, ReplayStep> at_120 = at_120_by_batch(input, compile_cost_model("random"));
   double space_measuring_s = 0;
   for (const auto& record : input.results) space_measuring_s += number_at(record, "time_use", "point_s", 0.0);
   double sample_measuring_s = at_120[16].time_share * space_measuring_s;
