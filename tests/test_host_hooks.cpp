@@ -2,15 +2,19 @@
 // config names it ("host"): arrays, a kernel's launch, restrictions as functions, verification
 // functions; each refused with its path where the program handed over no such thing.
 #include "harness/family/host_hooks.hpp"
+#include "harness/run/plan.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -147,6 +151,45 @@ TEST(HostHooks, AConditionOverSomeNamesIsDecidedAsSoonAsTheyAreBound) {
   HostConfig bad;
   bad.doc["restrictions"][0]["uses"] = {"block_size_y"};
   EXPECT_NE(bad.refusal().find("$.restrictions[0].uses[0]"), std::string::npos) << bad.refusal();
+}
+
+}  // namespace
+}  // namespace occbench
+
+namespace occbench {
+namespace {
+
+// A caller may give each point its kernel's name (Kernel Tuner's "scale<float_type>" with the
+// point's value) and its code (a code generator's, Jinja's render): each point compiles what it
+// was given, and two points with the same name but other code are two compilations.
+TEST(HostHooks, TheCallersLaunchGivesEachPointItsKernelNameAndCode) {
+  HostConfig c;
+  c.doc["axes"] = {{"float_type", {0, 1}}, {"unroll", {1, 2}}};
+  c.doc.erase("restrictions");
+  std::ofstream(c.dir / "host.json") << c.doc.dump(1);
+  std::vector<std::string> asked;
+  host_hooks().launches["launch"] = [&asked](const Params& p) {
+    HostLaunch l;
+    l.block.x = 128;
+    l.grid.x = 8;
+    const char* type = p.get("float_type") ? "double" : "float";
+    l.kernel_name = fmt::format("scale<{}>", type);
+    l.source = fmt::format("template <typename T> __global__ void scale(T* out, const T* a, int n) {{\n"
+                           "  static_assert(sizeof(T) == {}, \"the point's type\");\n"
+                           "  for (int j = 0; j < {}; ++j) out[j] = a[j];\n}}\n",
+                           p.get("float_type") ? 8 : 4, p.get("unroll"));
+    l.defines = {{"unroll", std::to_string(p.get("unroll"))}};
+    asked.push_back(l.kernel_name);
+    return l;
+  };
+  PlanOptions options;
+  options.config = (c.dir / "host.json").string();
+  options.gpu = "h100";
+  options.write_files = false;
+  std::ostringstream out, err;
+  EXPECT_EQ(plan_main(options, builtin_registry(), out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("4 planned, 0 skipped, 0 failed"), std::string::npos) << out.str() << err.str();
+  EXPECT_NE(std::find(asked.begin(), asked.end(), "scale<double>"), asked.end());
 }
 
 }  // namespace

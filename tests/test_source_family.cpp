@@ -64,6 +64,15 @@ int validate_exit_code(const std::string& path) {
   return code;
 }
 
+// Plans the config `doc` (written to `name` in the scratch folder) for an H100 without a GPU.
+int plan_h100(const json& doc, const std::string& name, std::ostringstream& out, std::ostringstream& err) {
+  occbench::PlanOptions options;
+  options.config = write_config(doc, name);
+  options.gpu = "h100";
+  options.write_files = false;
+  return occbench::plan_main(options, occbench::builtin_registry(), out, err);
+}
+
 }  // namespace
 
 TEST(SourceFamily, ExampleBuildsTheSameShapeAsABuiltInFamily) {
@@ -516,12 +525,50 @@ TEST(SourceFamily, OneBadInstantiationFailsOnlyItsPoints) {
                              {{"name", "n"}, {"role", "scalar"}, {"type", "uint32"}, {"value", "n"}}}},
               {"kernels", {{"pick", {{"kernel", "pick_kernel<{width}>"}, {"grid", "ceil_div(n, 128)"}, {"block", 128}}}}},
               {"reference", {{"variant", "pick"}}}};
-  occbench::PlanOptions options;
-  options.config = write_config(doc, "pick.json");
-  options.gpu = "h100";
-  options.write_files = false;
   std::ostringstream out, err;
-  EXPECT_EQ(occbench::plan_main(options, occbench::builtin_registry(), out, err), 1);
+  EXPECT_EQ(plan_h100(doc, "pick.json", out, err), 1);
   EXPECT_NE(out.str().find("3 planned, 0 skipped, 1 failed"), std::string::npos) << out.str();
   EXPECT_NE(out.str().find("width 3 is not supported"), std::string::npos) << out.str();
+}
+
+// Parameters reach the kernel as #define lines written above its source, as Kernel Tuner writes
+// them, not as -D options: -Dpad=1 (or x, width, size, value, type) also rewrote NVRTC's built-in
+// headers and broke every compile. Each name compiles here, and its value is the point's. (A
+// header the source includes after them sees them too, as under Kernel Tuner.)
+TEST(SourceFamily, ParametersOfAnyNameReachTheKernelAsDefineLines) {
+  fs::path dir = scratch_dir();
+  std::ofstream(dir / "names.cu") << "static_assert(pad == 1 && x == 2 && size == 4 && value == 5 && type == 6, \"values\");\n"
+                                     "__global__ void names_kernel(float* out, unsigned n) {\n"
+                                     "  if (n > 0) out[0] = float(pad + x + width + size + value + type);  // no .x: x is a macro\n"
+                                     "}\n";
+  json defines = json::object();
+  for (const char* name : {"pad", "x", "width", "size", "value", "type"}) defines[name] = name;
+  json doc = {{"source", "names.cu"},
+              {"sizes", {{"n", {1024}}}},
+              {"axes", {{"pad", {1}}, {"x", {2}}, {"width", {3, 7}}, {"size", {4}}, {"value", {5}}, {"type", {6}}}},
+              {"arguments", {{{"name", "out"}, {"role", "output"}, {"type", "float32"}, {"count", "n"}},
+                             {{"name", "n"}, {"role", "scalar"}, {"type", "uint32"}, {"value", "n"}}}},
+              {"kernels", {{"names", {{"kernel", "names_kernel"}, {"grid", "ceil_div(n, 128)"}, {"block", 128}, {"defines", defines}}}}},
+              {"reference", {{"variant", "names"}}}};
+  std::ostringstream out, err;
+  EXPECT_EQ(plan_h100(doc, "names.json", out, err), 0) << out.str() << err.str();
+  EXPECT_NE(out.str().find("2 planned, 0 skipped, 0 failed"), std::string::npos) << out.str() << err.str();
+}
+
+// A #define line keeps the source's own line numbers in the compiler's messages (#line 1).
+TEST(Nvrtc, DefineLinesKeepTheSourcesLineNumbers) {
+  fs::path dir = scratch_dir();
+  std::ofstream(dir / "line.cu") << "__global__ void line_kernel(float* out) {\n"
+                                    "  out[0] = pad;\n"
+                                    "  undeclared_on_line_3;\n"
+                                    "}\n";
+  json doc = {{"source", "line.cu"},
+              {"sizes", {{"n", {1}}}},
+              {"axes", {{"pad", {1}}}},
+              {"arguments", {{{"name", "out"}, {"role", "output"}, {"type", "float32"}, {"count", "n"}}}},
+              {"kernels", {{"line", {{"kernel", "line_kernel"}, {"grid", 1}, {"block", 32}, {"defines", {{"pad", "pad"}}}}}}},
+              {"reference", {{"variant", "line"}}}};
+  std::ostringstream out, err;
+  EXPECT_EQ(plan_h100(doc, "line.json", out, err), 1);
+  EXPECT_NE(out.str().find("line.cu(3)"), std::string::npos) << out.str() << err.str();
 }

@@ -24,11 +24,14 @@ struct HostArray {
 };
 
 // A kernel's launch at a point, as the caller computes it (Kernel Tuner's grid_div, problem_size
-// and block_size_names), with the macros its source is compiled with.
+// and block_size_names), with the macros its source is compiled with and, where the caller
+// makes them per point, the kernel's name and code.
 struct HostLaunch {
   Dim3 grid, block;
   std::size_t dynamic_smem_bytes = 0;
-  std::vector<std::pair<std::string, std::string>> defines;  // -Dname=value, in order
+  std::vector<std::pair<std::string, std::string>> defines;  // "#define name value" lines, in order
+  std::string kernel_name;                                     // "vector_add<float>"; empty: the config's
+  std::optional<std::string> source;                           // a code generator's text; none: the config's file
 };
 
 // An output as the kernel left it, copied to the host for a verification function.
@@ -53,6 +56,11 @@ struct HostHooks {
   // Where the outputs of a launch go when the caller asks for them (run_kernel): by argument name,
   // memory the caller can read after the child that ran it is gone.
   std::map<std::string, void*> captures;
+  // Told each point's record (one JSON line) as soon as it is written to the run's .jsonl, by the
+  // process that writes it (the measuring child, or the supervisor for a point whose child died):
+  // the caller keeps its own file as complete as the run's (Kernel Tuner's cache, appended per
+  // configuration).
+  std::function<void(const std::string& record)> record_written;
   // How a supervised run starts its children in an embedding program: `spawn` starts a process
   // that runs `child` and exits with its code, returning its pid (-1 on failure); `command` is
   // the occbench command line ({"occbench", "run", ...}) run in that child. Unset: fork and exec

@@ -5,6 +5,7 @@
 
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"
+#include "harness/family/host_hooks.hpp"
 #include "harness/measure/point.hpp"
 #include "harness/run/run_session.hpp"
 #include "harness/run/supervisor.hpp"
@@ -41,6 +42,7 @@ class RecordQueue {
       if (!entry.kept) {
         json["time_use"]["point_s"] = json["time_use"].value("point_s", 0.0) + entry.record->added_s;
         jsonl_.write(json);
+        if (const auto& told = host_hooks().record_written) told(json.dump());
         log_ << format_progress(json, position_, total_) << std::endl;
       }
       results_.push_back(json);  // a copy: the loop returns the record to its source too

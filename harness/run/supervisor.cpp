@@ -62,6 +62,8 @@ void append_record(const std::string& jsonl_path, const ordered_json& record) {
   if (keep != text.size()) std::filesystem::resize_file(jsonl_path, keep);
   std::ofstream out(jsonl_path, std::ios::app);
   out << record.dump() << '\n';
+  out.close();
+  if (const auto& told = host_hooks().record_written) told(record.dump());
 }
 
 struct Child {

@@ -70,11 +70,10 @@ void check_work(const KernelSpec& k, const Params& p) {
 // What a launch of kernel `k` at `p` evaluates: its grid and block, its name, its options and its
 // scalars. Throws ConfigError where one of them fails.
 void check_launch(const SourceState& state, const KernelSpec& k, const Params& p) {
-  // A caller's launch gives the grid, block and macros in one answer, which user_options asks for:
+  // A caller's launch gives the grid, block and macros in one answer, which compile_at asks for:
   // asked once per point, not twice.
   if (k.host_launch.empty()) evaluate_launch(k, p);
-  state.user_options(k, p);
-  state.name_expression(k, p);
+  state.compile_at(k, p);
   for (const auto& a : state.arguments)
     if (a.role == Argument::Role::scalar) check_scalar(a, p);
 }

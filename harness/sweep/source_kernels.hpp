@@ -104,11 +104,28 @@ struct KernelSpec {
 // The launch hook a kernel names, or nullptr.
 const std::function<HostLaunch(const Params&)>* host_launch_of(const KernelSpec& k);
 
+// What one point's kernel is compiled from besides the config's source file: its name, options,
+// #define lines and, where the caller's launch gives it, the point's own code (a code generator's).
+// The defines are written above the source as Kernel Tuner writes them, never passed as -D: an
+// option -Dpad=1 (or x, width, size, value, type) also rewrites NVRTC's built-in headers and broke
+// every compile.
+struct PointCompile {
+  std::string name;
+  std::vector<std::string> options;
+  std::vector<std::pair<std::string, std::string>> defines;
+  std::optional<std::string> source;
+  // What tells two compilations of one name apart: options, defines and the point's own code.
+  std::string key() const;
+  // The text the compiler reads: the #define lines, then the point's code or `config_source`.
+  std::string text(const std::string& config_source) const;
+};
+
 // One NVRTC compilation: every kernel name of the sweep that shares its options (defines), so
 // the headers are parsed once for all template instantiations.
 struct Compilation {
   NvrtcResult compiled;
   cudaLibrary_t library = nullptr;  // loaded on the device on first use
+  std::vector<std::pair<std::string, std::string>> defines;  // the #define lines above its source (the record's)
   bool reported = false;            // the first point reports the compilation; later ones reuse it
 };
 
@@ -134,13 +151,9 @@ struct SourceState {
   std::size_t guard_zone_bytes = kDefaultGuardZoneBytes;  // each side of every buffer argument (0: none)
   std::map<std::string, Instance> instances;
 
-  std::string name_expression(const KernelSpec& k, const Params& p) const {
-    std::string name;
-    for (const auto& [text, expr] : k.name_parts)
-      name += expr.empty() ? text : fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
-                                                                            std::numeric_limits<std::int64_t>::max()));
-    return name;
-  }
+  // The kernel's name at p: the caller's launch's name where it gives one (Kernel Tuner's
+  // "vector_add<float_type>" with the point's values), else the config's with its expressions.
+  std::string name_expression(const KernelSpec& k, const Params& p) const;
 
   // "&name" of each global argument: NVRTC's name expressions for their lowered names.
   std::vector<std::string> global_expressions() const {
@@ -150,16 +163,8 @@ struct SourceState {
     return out;
   }
 
-  std::vector<std::string> user_options(const KernelSpec& k, const Params& p) const {
-    std::vector<std::string> options = k.options;
-    if (const auto* launch = host_launch_of(k))
-      for (const auto& [name, value] : (*launch)(p).defines) options.push_back(fmt::format("-D{}={}", name, value));
-    for (const auto& [name, expr] : k.defines)
-      options.push_back(fmt::format("-D{}={}", name, expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
-                                                                             std::numeric_limits<std::int64_t>::max())));
-    options.insert(options.end(), include_options.begin(), include_options.end());
-    return options;
-  }
+  // What the kernel at p is compiled from, asking the caller's launch once.
+  PointCompile compile_at(const KernelSpec& k, const Params& p) const;
 
   // Every point each kernel can take in this sweep (the config's values), and the reference's.
   std::vector<std::vector<Params>> sweep_points;

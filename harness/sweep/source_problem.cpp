@@ -76,32 +76,82 @@ std::optional<InitSpec> init_spec(const Initializer& init, const ElementType& ty
 
 namespace {
 
-std::string options_key(const std::vector<std::string>& options) { return fmt::format("{}", fmt::join(options, "\x1f")); }
+std::uint64_t text_hash(const std::string& text) {
+  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a
+  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
+  return hash;
+}
+
+std::string instance_key(int arch, const std::string& name, const std::string& compile_key) {
+  return fmt::format("sm_{}|{}|{}", arch, name, compile_key);
+}
 
 }  // namespace
+
+std::string PointCompile::key() const {
+  std::string key = fmt::format("{}", fmt::join(options, "\x1f"));
+  for (const auto& [name, value] : defines) key += fmt::format("\x1e{}={}", name, value);
+  if (source) key += fmt::format("\x1dsource {:016x}", text_hash(*source));
+  return key;
+}
+
+std::string PointCompile::text(const std::string& config_source) const {
+  std::string prefix;
+  for (const auto& [name, value] : defines) prefix += fmt::format("#define {} {}\n", name, value);
+  if (!prefix.empty()) prefix += "#line 1\n";  // the source's own line numbers in the compiler's messages
+  return prefix + (source ? *source : config_source);
+}
+
+std::string SourceState::name_expression(const KernelSpec& k, const Params& p) const {
+  if (const auto* launch = host_launch_of(k)) {
+    HostLaunch given = (*launch)(p);
+    if (!given.kernel_name.empty()) return given.kernel_name;
+  }
+  std::string name;
+  for (const auto& [text, expr] : k.name_parts)
+    name += expr.empty() ? text : fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
+                                                                          std::numeric_limits<std::int64_t>::max()));
+  return name;
+}
+
+PointCompile SourceState::compile_at(const KernelSpec& k, const Params& p) const {
+  PointCompile c;
+  c.options = k.options;
+  c.options.insert(c.options.end(), include_options.begin(), include_options.end());
+  if (const auto* launch = host_launch_of(k)) {
+    HostLaunch given = (*launch)(p);
+    c.defines = std::move(given.defines);
+    c.source = std::move(given.source);
+    c.name = given.kernel_name;
+  }
+  for (const auto& [name, expr] : k.defines)
+    c.defines.emplace_back(name, fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
+                                                                          std::numeric_limits<std::int64_t>::max())));
+  if (c.name.empty()) c.name = name_expression(k, p);
+  return c;
+}
 
 void SourceState::index_sweep_names() {
   names_by_options.clear();
   for (std::size_t i = 0; i < kernels.size() && i < sweep_points.size(); ++i)
     for (const auto& point : sweep_points[i]) {
-      std::vector<std::string>& names = names_by_options[options_key(user_options(kernels[i], point))];
-      std::string name = name_expression(kernels[i], point);
-      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(std::move(name));
+      PointCompile c = compile_at(kernels[i], point);
+      std::vector<std::string>& names = names_by_options[c.key()];
+      if (std::find(names.begin(), names.end(), c.name) == names.end()) names.push_back(std::move(c.name));
     }
 }
 
 NvrtcRequest SourceState::request_for(const KernelSpec& k, const Params& p, int arch,
                                       const std::function<bool(const std::string& name)>& compiled) const {
-  std::string name = name_expression(k, p);
-  std::vector<std::string> options = user_options(k, p);
-  std::vector<std::string> group{name};
-  if (auto found = names_by_options.find(options_key(options)); found != names_by_options.end())
+  PointCompile c = compile_at(k, p);
+  std::vector<std::string> group{c.name};
+  if (auto found = names_by_options.find(c.key()); found != names_by_options.end())
     for (const auto& other_name : found->second)
-      if (other_name != name && !compiled(other_name)) group.push_back(other_name);
+      if (other_name != c.name && !compiled(other_name)) group.push_back(other_name);
   NvrtcRequest request;
   request.source_path = source_path;
-  request.source_text = source_text;
-  request.options = options;
+  request.source_text = c.text(source_text);
+  request.options = c.options;
   request.arch = arch;
   request.compiler = compiler;
   request.name_expressions = group;
@@ -109,17 +159,10 @@ NvrtcRequest SourceState::request_for(const KernelSpec& k, const Params& p, int 
   return request;
 }
 
-namespace {
-
-std::string instance_key(int arch, const std::string& name, const std::vector<std::string>& options) {
-  return fmt::format("sm_{}|{}|{}", arch, name, fmt::join(options, " "));
-}
-
-}  // namespace
-
 CompileState SourceState::compile_state(const KernelSpec& k, const Params& p, int arch) const {
   if (arch == 0) return CompileState::not_compiled;
-  std::string key = instance_key(arch, name_expression(k, p), user_options(k, p));
+  PointCompile c = compile_at(k, p);
+  std::string key = instance_key(arch, c.name, c.key());
   if (instances.count(key)) return CompileState::compiled;
   auto found = cache_entries.find(key);
   if (found == cache_entries.end())  // the request as precompile makes it
@@ -128,16 +171,16 @@ CompileState SourceState::compile_state(const KernelSpec& k, const Params& p, in
 }
 
 Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) {
-  std::string name = name_expression(k, p);
-  std::vector<std::string> options = user_options(k, p);
-  auto key_of = [&](const std::string& n) { return instance_key(arch, n, options); };
-  if (auto it = instances.find(key_of(name)); it != instances.end()) return it->second;
+  PointCompile c = compile_at(k, p);
+  auto key_of = [&](const std::string& n) { return instance_key(arch, n, c.key()); };
+  if (auto it = instances.find(key_of(c.name)); it != instances.end()) return it->second;
   NvrtcRequest request = request_for(k, p, arch, [&](const std::string& n) { return instances.count(key_of(n)) > 0; });
   auto compilation = std::make_shared<Compilation>();
+  compilation->defines = c.defines;
   try {
     compilation->compiled = nvrtc_compile_once(request);
   } catch (const NvrtcCompileError&) {
-    std::vector<std::string> alone = {name};
+    std::vector<std::string> alone = {c.name};
     for (auto& global : global_expressions()) alone.push_back(std::move(global));
     if (request.name_expressions == alone) throw;
     request.name_expressions = alone;
@@ -145,7 +188,7 @@ Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) 
   }
   for (const auto& n : request.name_expressions)
     if (n.rfind('&', 0) != 0) instances.emplace(key_of(n), Instance{compilation, n, nullptr});
-  return instances.at(key_of(name));
+  return instances.at(key_of(c.name));
 }
 
 void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index,
@@ -172,6 +215,16 @@ void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& 
   }
 }
 
+namespace {
+
+json defines_json(const std::vector<std::pair<std::string, std::string>>& defines) {
+  json out = json::object();
+  for (const auto& [name, value] : defines) out[name] = value;
+  return out;
+}
+
+}  // namespace
+
 std::string SourceState::compile_json(Instance& inst, int arch) {
   Compilation& c = *inst.compilation;
   json record = {{"source", source_path},
@@ -179,6 +232,7 @@ std::string SourceState::compile_json(Instance& inst, int arch) {
                  {"lowered_name", c.compiled.lowered.at(inst.name_expression)},
                  {"arch", fmt::format("sm_{}", arch)},
                  {"options", c.compiled.options},
+                 {"defines", defines_json(c.defines)},
                  {"kernels_in_compilation", c.compiled.lowered.size()},
                  {"nvrtc_version", c.compiled.nvrtc_version},
                  {"compiler", c.compiled.compiler},

@@ -135,6 +135,8 @@ void set_launches(occbench::HostHooks& hooks, const nb::dict& launches) {
         l.block = dim3_of(t[1]);
         l.dynamic_smem_bytes = nb::cast<std::size_t>(t[2]);
         l.defines = nb::cast<std::vector<std::pair<std::string, std::string>>>(t[3]);
+        if (t.size() > 4 && !t[4].is_none()) l.kernel_name = nb::cast<std::string>(t[4]);  // "vector_add<float>"
+        if (t.size() > 5 && !t[5].is_none()) l.source = nb::cast<std::string>(t[5]);       // a code generator's text
         return l;
       });
     };
@@ -175,7 +177,7 @@ void set_verifiers(occbench::HostHooks& hooks, const nb::dict& verifiers) {
 
 // Runs one occbench command line with these hooks; returns its exit code.
 int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::dict& launches, const nb::dict& conditions,
-        const nb::dict& verifiers, const nb::dict& captures) {
+        const nb::dict& verifiers, const nb::dict& captures, const nb::object& record_written) {
   occbench::HostHooks& hooks = occbench::host_hooks();
   hooks.clear();
   set_arrays(hooks, arrays);
@@ -183,6 +185,15 @@ int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::
   set_conditions(hooks, conditions);
   set_verifiers(hooks, verifiers);
   for (auto [key, value] : captures) hooks.captures[nb::cast<std::string>(key)] = nb::cast<Array>(value).data();
+  if (!record_written.is_none())  // each record as it is written: the caller's cache keeps up with the run
+    hooks.record_written = [f = nb::borrow(record_written)](const std::string& record) {
+      nb::gil_scoped_acquire gil;
+      try {
+        f(record);
+      } catch (nb::python_error& e) {  // the run goes on: its own .jsonl holds the record
+        std::cerr << "occbench: keeping a record in the caller's file raised " << e.what() << "\n";
+      }
+    };
   hooks.spawn = spawn_child;
   hooks.command = command;
   hooks.keep_cuda_out = true;  // this process forks the children that measure
@@ -201,6 +212,7 @@ int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::
 NB_MODULE(_engine, m) {
   m.doc() = "occbench's engine in this process: the command's measurement, verification, supervision and search";
   m.def("run", &run, "argv"_a, "arrays"_a, "launches"_a, "conditions"_a, "verifiers"_a, "captures"_a,
+        "record_written"_a = nb::none(),
         "Runs an occbench command line (['occbench', 'run', CONFIG, ...]) with arrays and functions handed over in memory; "
         "returns its exit code.");
   m.def("version", [] { return occbench::version_text(); });
