@@ -15,6 +15,7 @@ packages=(cmake ninja-build g++ git
           python3-dev python3-venv python3-pandas)  # the Python package (python/): its module and results
 if [ "${1:-}" = "--test" ]; then
   packages+=(ccache libgtest-dev libbenchmark-dev python3-pytest python3-jsonschema
+             python3-jinja2  # a Kernel Tuner script's Jinja template as kernel_source
              clang libclang-rt-dev  # scripts/fuzz.sh: libFuzzer, AddressSanitizer, UBSan
              slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
 fi

@@ -3,6 +3,7 @@
 
 import datetime
 
+from ._space import TuneParams
 from .util import CompilationFailedConfig, InvalidConfig, RuntimeFailedConfig
 
 
@@ -76,14 +77,15 @@ def metric_value(metric, result):
     return metric(result) if callable(metric) else eval(metric, {}, dict(result))
 
 
-def records_to_results(document, tune_params, metrics):
-    """One result per record of the tuned kernel, in the order the run measured them."""
+def records_to_results(document, space, metrics):
+    """One result per record of the tuned kernel, in the order the run measured them; ``space``
+    (occbench._space.TuneParams) gives each parameter its own value back."""
+    space = space if isinstance(space, TuneParams) else TuneParams(space)
     results = []
     stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
     for record in document.get("results", []):
-        params = record.get("params", {})
-        result = {k: params[k] for k in tune_params if k in params}
-        if len(result) != len(tune_params):
+        result = space.decode(record.get("params", {}))
+        if len(result) != len(space.values):
             continue  # not a point of the tuned kernel
         if record.get("status") == "ok":
             result["time"] = float(record["timing"]["median_ms"])

@@ -1,6 +1,7 @@
 """Kernel Tuner's meaning of a tuning space, evaluated in Python exactly as Kernel Tuner does it:
 the tunable parameters, the restrictions (strings in Python syntax, or functions), and each
-point's launch (problem_size, grid_div_x/y/z, block_size_names, smem_args, defines). The engine
+point's launch (problem_size, grid_div_x/y/z, block_size_names, smem_args, defines), kernel
+name and code (a code generator's, written with its #define lines as Kernel Tuner writes them). The engine
 calls these for each point (harness/family/host_hooks.hpp); every mistake a user can make in
 them is a Python exception raised before anything runs, naming the argument."""
 
@@ -15,30 +16,69 @@ DEFAULT_BLOCK_SIZE_NAMES = ["block_size_x", "block_size_y", "block_size_z"]
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 
+_INT64 = (-(2 ** 63), 2 ** 63 - 1)
+
+
+def _plain_value(name, v):
+    """A parameter's value as Python's own int, float, str or bool (NumPy's scalars converted)."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool) or isinstance(v, str):
+        return v
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        if not math.isfinite(float(v)):
+            raise ValueError(f"tune_params['{name}']: the value {v!r} is not a finite number")
+        return float(v)
+    raise TypeError(f"tune_params['{name}']: the value {v!r} is a {type(v).__name__}; expected an int, float, str or bool, "
+                    "as Kernel Tuner writes each into a #define line")
+
+
+class TuneParams:
+    """Kernel Tuner's tune_params, of any type it takes (integers, floats, strings, booleans).
+
+    ``values`` holds each parameter's values as given. The engine's axes are integers: a parameter
+    whose values are all integers goes to it as they are; any other is handed over by position
+    (0, 1, ...), and every function the engine calls back (launch, restrictions, the source) gets
+    the values themselves through ``decode``, as do the results."""
+
+    def __init__(self, tune_params):
+        if not isinstance(tune_params, dict) or not tune_params:
+            raise TypeError(f"tune_params: expected a dict of parameter names and their values, got {type(tune_params).__name__}")
+        self.values, self.by_position = {}, set()
+        for name, values in tune_params.items():
+            if not isinstance(name, str) or not _IDENTIFIER.match(name):
+                raise ValueError(f"tune_params: '{name}' is not a valid parameter name (letters, digits and '_')")
+            values = list(values) if not isinstance(values, (str, bytes)) and np.iterable(values) else None
+            if not values:
+                raise ValueError(f"tune_params['{name}']: expected a non-empty list of values")
+            plain = [_plain_value(name, v) for v in values]
+            if len({(type(v), v) for v in plain}) != len(plain):
+                raise ValueError(f"tune_params['{name}']: a value appears twice: {values}")
+            self.values[name] = plain
+            if not all(type(v) is int and _INT64[0] <= v <= _INT64[1] for v in plain):
+                self.by_position.add(name)
+
+    def axes(self):
+        """The engine's axes: integers as they are, other values by their position."""
+        return {n: (list(range(len(v))) if n in self.by_position else v) for n, v in self.values.items()}
+
+    def decode(self, engine_params):
+        """The tunable parameters the engine has bound, with their own values."""
+        return {n: (self.values[n][engine_params[n]] if n in self.by_position else engine_params[n])
+                for n in self.values if n in engine_params}
+
+    def size(self):
+        total = 1
+        for values in self.values.values():
+            total *= len(values)
+        return total
+
+
 def check_tune_params(tune_params):
-    """Kernel Tuner's tune_params: a dict of name -> list of values; occbench's axes are integers."""
-    if not isinstance(tune_params, dict) or not tune_params:
-        raise TypeError(f"tune_params: expected a dict of parameter names and their values, got {type(tune_params).__name__}")
-    checked = {}
-    for name, values in tune_params.items():
-        if not isinstance(name, str) or not _IDENTIFIER.match(name):
-            raise ValueError(f"tune_params: '{name}' is not a valid parameter name (letters, digits and '_')")
-        values = list(values) if not isinstance(values, (str, bytes)) and np.iterable(values) else None
-        if not values:
-            raise ValueError(f"tune_params['{name}']: expected a non-empty list of values")
-        ints = []
-        for v in values:
-            if isinstance(v, (bool, np.bool_)) or isinstance(v, numbers.Integral):
-                ints.append(int(v))
-            elif isinstance(v, numbers.Real) and float(v).is_integer():
-                ints.append(int(v))
-            else:
-                raise TypeError(f"tune_params['{name}']: the value {v!r} is not an integer; occbench's tunable parameters "
-                                "are integers (a switch is [0, 1]; a choice of types or strings can be an index)")
-        if len(set(ints)) != len(ints):
-            raise ValueError(f"tune_params['{name}']: a value appears twice: {values}")
-        checked[name] = ints
-    return checked
+    """Kernel Tuner's tune_params checked: name -> list of values (int, float, str or bool)."""
+    return TuneParams(tune_params).values
 
 
 class Restrictions:

@@ -6,6 +6,7 @@ back as Kernel Tuner's results, each with occbench's fields beside."""
 
 import contextlib
 import json
+import numbers
 import os
 import re
 import sys
@@ -19,7 +20,8 @@ import numpy as np
 from . import _engine
 from ._arguments import Arguments
 from ._results import Results, environment, records_to_results
-from ._space import Launch, Restrictions, check_tune_params, unroll_pragmas
+from ._source import KernelSource
+from ._space import Launch, Restrictions, TuneParams, unroll_pragmas
 from . import cache as cache_file
 
 # Kernel Tuner's strategies by the occbench strategy that does their job (docs/python.md).
@@ -35,32 +37,105 @@ _KNOWN_OPTIONS = {"max_fevals", "time_limit", "fraction"}
 _LANGS = {None, "cuda", "cupy", "nvcuda"}
 
 
+# Kernel Tuner's budget of a strategy given none (its default max_fevals, or the product of its
+# default population and iterations); the others run until the space is spent.
+_KT_DEFAULT_FEVALS = {"greedy_ils": 100, "greedy_mls": 100, "mls": 100, "ordered_greedy_mls": 100, "bayes_opt": 100,
+                      "genetic_algorithm": 26 * 90, "pso": 50 * 190, "firefly_algorithm": 20 * 100}
+
+
+def _strategy_name(strategy):
+    """A strategy's name: a string, or a strategy module (kernel_tuner.strategies.pso) by its own name."""
+    if strategy is None:
+        return "brute_force"
+    if isinstance(strategy, str):
+        if not strategy:
+            raise ValueError("strategy: an empty name; expected one of Kernel Tuner's strategy names or occbench's")
+        return strategy.lower()
+    module = getattr(strategy, "__name__", None)
+    if isinstance(module, str) and module:
+        return module.rsplit(".", 1)[-1].lower()
+    raise TypeError(f"strategy: expected a strategy's name or module, got {type(strategy).__name__}")
+
+
+def _budget(name, options, space_size):
+    """The number of configurations to measure: max_fevals, else fraction, else Kernel Tuner's default."""
+    if options.get("max_fevals") is not None:
+        value = options["max_fevals"]
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or value != value or value < 1:
+            raise ValueError(f"strategy_options['max_fevals']: expected a whole number of at least 1, got {value!r}")
+        return int(min(value, space_size)) if space_size else int(value)
+    if options.get("fraction") is not None:
+        value = options["fraction"]
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 < value <= 1:
+            raise ValueError(f"strategy_options['fraction']: expected a number in (0, 1], got {value!r}")
+        return max(1, int(value * space_size))
+    space_size = space_size or 10
+    if name in ("random_sample", "random"):
+        return max(1, int(0.1 * space_size))  # Kernel Tuner's random_sample: 10%
+    return min(_KT_DEFAULT_FEVALS.get(name, space_size), space_size)
+
+
 def _strategy_flags(strategy, strategy_options, space_size_hint=None):
-    name = (strategy or "brute_force").lower()
+    name = _strategy_name(strategy)
     if name in OCCBENCH_STRATEGIES:
         engine = name
     elif name in STRATEGIES:
         engine = STRATEGIES[name]
     else:
-        raise ValueError(f"strategy: unknown strategy '{strategy}'; occbench has {', '.join(OCCBENCH_STRATEGIES)} and maps "
+        raise ValueError(f"strategy: unknown strategy '{name}'; occbench has {', '.join(OCCBENCH_STRATEGIES)} and maps "
                          f"Kernel Tuner's {', '.join(sorted(STRATEGIES))} to them")
+    if strategy_options is not None and not isinstance(strategy_options, dict):
+        raise TypeError(f"strategy_options: expected a dict, got {type(strategy_options).__name__}")
     options = dict(strategy_options or {})
     unknown = sorted(set(options) - _KNOWN_OPTIONS)
     if unknown:
         warnings.warn(f"strategy_options: occbench does not use {', '.join(unknown)} (it uses max_fevals, time_limit, fraction)")
-    flags = ["--strategy", engine] if engine != "exhaustive" else []
-    max_fevals = options.get("max_fevals")
-    if max_fevals is None and "fraction" in options and space_size_hint:
-        max_fevals = max(1, int(options["fraction"] * space_size_hint))
-    if max_fevals is not None:
-        if int(max_fevals) < 1:
-            raise ValueError(f"strategy_options['max_fevals']: expected at least 1, got {max_fevals}")
-        flags += ["--max-points", str(int(max_fevals))]
-    elif engine == "random":
-        flags += ["--max-points", str(max(1, int(0.1 * (space_size_hint or 10))))]  # Kernel Tuner's random_sample: 10%
+    if engine == "exhaustive":
+        flags = []
+    else:
+        flags = ["--strategy", engine, "--max-points", str(_budget(name, options, space_size_hint))]
     if options.get("time_limit") is not None:
-        flags += ["--time-limit", repr(float(options["time_limit"]))]
+        limit = options["time_limit"]
+        if isinstance(limit, bool) or not isinstance(limit, numbers.Real) or not limit > 0:
+            raise ValueError(f"strategy_options['time_limit']: expected a number of seconds above 0, got {limit!r}")
+        flags += ["--time-limit", repr(float(limit))]
     return engine, flags
+
+
+# Whether higher is better, for Kernel Tuner's quantities (kernel_tuner.util.objective_default_map)
+# and occbench's own fields of a result.
+OBJECTIVE_HIGHER_IS_BETTER = {
+    "time": False, "energy": False, "fitness": True, "cost": False, "loss": False, "GFLOP/s": True, "TFLOP/s": True,
+    "GB/s": True, "TB/s": True, "GFLOPS/W": True, "TFLOPS/W": True, "GFLOP/J": True, "TFLOP/J": True,
+    "nvml_energy": False, "nvml_power": False, "min_time": False, "noise": False, "occupancy": True,
+    "achieved_bandwidth_gbps": True, "registers_per_thread": False,
+}
+# The objectives the engine's search can follow itself (its record's fields); a metric of Python's
+# is chosen by after the run, the search following time.
+_ENGINE_OBJECTIVES = {"time": None, "nvml_energy": "energy.joules_per_launch", "min_time": "timing.min_ms",
+                      "achieved_bandwidth_gbps": "metrics.achieved_bandwidth_gbps:max"}
+
+
+def objective_direction(objective, objective_higher_is_better, metrics, observers_flags):
+    """(objective, higher is better): Kernel Tuner's defaults, and a refusal where neither is known."""
+    objective = objective or "time"
+    if not isinstance(objective, str):
+        raise TypeError(f"objective: expected the name of a result's field, got {type(objective).__name__}")
+    fields = {"time", "min_time", "noise", "occupancy", "achieved_bandwidth_gbps", "registers_per_thread"} | set(metrics)
+    if "--energy" in observers_flags:
+        fields |= {"nvml_energy", "nvml_power"}
+    if objective not in fields:
+        raise ValueError(f"objective: '{objective}' is not a field of the results; expected 'time', one of the metrics "
+                         f"({', '.join(metrics) or 'none given'}) or an observer's field (nvml_energy and nvml_power with "
+                         "NVMLObserver)")
+    if objective_higher_is_better is None:
+        if objective not in OBJECTIVE_HIGHER_IS_BETTER:
+            raise ValueError(f"objective_higher_is_better: occbench does not know whether a higher '{objective}' is better; "
+                             "say it (True or False), as Kernel Tuner asks")
+        return objective, OBJECTIVE_HIGHER_IS_BETTER[objective]
+    if not isinstance(objective_higher_is_better, (bool, np.bool_)):
+        raise TypeError(f"objective_higher_is_better: expected True or False, got {objective_higher_is_better!r}")
+    return objective, bool(objective_higher_is_better)
 
 
 def _observer_flags(observers):
@@ -77,19 +152,9 @@ def _observer_flags(observers):
     return sorted(set(flags))
 
 
-def _source_text(kernel_source):
-    """Kernel Tuner's kernel_source: a file name, a list whose first item is the kernel's file, or code."""
-    first = kernel_source[0] if isinstance(kernel_source, (list, tuple)) else kernel_source
-    if callable(first):
-        raise TypeError("kernel_source: a code-generating function is not supported; pass the generated code as a string")
-    if isinstance(first, Path) or (isinstance(first, str) and "\n" not in first and first.endswith((".cu", ".cuh", ".h"))):
-        path = Path(first)
-        if not path.is_file():
-            raise FileNotFoundError(f"kernel_source: no file {path}")
-        return path.read_text(), path.resolve().parent
-    if not isinstance(first, str):
-        raise TypeError(f"kernel_source: expected a file name or the kernel's code, got {type(first).__name__}")
-    return first, Path.cwd()
+def replace_param_occurrences(text, params):
+    """Kernel Tuner's substitution of the parameters' values into a name ("vector_add<float_type>")."""
+    return "".join(str(params[part]) if part in params else part for part in re.split("([a-zA-Z0-9_]+)", text))
 
 
 def _config_name(kernel_name):
@@ -131,16 +196,19 @@ class _Tuning:
             raise TypeError(f"kernel_name: expected the __global__ function's name, got {kernel_name!r}")
         if (lang.lower() if isinstance(lang, str) else lang) not in _LANGS:
             raise ValueError(f"lang: occbench compiles CUDA with NVRTC; '{lang}' is not supported (use CUDA, cupy or nvcuda)")
-        self.tune_params = check_tune_params(tune_params)
+        self.space = TuneParams(tune_params)
+        self.tune_params = self.space.values
         self.kernel_name = kernel_name
         self.problem_size = problem_size
         self.restrictions = Restrictions(restrictions, self.tune_params)
         self.launch = Launch(problem_size, grid_div, block_size_names, smem_args, defines)
         self.args = Arguments(arguments, answer, verify, cmem_args, atol)
         self.verify = self.args.verifier(verify, answer, arguments) if verify is not None else None
-        self.source, self.source_dir = _source_text(kernel_source)
+        self.source = KernelSource(kernel_source)
+        self._per_point = {}  # the engine's parameters -> the launch it was given (asked many times a point)
         for name in cmem_args or {}:
-            if not re.search(r"\b(__constant__|__device__)\b[^;{}()]*\b" + re.escape(str(name)) + r"\b", self.source):
+            if self.source.text is not None and not re.search(
+                    r"\b(__constant__|__device__)\b[^;{}()]*\b" + re.escape(str(name)) + r"\b", self.source.text):
                 raise ValueError(f"cmem_args['{name}']: the kernel's source declares no __constant__ or __device__ variable "
                                  f"named '{name}'")
         self.options = self._options(compiler_options)
@@ -159,8 +227,21 @@ class _Tuning:
         return options
 
     def _params(self, engine_params):
-        """The tunable parameters the engine has bound (all of them, or those a condition uses)."""
-        return {k: engine_params[k] for k in self.tune_params if k in engine_params}
+        """The tunable parameters the engine has bound (all of them, or those a condition uses), with their own values."""
+        return self.space.decode(engine_params)
+
+    def _launch(self, engine_params):
+        """A point's grid, block, shared memory, #defines, kernel name and, from a code generator,
+        its code: computed once a point (the engine asks again as it compiles ahead)."""
+        key = tuple(engine_params.items())
+        found = self._per_point.get(key)
+        if found is None:
+            params = self._params(engine_params)
+            grid, block, smem, macros = self.launch(params)
+            name = replace_param_occurrences(self.kernel_name, params)
+            code = unroll_pragmas(self.source.code(params), self.tune_params) if self.source.generator else None
+            found = self._per_point[key] = (grid, block, smem, macros, name if name != self.kernel_name else None, code)
+        return found
 
     def _conditions(self):
         """[(name, uses, function)]: the restrictions, each decided as soon as its parameters are
@@ -172,14 +253,15 @@ class _Tuning:
         return conditions
 
     def hooks(self):
-        launches = {"launch": lambda p: self.launch(self._params(p))}
+        launches = {"launch": self._launch}
         conditions = {name: (lambda f: lambda p: f(self._params(p)))(check) for name, _, check in self._conditions()}
         verifiers = {"verify": self.verify} if self.verify else {}
         return launches, conditions, verifiers
 
     def config(self, folder):
         source = folder / "kernel.cu"
-        source.write_text(unroll_pragmas(self.source, self.tune_params))
+        source.write_text(unroll_pragmas(self.source.text, self.tune_params) if self.source.generator is None else
+                          f"// each configuration's code comes from {self.source.name}\n")
         kernel = {"kernel": self.kernel_name, "launch": {"host": "launch"}}
         if self.options:
             kernel["options"] = self.options
@@ -187,10 +269,10 @@ class _Tuning:
             "name": _config_name(self.kernel_name),
             "description": f"tune_kernel('{self.kernel_name}') from Python (occbench.tune_kernel)",
             "source": str(source),
-            "compile": {"include_dirs": [str(self.source_dir)]},
+            "compile": {"include_dirs": [str(d) for d in [self.source.folder] + self.source.include_dirs]},
             "variants": ["tuned"],
             "sizes": {"kernel_tuner": [1]},
-            "axes": self.tune_params,
+            "axes": self.space.axes(),
             "arguments": self.args.config,
             "kernels": {"tuned": kernel},
             "reference": self.args.reference("verify" if self.verify else None),
@@ -204,7 +286,7 @@ class _Tuning:
             config["measurement"] = {"min_samples": int(self.iterations), "max_samples": max(1000, int(self.iterations))}
         return config
 
-    def _call(self, argv, folder, captures=None, stdout=False):
+    def _call(self, argv, folder, captures=None, stdout=False, record_written=None):
         """One engine command over this tuning's config; returns (exit code, messages, printed)."""
         config_path = folder / "config.json"
         config_path.write_text(json.dumps(self.config(folder), indent=1))
@@ -213,24 +295,31 @@ class _Tuning:
         log, printed = folder / "engine.log", folder / "engine.out"
         with _captured_fd(2, log), (_captured_fd(1, printed) if stdout else contextlib.nullcontext()):
             code = _engine.run(["occbench", argv[0], str(config_path)] + argv[1:], arrays, launches, conditions, verifiers,
-                               captures or {})
+                               captures or {}, record_written)
         messages = log.read_text(errors="replace")
         if code == 2:
             raise ValueError(_bad_input(messages))
         return code, messages, printed.read_text(errors="replace") if stdout else ""
+
+    def plan(self, folder, gpu="h100"):
+        """The engine's plan (no GPU: NVRTC compiles each configuration for `gpu`): (exit code, its table and messages)."""
+        code, messages, printed = self._call(["plan", "--gpu", gpu, "--out", str(folder / "plan")], folder, stdout=True)
+        return code, printed + messages
 
     def validate(self, folder):
         """The engine's validate (no GPU): its summary, with the number of configurations the restrictions keep."""
         code, messages, printed = self._call(["validate"], folder, stdout=True)
         return printed + messages
 
-    def run(self, flags, folder, captures=None, quiet=False):
+    def run(self, flags, folder, captures=None, quiet=False, record_written=None):
         """Runs the engine; returns the result document (occbench's record) and the exit code.
-        quiet: the run's progress lines and table are not shown (its messages still are)."""
+        quiet: the run's progress lines and table are not shown (its messages still are);
+        record_written: called with each point's record (JSON text) as soon as it is measured."""
         out = folder / "out"
         live = _stdout_is_fd1()
         flags = flags + _in_process_flags()
-        code, messages, printed = self._call(["run", "--out", str(out)] + flags, folder, captures, stdout=quiet or not live)
+        code, messages, printed = self._call(["run", "--out", str(out)] + flags, folder, captures, stdout=quiet or not live,
+                                             record_written=record_written)
         if not quiet and not live:  # Jupyter: the engine's lines, which went to fd 1, shown where Python prints
             sys.stdout.write(printed)
         if messages.strip():
@@ -251,13 +340,6 @@ def _bad_input(messages):
     lines = [l for l in messages.splitlines() if l.strip()]
     errors = [l for l in lines if "error" in l.lower() or ": expected" in l or "expected" in l]
     return "\n".join(errors or lines[-5:]) or "occbench refused the input"
-
-
-def _space_size(tuning):
-    total = 1
-    for values in tuning.tune_params.values():
-        total *= len(values)
-    return total
 
 
 def _sample_cap(strategy, strategy_options, size):
@@ -294,40 +376,91 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     tuning = _Tuning(kernel_name, kernel_source, problem_size, arguments, tune_params, (grid_div_x, grid_div_y, grid_div_z),
                      restrictions, answer, atol, verify, smem_args, cmem_args, compiler_options, defines, block_size_names,
                      iterations, lang)
-    objective = objective or "time"
-    higher = bool(objective_higher_is_better) if objective_higher_is_better is not None else objective not in ("time",)
-    metrics = dict(metrics or {})
-    if objective != "time" and objective not in metrics:
-        raise ValueError(f"objective: '{objective}' is neither 'time' nor one of the metrics ({', '.join(metrics) or 'none'})")
-    size = _space_size(tuning)
+    metrics = _checked_metrics(metrics)
+    observer_flags = _observer_flags(observers)
+    objective, higher = objective_direction(objective, objective_higher_is_better, metrics, observer_flags)
+    size = tuning.space.size()
     strategy, strategy_options = _sample_cap(strategy, strategy_options, size)
     engine_strategy, flags = _strategy_flags(strategy, strategy_options, size)
-    flags += _observer_flags(observers) + ["--device", str(int(device))]
+    flags += _search_objective(objective, higher, engine_strategy) + observer_flags + ["--device", str(int(device))]
     if seed is not None:
         flags += ["--seed", str(int(seed))]
-    cached = cache_file.open_cache(cache, kernel_name, problem_size, tuning.tune_params) if cache else None
-    if cached is not None and cached.entries:
-        tuning.restrictions.skip(set(cached.entries))
+    cached, requested = _cache_for(cache, tuning, kernel_name, problem_size, device)
     with tempfile.TemporaryDirectory(prefix="occbench-") as folder:
         try:
-            document, code = tuning.run(flags, Path(folder), quiet=quiet)
+            document, code = tuning.run(flags, Path(folder), quiet=quiet, record_written=_appender(cached, tuning, metrics))
         except ValueError as e:  # every configuration is in the cache: nothing to run (no GPU needed)
-            if cached is None or not cached.entries or "rule out all" not in str(e):
+            if not requested or "rule out all" not in str(e):
                 raise
             document, code = {"results": [], "device": {"name": cached.data.get("device_name")}}, 0
-    results = records_to_results(document, tuning.tune_params, metrics)
+    results = records_to_results(document, tuning.space, metrics)
     if cached is not None:
-        results = cached.merge(results, document, metrics)
+        results = cached.close(results, requested, metrics)
     env = environment(document, tuning, engine_strategy, time.perf_counter() - started, code)
-    if results:
-        from .util import get_best_config
-        env["best_config"] = get_best_config(results, objective, higher)
-        if not quiet:
-            from .util import get_config_string
-            keys = list(tuning.tune_params) + [objective] + list(metrics)
-            print(f"\nBEST PERFORMING CONFIGURATION FOR OBJECTIVE {objective}:")
-            print(get_config_string(env["best_config"], keys, {"time": "ms"}))
+    env["best_config"] = _best(results, objective, higher, list(tuning.tune_params) + [objective] + list(metrics), quiet)
     return Results(results), env
+
+
+def _checked_metrics(metrics):
+    if metrics is None:
+        return {}
+    if not isinstance(metrics, dict):
+        raise TypeError(f"metrics: expected a dict of names and functions (or string expressions), got {type(metrics).__name__}")
+    for name, metric in metrics.items():
+        if not callable(metric) and not isinstance(metric, str):
+            raise TypeError(f"metrics['{name}']: expected a function of a result or a string expression, got {type(metric).__name__}")
+    return dict(metrics)
+
+
+def _search_objective(objective, higher, engine_strategy):
+    """The engine's --objective where a search follows results: the field of its record that is
+    the objective; a Python metric is not in the record, so the search follows time (said once)."""
+    if engine_strategy in ("exhaustive", "random") or objective == "time":
+        return []
+    field = _ENGINE_OBJECTIVES.get(objective)
+    if field is None:
+        warnings.warn(f"objective: the {engine_strategy} search is guided by time; '{objective}' chooses the best of what it measured")
+        return []
+    return ["--objective", field]
+
+
+def _cache_for(cache, tuning, kernel_name, problem_size, device):
+    """(the cache, the configurations of it this tuning asks for); the engine skips those."""
+    if not cache:
+        return None, {}
+    if not isinstance(cache, (str, os.PathLike)):
+        raise TypeError(f"cache: expected a file name, got {type(cache).__name__}")
+    cached = cache_file.open_cache(cache, kernel_name, problem_size, tuning.tune_params, device=cache_file.device_name(device))
+    requested = cached.requested(tuning.tune_params, tuning.restrictions)
+    if requested:
+        tuning.restrictions.skip(set(requested))
+    return cached, requested
+
+
+def _appender(cached, tuning, metrics):
+    """Each configuration into the cache file as soon as it is measured (a kill loses at most the one in flight)."""
+    if cached is None:
+        return None
+
+    def append(record_text):
+        for result in records_to_results({"results": [json.loads(record_text)]}, tuning.space, metrics):
+            cached.append(result)
+    return append
+
+
+def _best(results, objective, higher, keys, quiet):
+    """The best configuration that passed; none (said so) where none did: a failed one is never the best."""
+    from .util import get_config_string, valid_results
+    if not valid_results(results, objective):
+        if not quiet and results:
+            print(f"\nNO CONFIGURATION PASSED: all {len(results)} failed or were ruled out; there is no best for {objective}")
+        return None
+    from .util import get_best_config
+    best = get_best_config(results, objective, higher)
+    if not quiet:
+        print(f"\nBEST PERFORMING CONFIGURATION FOR OBJECTIVE {objective}:")
+        print(get_config_string(best, keys, {"time": "ms"}))
+    return best
 
 
 def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid_div_x=None, grid_div_y=None,

@@ -1,6 +1,5 @@
 """Kernel Tuner's helpers for results, under the same names (``from occbench import util``)."""
 
-import sys
 
 
 class ErrorConfig(str):
@@ -48,13 +47,20 @@ def get_config_string(params, keys=None, units=None):
     return ", ".join(items)
 
 
+def _valid(result, objective):
+    v = result.get(objective)
+    return "__error__" not in result and isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
+
+
+def valid_results(results, objective="time"):
+    """The results that passed and have a number for ``objective``."""
+    return [r for r in results if _valid(r, objective)]
+
+
 def get_best_config(results, objective="time", objective_higher_is_better=False):
-    """The best result by ``objective``; failed configurations are never the best."""
-    pick = max if objective_higher_is_better else min
-    ignore = -sys.float_info.max if objective_higher_is_better else sys.float_info.max
-
-    def key(r):
-        v = r.get(objective)
-        return v if "__error__" not in r and isinstance(v, (int, float)) and not isinstance(v, bool) else ignore
-
-    return pick(results, key=key)
+    """The best result by ``objective``; failed configurations are never the best, and where none
+    passed there is no best (ValueError; Kernel Tuner returns a failed one)."""
+    valid = valid_results(results, objective)
+    if not valid:
+        raise ValueError(f"get_best_config: none of the {len(results)} results passed with a value of '{objective}'")
+    return (max if objective_higher_is_better else min)(valid, key=lambda r: r[objective])

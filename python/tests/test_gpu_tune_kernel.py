@@ -141,3 +141,70 @@ def test_a_missing_cmem_symbol_raises_naming_it():
     with pytest.raises((ValueError, RuntimeError), match="nonexistent"):
         occbench.tune_kernel("scaled", CONSTANT, n, [np.zeros_like(x), x, np.int32(n)], {"block_size_x": [128]},
                              cmem_args={"scale": np.ones(4, np.float32), "nonexistent": np.ones(4, np.float32)}, quiet=True)
+
+
+PRECISION = """
+#include <cuda_fp16.h>
+using half = __half;
+template <typename T>
+__global__ void scale(float *out, const float *in, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) out[i] = float(T(in[i]) * T(pad));
+}
+"""
+
+
+def test_string_parameters_templated_names_and_a_parameter_named_pad_run_verified():
+    n = 1 << 16
+    x = np.random.default_rng(2).standard_normal(n).astype(np.float32)
+    results, env = occbench.tune_kernel("scale<float_type>", PRECISION, n, [np.zeros_like(x), x, np.int32(n)],
+                                        {"block_size_x": [128, 256], "float_type": ["float", "double", "half"], "pad": [2]},
+                                        answer=[2 * x, None, None], atol=1e-2, quiet=True)
+    assert sorted((r["float_type"], r["block_size_x"]) for r in results) == sorted(
+        (t, b) for t in ("float", "double", "half") for b in (128, 256))
+    assert all(r["verification"] == "passed" and isinstance(r["time"], float) for r in results), results
+    assert env["best_config"]["float_type"] in ("float", "double", "half")
+
+
+def test_a_code_generator_is_compiled_per_configuration_and_verified():
+    args, expected = vector_args(1 << 16)
+
+    def generator(params):
+        return VECTOR_ADD.replace("block_size_x", str(params["block_size_x"]))
+
+    results, env = occbench.tune_kernel("vector_add", generator, args[3].item(), args, {"block_size_x": [128, 512]},
+                                        answer=[expected, None, None, None], quiet=True)
+    assert [r["verification"] for r in results] == ["passed", "passed"]
+
+
+def test_a_tuning_killed_with_sigkill_keeps_every_configuration_it_measured(tmp_path):
+    import json, os, signal, subprocess, sys, textwrap, time
+    cache = tmp_path / "cache.json"
+    script = textwrap.dedent(f"""
+        import numpy as np, occbench
+        n = 1 << 20
+        a = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+        occbench.tune_kernel("vector_add", {VECTOR_ADD!r}, n, [np.zeros_like(a), a, a.copy(), np.int32(n)],
+                             {{"block_size_x": [32 * i for i in range(1, 33)], "PLANT_BUG": [0], "PLANT_FAULT": [0]}},
+                             answer=[a + a, None, None, None], cache={str(cache)!r}, quiet=True)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)),
+                             start_new_session=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and child.poll() is None:
+        if cache.exists() and cache.read_text().count('"time": ') >= 3:
+            break
+        time.sleep(0.05)
+    os.killpg(child.pid, signal.SIGKILL)  # the tuning and its measuring child, at once
+    child.wait()
+    kept = occbench.read_cache(cache)["cache"]
+    assert len(kept) >= 3, cache.read_text()
+    assert all(isinstance(e["time"], float) for e in kept.values())
+    # and a tuning started again measures only the rest
+    n = 1 << 20
+    a = np.random.default_rng(1).standard_normal(n).astype(np.float32)
+    results, _ = occbench.tune_kernel("vector_add", VECTOR_ADD, n, [np.zeros_like(a), a, a.copy(), np.int32(n)],
+                                      {"block_size_x": [32 * i for i in range(1, 33)], "PLANT_BUG": [0], "PLANT_FAULT": [0]},
+                                      answer=[a + a, None, None, None], cache=str(cache), quiet=True)
+    assert len(results) == 32 and len(occbench.read_cache(cache)["cache"]) == 32
+    assert all(r["time"] == kept[k]["time"] for k in kept for r in results if f"{r['block_size_x']},0,0" == k)

@@ -86,7 +86,7 @@ def test_a_bad_restriction_raises_naming_it(restriction, error, words):
 @pytest.mark.parametrize("change, error, words", [
     (dict(arguments=[np.zeros(4, np.float32), 7]), TypeError, r"arguments\[1\]: a Python int"),
     (dict(arguments=[np.zeros(4, np.float16)]), TypeError, r"arguments\[0\]: NumPy type float16"),
-    (dict(tune_params={"block_size_x": [64.5]}), TypeError, "not an integer"),
+    (dict(tune_params={"block_size_x": [None]}), TypeError, "expected an int, float, str or bool"),
     (dict(tune_params={"block size": [64]}), ValueError, "not a valid parameter name"),
     (dict(problem_size=(1, 2, 3, 4)), ValueError, "problem_size: expected 1 to 3 dimensions"),
     (dict(problem_size=0), ValueError, r"problem_size\[0\]: expected at least 1"),
@@ -97,7 +97,7 @@ def test_a_bad_restriction_raises_naming_it(restriction, error, words):
     (dict(texmem_args={"t": np.ones(4)}), NotImplementedError, "texmem_args"),
     (dict(answer=[np.zeros(3, np.float32), None, None, None]), TypeError, r"answer\[0\]: 3 elements"),
     (dict(observers=["power_meter"]), ValueError, "no observer like power_meter"),
-    (dict(objective="GFLOP/s"), ValueError, "objective: 'GFLOP/s' is neither 'time' nor one of the metrics"),
+    (dict(objective="GFLOP/s"), ValueError, "objective: 'GFLOP/s' is not a field of the results"),
 ])
 def test_a_bad_argument_raises_naming_it(change, error, words):
     args, expected = vector_args()
@@ -142,8 +142,8 @@ def test_occbench_in_process_turns_the_forked_child_off_only_when_asked(monkeypa
     assert _in_process_flags() == ["--no-supervisor"]
 
 
-def test_check_tune_params_keeps_integers_in_order():
-    assert check_tune_params({"b": [np.int64(2), 4], "a": [True, False]}) == {"b": [2, 4], "a": [1, 0]}
+def test_check_tune_params_keeps_values_in_order():
+    assert check_tune_params({"b": [np.int64(2), 4], "a": [True, False]}) == {"b": [2, 4], "a": [True, False]}
 
 
 def record(params, status="ok", median=None, reason=""):
@@ -259,8 +259,9 @@ def test_kernel_tuners_nvml_observer_asks_for_occbench_energy_under_its_names():
     assert result["GFLOPS/W"] == 100
 
 
-def test_a_tuning_whose_every_configuration_is_cached_runs_nothing(tmp_path):
+def test_a_tuning_whose_every_configuration_is_cached_runs_nothing(tmp_path, monkeypatch):
     """Kernel Tuner's cache as a simulation: no GPU is needed when the cache holds the whole space."""
+    monkeypatch.setattr(occbench.cache, "device_name", lambda index: None)  # as where no GPU answers (the file is an A4000's)
     cache_path = tmp_path / "cache.json"
     shutil.copy(DATA / "kernel_tuner_cache_vector_add.json", cache_path)
     args, _ = vector_args(100)
