@@ -1,5 +1,6 @@
 """Runs a Kernel Tuner script on Kernel Tuner's CuPy backend (the device machine has CuPy, not
-PyCUDA): tune_kernel and run_kernel get lang="cupy" where the script gives none, and
+PyCUDA): tune_kernel and run_kernel get lang="cupy" where the script gives none or "CUDA" (which
+is PyCUDA's backend there), a script named test_*.py runs under pytest, and
 OCCBENCH_MAX_FEVALS caps a brute-force tuning as occbench's does (a random sample of that many)."""
 import os
 import runpy
@@ -10,7 +11,8 @@ import kernel_tuner
 
 def with_cupy(function, sample):
     def call(*args, **kwargs):
-        kwargs.setdefault("lang", "cupy")
+        if str(kwargs.get("lang") or "CUDA").upper() == "CUDA":
+            kwargs["lang"] = "cupy"
         cap = os.environ.get("OCCBENCH_MAX_FEVALS")
         if sample and cap and kwargs.get("strategy") in (None, "brute_force"):
             tune_params = args[4] if len(args) > 4 else kwargs["tune_params"]
@@ -27,4 +29,7 @@ def with_cupy(function, sample):
 kernel_tuner.tune_kernel = with_cupy(kernel_tuner.tune_kernel, True)
 kernel_tuner.run_kernel = with_cupy(kernel_tuner.run_kernel, False)
 sys.argv = sys.argv[1:]
+if os.path.basename(sys.argv[0]).startswith("test_"):
+    import pytest
+    sys.exit(pytest.main(["-q", "-p", "no:cacheprovider", sys.argv[0]]))
 runpy.run_path(sys.argv[0], run_name="__main__")

@@ -5,6 +5,7 @@ configuration too), and the wall time of the whole script.
 
     python3 scripts/kt_examples_summary.py FOLDER...   # folders of extracted examples.tar.gz + walls.txt
     python3 scripts/kt_examples_summary.py --bests FOLDER EXAMPLE...   # each tool's best, for kt_examples_ncu.py
+    python3 scripts/kt_examples_summary.py --table SUMMARY.json [GPU]  # its rows as docs/python.md's Markdown table
 """
 import json
 import sys
@@ -97,8 +98,32 @@ def bests(folder, examples):
     return out
 
 
+def _config(params):
+    return ", ".join(f"{k}={v}" for k, v in (params or {}).items()) or "–"
+
+
+def _ms(value):
+    return f"{value:.4f} ms" if isinstance(value, (int, float)) else "–"
+
+
+def table(rows, gpu):
+    """docs/python.md's table of a summary's rows: each tool's best and time, occbench's time of
+    Kernel Tuner's best, and the walls of the whole scripts."""
+    lines = ["| script (GPU) | configurations occbench / KT | occbench's best, its time | Kernel Tuner's best, its time "
+             "| KT's best by occbench | wall occbench / KT |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        walls = f"{r['occbench_wall_s']:.1f} s / {r['kernel_tuner_wall_s']:.1f} s"
+        counts = f"{r.get('occbench_points', '–')} ({r.get('occbench_failed', 0)} failed) / {r.get('kernel_tuner_points', '–')}"
+        lines.append(f"| {r['example']}.py ({gpu}) | {counts} | {_config(r['occbench_best'])}: {_ms(r['occbench_best_ms'])} "
+                     f"| {_config(r['kernel_tuner_best'])}: {_ms(r['kernel_tuner_best_ms_by_kernel_tuner'])} "
+                     f"| {_ms(r.get('kernel_tuner_best_ms_by_occbench'))} | {walls} |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--bests":  # --bests FOLDER EXAMPLE...
+    if sys.argv[1] == "--table":  # --table SUMMARY.json [GPU]
+        print(table(json.loads(Path(sys.argv[2]).read_text()), sys.argv[3] if len(sys.argv) > 3 else "H200"), end="")
+    elif sys.argv[1] == "--bests":  # --bests FOLDER EXAMPLE...
         print(json.dumps(bests(Path(sys.argv[2]), sys.argv[3:])))
     else:
         rows = [row for folder in sys.argv[1:] for row in summarise(Path(folder))]
