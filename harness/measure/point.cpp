@@ -62,6 +62,7 @@ ordered_json to_json(const TimingStats& t) {
     j["cold_median_ms"] = t.cold_median_ms;
     j["cold_source"] = t.cold_source;
   }
+  if (!t.samples_ms.empty()) j["samples_ms"] = t.samples_ms;
   j["source"] = t.source;
   j["source_reason"] = t.source_reason;
   if (t.mode != "host") j["event_median_ms"] = t.event_median_ms;

@@ -11,6 +11,7 @@ TimingStats summarize(const std::vector<double>& samples_ms, const std::string& 
   stats.mode = mode;
   stats.samples = int(samples_ms.size());
   if (samples_ms.empty()) return stats;
+  stats.samples_ms.assign(samples_ms.begin(), samples_ms.begin() + std::ptrdiff_t(std::min(samples_ms.size(), TimingStats::kKeptSamples)));
   std::vector<double> sorted = samples_ms;
   std::sort(sorted.begin(), sorted.end());
   std::size_t n = sorted.size();

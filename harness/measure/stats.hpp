@@ -2,6 +2,7 @@
 // Sample statistics and the rule that decides when sampling stops. Pure CPU code.
 #include "harness/measure/settings.hpp"
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,10 @@ struct TimingStats {
   double total_ms = 0;        // sum of the samples
   std::string stop_reason;    // "converged" | "max_samples" | "timeout"
   double sampling_wall_s = 0; // wall time of the sampling loop (warm-up, flushes, syncs included)
+  // The first kKeptSamples samples, in the order they were taken (Kernel Tuner's "times"): each
+  // sample is there to see, and a record stays small however many were taken.
+  std::vector<double> samples_ms;
+  static constexpr std::size_t kKeptSamples = 32;
   // Batch mode: each sample is launches_per_sample back-to-back launches (a CUDA graph of them,
   // or plain launches where capture fails) between one event pair; the figures above are per
   // launch, and cold_median_ms is the same point's cold median, measured first.

@@ -45,10 +45,12 @@ ordered_json units_block() {
           {"timing.noise", "stddev / mean (relative)"},
           {"timing.total_ms", "ms, the sum of the timed samples"},
           {"timing.sampling_wall_s", "s of wall time in the sampling loop"},
+          {"timing.samples_ms", "ms, the first 32 samples in the order they were taken"},
           {"timing.cold_median_ms", "ms (batch mode: the cold median beside the per-launch figures)"},
           {"timing.conditions.sm_mhz_min", "MHz"},
           {"time_use", "s of wall time: problem_s (the size's inputs and reference, on its first point), verify_s, "
-                       "compiler_wait_s (waited for a compile worker before the point was given), point_s (all of it)"},
+                       "compiler_wait_s (waited for a compile worker before the point was given), point_s (all of it); "
+                       "finished_utc: when the record was written"},
           {"timing.conditions.memory_mhz_min", "MHz"},
           {"work.flops", "FLOP (a multiply-add counts 2)"},
           {"work.equivalent_flops", "FLOP of the full naive computation"},

@@ -41,6 +41,7 @@ class RecordQueue {
       ++position_;
       if (!entry.kept) {
         json["time_use"]["point_s"] = json["time_use"].value("point_s", 0.0) + entry.record->added_s;
+        json["time_use"]["finished_utc"] = utc_now_iso();
         jsonl_.write(json);
         if (const auto& told = host_hooks().record_written) told(json.dump());
         log_ << format_progress(json, position_, total_) << std::endl;

@@ -2,6 +2,7 @@
 
 #include "harness/family/host_hooks.hpp"
 #include "harness/core/files.hpp"
+#include "harness/records/record_writer.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -252,7 +253,9 @@ class Supervision {
                           reason.empty() ? "unexpectedly" : reason, jsonl_path_);
       return 1;
     }
-    append_record(jsonl_path_, options_.failed_record(in_flight_, reason));
+    ordered_json failed = options_.failed_record(in_flight_, reason);
+    failed["time_use"]["finished_utc"] = utc_now_iso();
+    append_record(jsonl_path_, failed);
     log_ << fmt::format("occbench run: {}: failed: {}\n", in_flight_, reason);
     return std::nullopt;
   }
