@@ -2,6 +2,7 @@
 ``time`` in ms, each with occbench's fields beside, flat so that a DataFrame of them reads well."""
 
 import datetime
+import warnings
 
 from ._space import TuneParams
 from .util import CompilationFailedConfig, InvalidConfig, RuntimeFailedConfig
@@ -61,20 +62,36 @@ def _occbench_fields(record):
 
 
 def _kernel_tuner_times(record):
+    """Kernel Tuner's per-configuration times in ms: compile, verification, benchmark, and the
+    framework's share (the rest of the point's wall time: its buffers, launches and records)."""
     compile_block = record.get("compile") or {}
     uses = record.get("time_use") or {}
-    return {
+    timing = record.get("timing") or {}
+    times = {
         "compile_time": float(compile_block.get("compile_ms", 0) or 0),  # 0 where NVRTC's disk cache held it
         "verification_time": 1e3 * float(uses.get("verify_s", 0) or 0),
-        "benchmark_time": 1e3 * float(uses.get("sampling_s", uses.get("point_s", 0)) or 0),
-        "strategy_time": 0,
-        "framework_time": 0,
+        "benchmark_time": 1e3 * float(timing.get("sampling_wall_s", uses.get("sampling_s", 0)) or 0),
+        "strategy_time": 0,  # the engine's search chooses between points, outside their wall time
     }
+    point_ms = 1e3 * float(uses.get("point_s", 0) or 0)
+    times["framework_time"] = max(0.0, point_ms - times["compile_time"] - times["verification_time"] - times["benchmark_time"])
+    return times
 
 
 def metric_value(metric, result):
     """A Kernel Tuner metric of one result: a function of it, or a string expression of its keys."""
     return metric(result) if callable(metric) else eval(metric, {}, dict(result))
+
+
+def _metric_or_none(name, metric, result):
+    """A metric of one result; None (said once) where it reads a value this result lacks, such as
+    an energy a configuration too short to read has none of: one configuration's gap never ends the tuning."""
+    try:
+        return metric_value(metric, result)
+    except (KeyError, NameError, TypeError, ZeroDivisionError) as e:
+        warnings.warn(f"metrics['{name}']: {type(e).__name__}: {e} for the configuration "
+                      f"{ {k: v for k, v in result.items() if not isinstance(v, (dict, list))} }; its value is None")
+        return None
 
 
 def records_to_results(document, space, metrics):
@@ -89,16 +106,17 @@ def records_to_results(document, space, metrics):
             continue  # not a point of the tuned kernel
         if record.get("status") == "ok":
             result["time"] = float(record["timing"]["median_ms"])
+            result["times"] = list((record.get("timing") or {}).get("samples_ms") or [result["time"]])
         else:
             result["time"] = result["__error__"] = _error(record)
         result.update(_kernel_tuner_times(record))
-        result["timestamp"] = stamp
+        result["timestamp"] = (record.get("time_use") or {}).get("finished_utc") or stamp
         result.update(_occbench_fields(record))  # before the metrics: they may use an observer's values
         for name, metric in metrics.items():
             if "__error__" in result:
                 result[name] = result["__error__"]
             else:
-                result[name] = metric_value(metric, result)
+                result[name] = _metric_or_none(name, metric, result)
         results.append(result)
     return results
 
@@ -113,8 +131,14 @@ def environment(document, tuning, strategy, wall_s, exit_code):
         problem_size = [p if isinstance(p, str) else int(p) for p in problem_size]
     elif not isinstance(problem_size, str):
         problem_size = int(problem_size)
-    return {
+    capability = str(device.get("compute_capability", "")).replace(".", "")
+    env = {
         "device_name": device.get("name"),
+        "pci_bus_id": device.get("pci_bus_id"),
+        "cuda_version": device.get("driver_version"),
+        "compute_capability": capability or None,
+        "device_properties": {k: v for k, v in device.items() if not isinstance(v, dict)},
+        "compiler_options": tuning.options,
         "problem_size": problem_size,
         "kernel_name": tuning.kernel_name,
         "tune_params": tuning.tune_params,
@@ -124,3 +148,13 @@ def environment(document, tuning, strategy, wall_s, exit_code):
         "occbench": {"version": document.get("tool", {}).get("version"), "device": device, "run": document.get("run", {}),
                      "exit_code": exit_code, "measurement": document.get("config", {}).get("measurement")},
     }
+    return env
+
+
+def total_timings(results, env):
+    """Kernel Tuner's totals over the results (get_total_timings), in ms; overhead_time: the rest of the wall."""
+    names = ("framework_time", "strategy_time", "compile_time", "verification_time", "benchmark_time")
+    for name in names:
+        env[f"total_{name}"] = sum(float(r.get(name, 0) or 0) for r in results)
+    env["overhead_time"] = env["total_time"] - sum(env[f"total_{name}"] for name in names)
+    return env

@@ -25,6 +25,11 @@ def _invalidity(result):
     return "runtime"
 
 
+def _t4_value(value):
+    """T4's measurement values are numbers, strings or arrays: a flag is 1 or 0."""
+    return int(value) if isinstance(value, bool) else value
+
+
 def _measurements(result):
     """A result's values as T4 measurements hold them (numbers, strings, lists): sections such as
     energy become one measurement per field ("energy.joules"), values that are not there are left out."""
@@ -32,9 +37,9 @@ def _measurements(result):
         if isinstance(v, dict):
             for name, value in v.items():
                 if value is not None and not isinstance(value, (dict, list)):
-                    yield f"{k}.{name}", value
+                    yield f"{k}.{name}", _t4_value(value)
         elif v is not None:
-            yield k, v
+            yield k, _t4_value(v)
 
 
 def get_t4_results(results, tune_params, objective="time"):

@@ -19,7 +19,8 @@ import numpy as np
 
 from . import _engine
 from ._arguments import Arguments
-from ._results import Results, environment, records_to_results
+from ._results import Results, environment, records_to_results, total_timings
+from ._signature import check_arguments
 from ._source import KernelSource
 from ._space import Launch, Restrictions, TuneParams, unroll_pragmas
 from . import cache as cache_file
@@ -203,8 +204,9 @@ class _Tuning:
         self.restrictions = Restrictions(restrictions, self.tune_params)
         self.launch = Launch(problem_size, grid_div, block_size_names, smem_args, defines)
         self.args = Arguments(arguments, answer, verify, cmem_args, atol)
-        self.verify = self.args.verifier(verify, answer, arguments) if verify is not None else None
+        self.verify = self.args.verifier(verify, answer, arguments)
         self.source = KernelSource(kernel_source)
+        check_arguments(self.source.text, kernel_name, self.args.host)
         self._per_point = {}  # the engine's parameters -> the launch it was given (asked many times a point)
         for name in cmem_args or {}:
             if self.source.text is not None and not re.search(
@@ -332,8 +334,16 @@ class _Tuning:
 
 def _in_process_flags():
     """OCCBENCH_IN_PROCESS=1: the engine measures in the Python process itself, not in a forked child
-    (for a profiler that does not follow forks); a faulting kernel then ends Python."""
-    return ["--no-supervisor"] if os.environ.get("OCCBENCH_IN_PROCESS") == "1" else []
+    (for a profiler that does not follow forks); a faulting kernel then ends Python. So it does, with
+    a warning, where this process has already started CUDA (CuPy or PyTorch on the GPU): a forked
+    child could not use the GPU then."""
+    if os.environ.get("OCCBENCH_IN_PROCESS") == "1":
+        return ["--no-supervisor"]
+    if _engine.cuda_initialized():
+        warnings.warn("CUDA was started in this process (CuPy or PyTorch): occbench measures here, not in a forked child, "
+                      "so a kernel that faults ends this process")
+        return ["--no-supervisor"]
+    return []
 
 
 def _bad_input(messages):
@@ -373,6 +383,7 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
         if value:
             raise NotImplementedError(f"{name}: not supported by occbench.tune_kernel (docs/python.md lists what is)")
     started = time.perf_counter()
+    _start_log(log, kernel_name)
     tuning = _Tuning(kernel_name, kernel_source, problem_size, arguments, tune_params, (grid_div_x, grid_div_y, grid_div_z),
                      restrictions, answer, atol, verify, smem_args, cmem_args, compiler_options, defines, block_size_names,
                      iterations, lang)
@@ -396,9 +407,32 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     results = records_to_results(document, tuning.space, metrics)
     if cached is not None:
         results = cached.close(results, requested, metrics)
-    env = environment(document, tuning, engine_strategy, time.perf_counter() - started, code)
+    env = total_timings(results, environment(document, tuning, engine_strategy, time.perf_counter() - started, code))
+    _report(results, tuning, verbose and not quiet)
     env["best_config"] = _best(results, objective, higher, list(tuning.tune_params) + [objective] + list(metrics), quiet)
     return Results(results), env
+
+
+def _start_log(log, kernel_name):
+    """Kernel Tuner's log=LEVEL: Python's logging to KERNEL_NAME<date>.log at that level."""
+    if log:
+        import datetime
+        import logging
+        logging.basicConfig(filename=kernel_name + datetime.datetime.now().strftime("%Y%m%d-%H:%M:%S") + ".log", level=log)
+        logging.debug("tune_kernel called")
+
+
+def _report(results, tuning, verbose):
+    """verbose: each configuration that failed or was left out, with why (Kernel Tuner's verbose);
+    every configuration to Python's log at INFO (Kernel Tuner's log)."""
+    import logging
+    from .util import get_config_string
+    keys = list(tuning.tune_params)
+    for r in results:
+        failed = "__error__" in r
+        logging.info("%s: %s", get_config_string(r, keys), r.get("reason") if failed else f"time={r.get('time')} ms")
+        if verbose and failed:
+            print(f"skipping config {get_config_string(r, keys)} reason: {type(r['__error__']).__name__}: {r.get('reason', '')}")
 
 
 def _checked_metrics(metrics):
@@ -475,13 +509,13 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     tune_params = {k: [v] for k, v in params.items()}
     tuning = _Tuning(kernel_name, kernel_source, problem_size, arguments, tune_params, (grid_div_x, grid_div_y, grid_div_z),
                      None, None, 1e-6, None, smem_args, cmem_args, compiler_options, defines, block_size_names, 0, lang)
-    captures, outputs = _shared_outputs(arguments)
+    captures, outputs = _shared_outputs(tuning.args.host)
     with tempfile.TemporaryDirectory(prefix="occbench-") as folder:
         document, code = tuning.run(["--device", str(int(device))], Path(folder), captures, quiet=True)
     record = next(r for r in document.get("results", []))
     if record.get("status") != "ok":
         raise RuntimeError(f"run_kernel: {kernel_name} at {params} {record.get('status')}: {record.get('reason')}")
-    return [outputs[i].reshape(a.shape).copy() if i in outputs else a for i, a in enumerate(arguments)]
+    return [outputs[i].reshape(a.shape).copy() if i in outputs else a for i, a in enumerate(tuning.args.host)]
 
 
 def _shared_outputs(arguments):
@@ -491,6 +525,6 @@ def _shared_outputs(arguments):
     for i, a in enumerate(arguments):
         if isinstance(a, np.ndarray):
             buffer = mmap.mmap(-1, max(1, a.nbytes))
-            outputs[i] = np.frombuffer(buffer, dtype=a.dtype, count=a.size)
-            captures[f"arg{i}"] = outputs[i]
+            captures[f"arg{i}"] = np.frombuffer(buffer, dtype=np.uint8, count=a.nbytes)  # the engine writes bytes
+            outputs[i] = captures[f"arg{i}"].view(a.dtype.newbyteorder("<") if a.dtype.byteorder == ">" else a.dtype)
     return captures, outputs

@@ -208,3 +208,59 @@ def test_a_tuning_killed_with_sigkill_keeps_every_configuration_it_measured(tmp_
                                       answer=[a + a, None, None, None], cache=str(cache), quiet=True)
     assert len(results) == 32 and len(occbench.read_cache(cache)["cache"]) == 32
     assert all(r["time"] == kept[k]["time"] for k in kept for r in results if f"{r['block_size_x']},0,0" == k)
+
+
+HALF_ADD = """
+#include <cuda_fp16.h>
+__global__ void half_add(__half *c, const __half *a, const __half *b, int n) {
+    int i = blockIdx.x * block_size_x + threadIdx.x;
+    if (i < n) c[i] = (PLANT_BUG && i == 5) ? __float2half(9.0f) : __hadd(a[i], b[i]);
+}
+"""
+
+
+def test_float16_arrays_are_verified_in_their_own_type():
+    n = 4096
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(n).astype(np.float16), rng.standard_normal(n).astype(np.float16)
+    results, env = occbench.tune_kernel("half_add", HALF_ADD, n, [np.zeros_like(a), a, b, np.int32(n)],
+                                        {"block_size_x": [128, 256], "PLANT_BUG": [0, 1]}, answer=[a + b, None, None, None],
+                                        atol=1e-2, quiet=True)
+    by_bug = {(r["block_size_x"], r["PLANT_BUG"]): r for r in results}
+    assert all(by_bug[(b, 0)]["verification"] == "passed" for b in (128, 256)), results
+    assert all(isinstance(by_bug[(b, 1)]["time"], RuntimeFailedConfig) for b in (128, 256)), results
+    assert env["best_config"]["PLANT_BUG"] == 0
+
+
+def test_cupy_and_torch_arrays_are_arguments():
+    """In a child Python: CuPy (or PyTorch) starts CUDA in the calling process, so occbench measures there."""
+    import subprocess, sys, textwrap
+    pytest.importorskip("cupy")
+    script = textwrap.dedent(f"""
+        import warnings, numpy as np, cupy as cp, occbench
+        n = 1 << 16
+        a = cp.random.standard_normal(n, dtype=cp.float32)
+        b = cp.random.standard_normal(n, dtype=cp.float32)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results, env = occbench.tune_kernel("vector_add", {VECTOR_ADD!r}, n, [cp.zeros_like(a), a, b, np.int32(n)],
+                                                {{"block_size_x": [128, 256], "PLANT_BUG": [0], "PLANT_FAULT": [0]}},
+                                                answer=[(a + b).get(), None, None, None], quiet=True)
+        assert all(r["verification"] == "passed" for r in results), results
+        assert any("measures here" in str(w.message) for w in caught), [str(w.message) for w in caught]
+        try:
+            import torch
+        except ImportError:
+            print("cupy ok; torch not installed"); raise SystemExit(0)
+        t = torch.randn(n, device="cuda")
+        results, env = occbench.tune_kernel("vector_add", {VECTOR_ADD!r}, n, [torch.zeros_like(t), t, t, np.int32(n)],
+                                            {{"block_size_x": [128], "PLANT_BUG": [0], "PLANT_FAULT": [0]}},
+                                            answer=[(t + t).cpu().numpy(), None, None, None], quiet=True)
+        assert results[0]["verification"] == "passed", results
+        print("cupy ok; torch ok")
+    """)
+    import os
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "cupy ok" in run.stdout

@@ -85,7 +85,7 @@ def test_a_bad_restriction_raises_naming_it(restriction, error, words):
 
 @pytest.mark.parametrize("change, error, words", [
     (dict(arguments=[np.zeros(4, np.float32), 7]), TypeError, r"arguments\[1\]: a Python int"),
-    (dict(arguments=[np.zeros(4, np.float16)]), TypeError, r"arguments\[0\]: NumPy type float16"),
+    (dict(arguments=[np.zeros(4, np.longdouble)]), TypeError, r"arguments\[0\]: NumPy type float128"),
     (dict(tune_params={"block_size_x": [None]}), TypeError, "expected an int, float, str or bool"),
     (dict(tune_params={"block size": [64]}), ValueError, "not a valid parameter name"),
     (dict(problem_size=(1, 2, 3, 4)), ValueError, "problem_size: expected 1 to 3 dimensions"),

@@ -237,3 +237,125 @@ def test_tune_kernel_refuses_a_cache_of_another_gpu_before_running_anything(tmp_
     with pytest.raises(ValueError, match="holds results of the GPU 'NVIDIA RTX A4000', not this run's 'NVIDIA H200'"):
         occbench.tune_kernel("vector_add", "__global__ void vector_add(float *c, float *a, float *b, int n) {}", 100,
                              [np.zeros_like(a), a, a, np.int32(100)], {"block_size_x": [128]}, cache=str(path), quiet=True)
+
+
+KINDS = """
+#include <cuda_fp16.h>
+__global__ void kinds(__half *h, signed char *c, short *s, unsigned short *u, bool *b, float2 *z, __half hs, char cs, int n) {}
+"""
+
+
+def kinds_args():
+    n = 8
+    return [np.ones(n, np.float16), np.arange(n, dtype=np.int8), np.arange(n, dtype=np.int16), np.arange(n, dtype=np.uint16),
+            np.ones(n, bool), np.ones(n, np.complex64), np.float16(1.5), np.int8(-1), np.int32(n)]
+
+
+def test_every_numpy_type_kernel_tuner_takes_travels_as_its_bytes_and_is_checked_in_its_own_type():
+    args = kinds_args()
+    answer = [a if i == 0 else None for i, a in enumerate(args)]
+    t = make_tuning(KINDS, {"block_size_x": [32]}, kernel_name="kinds", arguments=args, n=8)
+    t.args.atol = 1e-3
+    entries = {e["name"]: e for e in t.args.config}
+    assert entries["arg0"]["type"] == "uint8" and entries["arg0"]["count"] == "16"  # 8 float16: 16 bytes
+    assert entries["arg5"]["count"] == "64"  # 8 complex64
+    assert entries["arg6"] == {"name": "arg6", "role": "scalar", "type": "uint32", "value": str(0x3E00)}  # 1.5 in half's bits
+    assert entries["arg7"]["value"] == "255"  # -1 as a char's byte
+    t = _Tuning("kinds", KINDS, 8, args, {"block_size_x": [32]}, (None, None, None), None, answer, 1e-3, None, None, None, None,
+                None, None, 7, None)
+    good = np.ones(8, np.float16).view(np.uint8)
+    assert t.verify([good]) == (True, "")
+    bad = np.full(8, 2, np.float16).view(np.uint8)
+    passed, detail = t.verify([bad])
+    assert not passed and "arguments[0] (float16)" in detail
+    code, text = plan(t)
+    assert code == 0 and "1 planned, 0 skipped, 0 failed" in text, text
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda a: a.__setitem__(1, np.arange(8, dtype=np.int16)), r"arguments\[1\]: int16 for the kernel's parameter 'signed char \*c'; expected int8"),
+    (lambda a: a.__setitem__(8, np.int64(8)), r"arguments\[8\]: int64 for the kernel's parameter 'int n'; expected int32"),
+    (lambda a: a.__setitem__(2, np.int16(3)), r"arguments\[2\]: a scalar for the kernel's parameter 'short \*s', which takes a pointer"),
+    (lambda a: a.pop(), r"arguments: 8 given; the kernel kinds takes 9"),
+])
+def test_an_argument_that_does_not_match_the_kernels_parameter_is_refused_naming_it(change, words):
+    args = kinds_args()
+    change(args)
+    with pytest.raises(TypeError, match=words):
+        make_tuning(KINDS, {"block_size_x": [32]}, kernel_name="kinds", arguments=args, n=8)
+
+
+def test_a_templated_parameter_is_not_judged():
+    a = np.ones(8, np.float64)
+    make_tuning("template <typename T> __global__ void k(T* out, int n) {}", {"block_size_x": [32]}, kernel_name="k<double>",
+                arguments=[a, np.int32(8)])
+
+
+def test_verbose_names_each_failed_configuration_and_log_writes_kernel_tuners_log(tmp_path, capsys, monkeypatch):
+    from occbench.interface import _report, _start_log
+    import logging
+    t = make_tuning("__global__ void k(float* c) {}", {"b": [1, 2]}, kernel_name="k", arguments=[np.zeros(4, np.float32)])
+    results = [{"b": 1, "time": 0.5}, {"b": 2, "time": RuntimeFailedConfig("x"), "__error__": RuntimeFailedConfig(), "reason": "trap"}]
+    _report(results, t, verbose=True)
+    out = capsys.readouterr().out
+    assert "skipping config b=2 reason: RuntimeFailedConfig: trap" in out and "b=1" not in out
+    monkeypatch.chdir(tmp_path)
+    root = logging.getLogger()
+    saved = root.handlers[:]
+    root.handlers = []
+    try:
+        _start_log(logging.DEBUG, "k")
+        _report(results, t, verbose=False)
+        for h in root.handlers:
+            h.flush()
+        logged = "".join(p.read_text() for p in tmp_path.glob("k*.log"))
+    finally:
+        for h in root.handlers:
+            h.close()
+        root.handlers = saved
+    assert "tune_kernel called" in logged and "b=2: trap" in logged and "b=1: time=0.5 ms" in logged
+
+
+ENERGY = {"status": "ok", "reason": "", "window": "hot", "joules_per_launch": 42.46, "average_w": 712.2, "idle_w": 123.5,
+          "launches": 7, "host_bound": False, "energy_j": 213.7, "gpu_temperature_c": 54.0, "throttle_reasons": [],
+          "second_window": {"window_s": 1.0, "throttle_reasons": ["sw_power_cap"]}, "power_limit_w": 700.0, "at_power_limit": False}
+
+
+def engine_record(b, status="ok", **sections):
+    r = {"params": {"kernel_tuner": 1, "b": b}, "status": status, "reason": "" if status == "ok" else "trap",
+         "timing": {"median_ms": 1.0, "min_ms": 0.9, "samples_ms": [1.0, 1.1, 0.9], "sampling_wall_s": 0.1},
+         "time_use": {"point_s": 0.2, "verify_s": 0.01, "finished_utc": "2026-12-02T01:00:00Z"}, "compile": {"compile_ms": 50.0},
+         "verification": {"status": "passed" if status == "ok" else "failed"}}
+    r.update(sections)
+    return r
+
+
+def test_results_hold_kernel_tuners_times_timestamps_and_t4_holds_its_schema_with_every_observer():
+    jsonschema = pytest.importorskip("jsonschema")
+    from occbench._results import records_to_results
+    from occbench.file_utils import get_t4_results
+    document = {"results": [engine_record(64, energy=ENERGY), engine_record(128, energy={"status": "too short", "reason": "x"},
+                                                                             counters={"status": "ok", "values": {"a": 1.0}}),
+                            engine_record(256, "failed")]}
+    with pytest.warns(UserWarning, match="metrics\\['GFLOPS/W'\\]: KeyError"):
+        results = records_to_results(document, {"b": [64, 128, 256]}, {"GFLOPS/W": lambda p: 1 / p["nvml_energy"]})
+    first = results[0]
+    assert first["times"] == [1.0, 1.1, 0.9] and first["timestamp"] == "2026-12-02T01:00:00Z"
+    assert first["benchmark_time"] == 100.0 and first["framework_time"] == pytest.approx(200 - 50 - 10 - 100)
+    assert results[1]["GFLOPS/W"] is None  # no energy reading for it: no value, and the tuning goes on
+    t4 = get_t4_results(results, {"b": [64, 128, 256]})
+    schema = json.loads((DATA / "t4-results-schema.json").read_text())
+    assert list(jsonschema.Draft7Validator(schema).iter_errors(t4)) == []
+    assert {"name": "energy.host_bound", "value": 0, "unit": ""} in t4["results"][0]["measurements"]
+
+
+def test_env_holds_kernel_tuners_keys_and_totals():
+    from occbench._results import environment, total_timings
+    t = make_tuning("__global__ void k(float* c) {}", {"b": [1]}, kernel_name="k", arguments=[np.zeros(4, np.float32)])
+    document = {"device": {"name": "NVIDIA H200", "compute_capability": "9.0", "pci_bus_id": "0000:00:06.0", "driver_version": 13000,
+                           "clocks": {"start": {}}}}
+    env = total_timings([{"compile_time": 5.0, "benchmark_time": 2.0, "verification_time": 1.0, "framework_time": 1.0,
+                          "strategy_time": 0}], environment(document, t, "exhaustive", 0.02, 0))
+    assert env["compute_capability"] == "90" and env["cuda_version"] == 13000 and env["pci_bus_id"] == "0000:00:06.0"
+    assert env["device_properties"]["name"] == "NVIDIA H200" and "clocks" not in env["device_properties"]
+    assert env["total_compile_time"] == 5.0 and env["overhead_time"] == pytest.approx(20 - 9)
