@@ -23,11 +23,15 @@ case "${1:-tests}" in
   examples)
     for example in ${EXAMPLES:-vector_add}; do
       work=$(mktemp -d) && cp examples/kernel_tuner_python/* "$work/"
+      inputs=$(cd "$work" && ls *.json 2>/dev/null)  # the script's own files: what it writes is what is new
       start=$(date +%s%N)
       run=("$example.py"); case "$example" in test_*) run=(-m pytest -q -p no:cacheprovider "$example.py") ;; esac
       (cd "$work" && timeout "${LIMIT_S:-600}" "$python" "${run[@]}") >"$out/$example.occbench.log" 2>&1
       echo "$example occbench rc=$? wall_s=$(( ($(date +%s%N) - start) / 1000000 ))e-3" | tee -a "$out/walls.txt"
-      mkdir -p "$out/files" && for f in "$work"/*.json; do [ -e "$f" ] && cp "$f" "$out/files/$example.occbench.$(basename "$f")"; done
+      mkdir -p "$out/files" && for f in "$work"/*.json; do
+        case " $inputs " in *" $(basename "$f") "*) continue ;; esac
+        [ -e "$f" ] && cp "$f" "$out/files/$example.occbench.$(basename "$f")" && rm "$f"  # not Kernel Tuner's when it writes none
+      done
       if [ "${KT:-0}" = 1 ]; then
         # The unchanged script (the import lines back to kernel_tuner), Kernel Tuner on CuPy.
         sed -i 's/^import occbench as kernel_tuner$/import kernel_tuner/; s/^from occbench/from kernel_tuner/' "$work/$example.py"
@@ -35,7 +39,10 @@ case "${1:-tests}" in
         (cd "$work" && PYTHONPATH=/tmp/kt-site timeout "${LIMIT_S:-600}" "$python" "$OLDPWD/scripts/kt_cupy.py" "$example.py") \
           >"$out/$example.kernel_tuner.log" 2>&1
         echo "$example kernel_tuner rc=$? wall_s=$(( ($(date +%s%N) - start) / 1000000 ))e-3" | tee -a "$out/walls.txt"
-        for f in "$work"/*.json; do [ -e "$f" ] && cp "$f" "$out/files/$example.kernel_tuner.$(basename "$f")"; done
+        for f in "$work"/*.json; do
+          case " $inputs " in *" $(basename "$f") "*) continue ;; esac
+          [ -e "$f" ] && cp "$f" "$out/files/$example.kernel_tuner.$(basename "$f")"
+        done
       fi
       rm -rf "$work"
     done

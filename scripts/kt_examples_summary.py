@@ -47,6 +47,14 @@ def logged_best(folder, example, tool):
     return found
 
 
+def last_error(folder, example, tool):
+    """The last line of a failed run's log that names an exception ("AttributeError: ...")."""
+    log = folder / f"{example}.{tool}.log"
+    lines = log.read_text(errors="replace").splitlines() if log.exists() else []
+    errors = [l.strip() for l in lines if l.strip() and l.split(":")[0].strip().endswith(("Error", "Exception"))]
+    return errors[-1] if errors else None
+
+
 def best(rows):
     timed = [r for r in rows if isinstance(r.get("time"), (int, float)) and "__error__" not in r]
     return min(timed, key=lambda r: r["time"]) if timed else None
@@ -61,6 +69,7 @@ def summarise(folder):
         if tool != "occbench":
             continue
         kt_rc, kt_wall = walls(folder).get((example, "kernel_tuner"), (None, None))
+        kt_error = last_error(folder, example, "kernel_tuner") if kt_rc else None
         occ_files, kt_files = dict(results_of(folder, example, "occbench")), dict(results_of(folder, example, "kernel_tuner"))
         if not occ_files and not kt_files:
             for i, (ob, kb) in enumerate(zip(logged_best(folder, example, "occbench"), logged_best(folder, example, "kernel_tuner"))):
@@ -77,6 +86,7 @@ def summarise(folder):
             kt_best_by_occ = occ_by.get(params_of(kb, keys)) if kb else None
             yield {
                 "example": example, "results": name, "occbench_rc": rc, "occbench_wall_s": wall, "kernel_tuner_rc": kt_rc,
+                "kernel_tuner_error": kt_error,
                 "kernel_tuner_wall_s": kt_wall, "occbench_points": len(occ),
                 "occbench_failed": sum(1 for r in occ if "__error__" in r or isinstance(r.get("time"), str)),
                 "kernel_tuner_points": len(kt),
@@ -114,9 +124,12 @@ def table(rows, gpu):
     for r in rows:
         walls = f"{r['occbench_wall_s']:.1f} s / {r['kernel_tuner_wall_s']:.1f} s"
         counts = f"{r.get('occbench_points', '–')} ({r.get('occbench_failed', 0)} failed) / {r.get('kernel_tuner_points', '–')}"
+        kt = f"{_config(r['kernel_tuner_best'])}: {_ms(r['kernel_tuner_best_ms_by_kernel_tuner'])}"
+        if r.get("kernel_tuner_rc"):
+            kt = f"fails (exit {r['kernel_tuner_rc']}): {r['kernel_tuner_error']}" if r.get("kernel_tuner_error") else \
+                f"fails (exit {r['kernel_tuner_rc']})"
         lines.append(f"| {r['example']}.py ({gpu}) | {counts} | {_config(r['occbench_best'])}: {_ms(r['occbench_best_ms'])} "
-                     f"| {_config(r['kernel_tuner_best'])}: {_ms(r['kernel_tuner_best_ms_by_kernel_tuner'])} "
-                     f"| {_ms(r.get('kernel_tuner_best_ms_by_occbench'))} | {walls} |")
+                     f"| {kt} | {_ms(r.get('kernel_tuner_best_ms_by_occbench'))} | {walls} |")
     return "\n".join(lines) + "\n"
 
 

@@ -61,6 +61,12 @@ struct HostHooks {
   // the caller keeps its own file as complete as the run's (Kernel Tuner's cache, appended per
   // configuration).
   std::function<void(const std::string& record)> record_written;
+  // The caller's per-point observers (Kernel Tuner's BenchmarkObserver subclasses): told a point's
+  // parameters before its samples and each gap between samples, then asked for their results, a
+  // JSON object that becomes the record's "observers" section (harness/measure/host_observer.hpp).
+  std::function<void(const Params&)> observe_before;
+  std::function<void()> observe_between;
+  std::function<std::string()> observe_after;
   // How a supervised run starts its children in an embedding program: `spawn` starts a process
   // that runs `child` and exits with its code, returning its pid (-1 on failure); `command` is
   // the occbench command line ({"occbench", "run", ...}) run in that child. Unset: fork and exec

@@ -1,4 +1,5 @@
 #include "harness/measure/point.hpp"
+#include "harness/measure/host_observer.hpp"
 
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"
@@ -220,6 +221,7 @@ Observers point_observers(const PointContext& context, bool batch_counters, std:
       [pci_bus_id](std::string& why) { return nvml_sm_clock_control(pci_bus_id, why); }, pci_bus_id,
       context.device->clocks_start.sm_mhz));
   if (context.energy) observers.add(std::make_unique<EnergyObserver>(*context.energy, *context.device));
+  if (host_observers_given()) observers.add(std::make_unique<HostObserver>());
   return observers;
 }
 

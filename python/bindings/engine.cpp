@@ -176,14 +176,29 @@ void set_verifiers(occbench::HostHooks& hooks, const nb::dict& verifiers) {
 }
 
 // Runs one occbench command line with these hooks; returns its exit code.
+// The caller's observers, (before(params), between(), after() -> JSON text): told around each
+// point's samples in the process that measures.
+void set_observers(occbench::HostHooks& hooks, const nb::object& observers) {
+  if (observers.is_none()) return;
+  nb::tuple t = nb::cast<nb::tuple>(observers);
+  hooks.observe_before = [f = nb::borrow(t[0])](const occbench::Params& p) {
+    with_python("an observer's before_start", [&] { f(params_dict(p)); });
+  };
+  hooks.observe_between = [f = nb::borrow(t[1])]() { with_python("an observer's during", [&] { f(); }); };
+  hooks.observe_after = [f = nb::borrow(t[2])]() {
+    return with_python("an observer's get_results", [&] { return nb::cast<std::string>(f()); });
+  };
+}
+
 int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::dict& launches, const nb::dict& conditions,
-        const nb::dict& verifiers, const nb::dict& captures, const nb::object& record_written) {
+        const nb::dict& verifiers, const nb::dict& captures, const nb::object& record_written, const nb::object& observers) {
   occbench::HostHooks& hooks = occbench::host_hooks();
   hooks.clear();
   set_arrays(hooks, arrays);
   set_launches(hooks, launches);
   set_conditions(hooks, conditions);
   set_verifiers(hooks, verifiers);
+  set_observers(hooks, observers);
   for (auto [key, value] : captures) hooks.captures[nb::cast<std::string>(key)] = nb::cast<Array>(value).data();
   if (!record_written.is_none())  // each record as it is written: the caller's cache keeps up with the run
     hooks.record_written = [f = nb::borrow(record_written)](const std::string& record) {
@@ -212,7 +227,7 @@ int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::
 NB_MODULE(_engine, m) {
   m.doc() = "occbench's engine in this process: the command's measurement, verification, supervision and search";
   m.def("run", &run, "argv"_a, "arrays"_a, "launches"_a, "conditions"_a, "verifiers"_a, "captures"_a,
-        "record_written"_a = nb::none(),
+        "record_written"_a = nb::none(), "observers"_a = nb::none(),
         "Runs an occbench command line (['occbench', 'run', CONFIG, ...]) with arrays and functions handed over in memory; "
         "returns its exit code.");
   m.def("version", [] { return occbench::version_text(); });

@@ -9,6 +9,7 @@ contained to their configuration, occupancy and its limiter per configuration).
 docs/python.md is the manual."""
 
 from . import _engine, util
+from . import accuracy, integration, kernelbuilder, observers, strategies
 from ._results import Results, to_dataframe
 from .cache import read_cache, write_cache
 from .file_utils import get_t4_results, store_metadata_file, store_output_file
@@ -17,4 +18,5 @@ from .interface import STRATEGIES, run_kernel, tune_kernel
 __version__ = _engine.version().split()[1]
 
 __all__ = ["tune_kernel", "run_kernel", "to_dataframe", "Results", "read_cache", "write_cache", "store_output_file",
-           "store_metadata_file", "get_t4_results", "util", "STRATEGIES", "__version__"]
+           "store_metadata_file", "get_t4_results", "util", "STRATEGIES", "__version__", "accuracy", "integration", "kernelbuilder", "observers",
+           "strategies"]

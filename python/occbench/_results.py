@@ -94,7 +94,7 @@ def _metric_or_none(name, metric, result):
         return None
 
 
-def records_to_results(document, space, metrics):
+def records_to_results(document, space, metrics, registers=False):
     """One result per record of the tuned kernel, in the order the run measured them; ``space``
     (occbench._space.TuneParams) gives each parameter its own value back."""
     space = space if isinstance(space, TuneParams) else TuneParams(space)
@@ -112,6 +112,9 @@ def records_to_results(document, space, metrics):
         result.update(_kernel_tuner_times(record))
         result["timestamp"] = (record.get("time_use") or {}).get("finished_utc") or stamp
         result.update(_occbench_fields(record))  # before the metrics: they may use an observer's values
+        result.update(record.get("observers") or {})  # the caller's own observers' results (Kernel Tuner's names)
+        if registers:  # RegisterObserver
+            result["num_regs"] = (record.get("resources") or {}).get("registers_per_thread")
         for name, metric in metrics.items():
             if "__error__" in result:
                 result[name] = result["__error__"]

@@ -56,18 +56,29 @@ class TuneParams:
             plain = [_plain_value(name, v) for v in values]
             if len({(type(v), v) for v in plain}) != len(plain):
                 raise ValueError(f"tune_params['{name}']: a value appears twice: {values}")
+            if name in self.REFUSED:
+                raise NotImplementedError(f"tune_params['{name}']: {self.REFUSED[name]}")
             self.values[name] = plain
             if not all(type(v) is int and _INT64[0] <= v <= _INT64[1] for v in plain):
                 self.by_position.add(name)
 
+    # Kernel Tuner's parameters that are engine axes of another name: the SM clock NVML locks.
+    ENGINE_NAMES = {"nvml_gr_clock": "sm_clock_mhz"}
+    REFUSED = {"nvml_mem_clock": "occbench does not lock the memory clock (only the SM clock: nvml_gr_clock)",
+               "nvml_pwr_limit": "occbench never changes the GPU's power limit"}
+
     def axes(self):
         """The engine's axes: integers as they are, other values by their position."""
-        return {n: (list(range(len(v))) if n in self.by_position else v) for n, v in self.values.items()}
+        return {self.ENGINE_NAMES.get(n, n): (list(range(len(v))) if n in self.by_position else v) for n, v in self.values.items()}
 
     def decode(self, engine_params):
         """The tunable parameters the engine has bound, with their own values."""
-        return {n: (self.values[n][engine_params[n]] if n in self.by_position else engine_params[n])
-                for n in self.values if n in engine_params}
+        out = {}
+        for n in self.values:
+            engine = self.ENGINE_NAMES.get(n, n)
+            if engine in engine_params:
+                out[n] = self.values[n][engine_params[engine]] if n in self.by_position else engine_params[engine]
+        return out
 
     def size(self):
         total = 1

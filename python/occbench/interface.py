@@ -19,9 +19,11 @@ import numpy as np
 
 from . import _engine
 from ._arguments import Arguments
+from ._observers import ObserverSet
 from ._results import Results, environment, records_to_results, total_timings
 from ._signature import check_arguments
 from ._source import KernelSource
+from .accuracy import split_by_tunables
 from ._space import Launch, Restrictions, TuneParams, unroll_pragmas
 from . import cache as cache_file
 
@@ -54,6 +56,9 @@ def _strategy_name(strategy):
         return strategy.lower()
     module = getattr(strategy, "__name__", None)
     if isinstance(module, str) and module:
+        if callable(getattr(strategy, "tune", None)) and not module.startswith("kernel_tuner.strategies."):
+            raise NotImplementedError(f"strategy: {module} is a strategy of one's own (a tune function over Kernel Tuner's "
+                                      "internals); occbench runs its own strategies, by Kernel Tuner's names")
         return module.rsplit(".", 1)[-1].lower()
     raise TypeError(f"strategy: expected a strategy's name or module, got {type(strategy).__name__}")
 
@@ -139,20 +144,6 @@ def objective_direction(objective, objective_higher_is_better, metrics, observer
     return objective, bool(objective_higher_is_better)
 
 
-def _observer_flags(observers):
-    flags = []
-    for o in observers or []:
-        kind = o if isinstance(o, str) else type(o).__name__
-        if kind in ("energy", "NVMLObserver", "PowerSensorObserver"):
-            flags.append("--energy")
-        elif kind in ("counters", "NCUObserver"):
-            flags.append("--counters")
-        else:
-            raise ValueError(f"observers: occbench has no observer like {kind}; it has 'energy' (power, energy and the SM "
-                             "clock per point, as NVMLObserver) and 'counters' (hardware counters, as NCUObserver)")
-    return sorted(set(flags))
-
-
 def replace_param_occurrences(text, params):
     """Kernel Tuner's substitution of the parameters' values into a name ("vector_add<float_type>")."""
     return "".join(str(params[part]) if part in params else part for part in re.split("([a-zA-Z0-9_]+)", text))
@@ -192,7 +183,7 @@ class _Tuning:
     """One tune_kernel or run_kernel call: its config, the hooks it hands over, and the engine's run."""
 
     def __init__(self, kernel_name, kernel_source, problem_size, arguments, tune_params, grid_div, restrictions, answer,
-                 atol, verify, smem_args, cmem_args, compiler_options, defines, block_size_names, iterations, lang):
+                 atol, verify, smem_args, cmem_args, compiler_options, defines, block_size_names, iterations, lang, observer_set=None):
         if not isinstance(kernel_name, str) or not kernel_name:
             raise TypeError(f"kernel_name: expected the __global__ function's name, got {kernel_name!r}")
         if (lang.lower() if isinstance(lang, str) else lang) not in _LANGS:
@@ -203,8 +194,10 @@ class _Tuning:
         self.problem_size = problem_size
         self.restrictions = Restrictions(restrictions, self.tune_params)
         self.launch = Launch(problem_size, grid_div, block_size_names, smem_args, defines)
-        self.args = Arguments(arguments, answer, verify, cmem_args, atol)
-        self.verify = self.args.verifier(verify, answer, arguments)
+        self.observer_set = observer_set or ObserverSet(None)
+        observed = self.observer_set.process_output if self.observer_set.outputs else None
+        self.args = Arguments(arguments, answer, verify if verify is not None else observed, cmem_args, atol)
+        self.verify = self.args.verifier(verify, answer, arguments, observed)
         self.source = KernelSource(kernel_source)
         check_arguments(self.source.text, kernel_name, self.args.host)
         self._per_point = {}  # the engine's parameters -> the launch it was given (asked many times a point)
@@ -281,7 +274,9 @@ class _Tuning:
         }
         conditions = self._conditions()  # Kernel Tuner's restrictions, and at most 1024 threads a block
         if conditions:
-            config["restrictions"] = [dict({"host": name}, **({"uses": uses} if uses else {})) for name, uses, _ in conditions]
+            engine = TuneParams.ENGINE_NAMES
+            config["restrictions"] = [dict({"host": name}, **({"uses": [engine.get(u, u) for u in uses]} if uses else {}))
+                                      for name, uses, _ in conditions]
         if self.iterations == 0:  # run_kernel: the verified launch and one sample
             config["measurement"] = {"min_samples": 1, "max_samples": 1, "warmup_runs": 0, "min_time_s": 0}
         elif self.iterations is not None:  # Kernel Tuner's iterations: at least that many samples (occbench adds more while noisy)
@@ -297,7 +292,7 @@ class _Tuning:
         log, printed = folder / "engine.log", folder / "engine.out"
         with _captured_fd(2, log), (_captured_fd(1, printed) if stdout else contextlib.nullcontext()):
             code = _engine.run(["occbench", argv[0], str(config_path)] + argv[1:], arrays, launches, conditions, verifiers,
-                               captures or {}, record_written)
+                               captures or {}, record_written, self.observer_set.hooks(self.space.decode))
         messages = log.read_text(errors="replace")
         if code == 2:
             raise ValueError(_bad_input(messages))
@@ -384,16 +379,45 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             raise NotImplementedError(f"{name}: not supported by occbench.tune_kernel (docs/python.md lists what is)")
     started = time.perf_counter()
     _start_log(log, kernel_name)
-    tuning = _Tuning(kernel_name, kernel_source, problem_size, arguments, tune_params, (grid_div_x, grid_div_y, grid_div_z),
-                     restrictions, answer, atol, verify, smem_args, cmem_args, compiler_options, defines, block_size_names,
-                     iterations, lang)
+    observed = ObserverSet(observers)
     metrics = _checked_metrics(metrics)
-    observer_flags = _observer_flags(observers)
-    objective, higher = objective_direction(objective, objective_higher_is_better, metrics, observer_flags)
+    objective, higher = objective_direction(objective, objective_higher_is_better, metrics, observed.engine_flags())
+    splits = split_by_tunables(arguments, tune_params)
+    shared = dict(strategy=strategy, strategy_options=_shared_budget(strategy_options, len(splits)), seed=seed, device=device,
+                  cache=cache, quiet=quiet, metrics=metrics, objective=objective, higher=higher)
+    results, last = [], None
+    for split_params, split_arguments in splits:
+        tuning = _Tuning(kernel_name, kernel_source, problem_size, split_arguments, split_params,
+                         (grid_div_x, grid_div_y, grid_div_z), restrictions, answer, atol, verify, smem_args, cmem_args,
+                         compiler_options, defines, block_size_names, iterations, lang, observed)
+        found, document, code, engine_strategy = _tune_one(tuning, kernel_name, problem_size, observed, **shared)
+        results += found
+        last = (tuning, document, code, engine_strategy)
+    tuning, document, code, engine_strategy = last
+    tuning.tune_params = TuneParams(tune_params).values  # env and the report name the whole space
+    env = total_timings(results, environment(document, tuning, engine_strategy, time.perf_counter() - started, code))
+    _report(results, tuning, verbose and not quiet)
+    env["best_config"] = _best(results, objective, higher, list(tuning.tune_params) + [objective] + list(metrics), quiet)
+    return Results(results), env
+
+
+def _shared_budget(strategy_options, parts):
+    """A max_fevals shared out between the tunings a Tunable argument splits the space into."""
+    if parts == 1 or not isinstance(strategy_options, dict) or strategy_options.get("max_fevals") is None:
+        return strategy_options
+    value = strategy_options["max_fevals"]
+    if isinstance(value, numbers.Real) and not isinstance(value, bool) and value >= 1:
+        return dict(strategy_options, max_fevals=max(1, -(-int(value) // parts)))
+    return strategy_options
+
+
+def _tune_one(tuning, kernel_name, problem_size, observed, strategy, strategy_options, seed, device, cache, quiet, metrics,
+              objective, higher):
+    """One engine run over the tuning's space: (results, the engine's document, its exit code, the engine's strategy)."""
     size = tuning.space.size()
     strategy, strategy_options = _sample_cap(strategy, strategy_options, size)
     engine_strategy, flags = _strategy_flags(strategy, strategy_options, size)
-    flags += _search_objective(objective, higher, engine_strategy) + observer_flags + ["--device", str(int(device))]
+    flags += _search_objective(objective, higher, engine_strategy) + observed.engine_flags() + ["--device", str(int(device))]
     if seed is not None:
         flags += ["--seed", str(int(seed))]
     cached, requested = _cache_for(cache, tuning, kernel_name, problem_size, device)
@@ -404,13 +428,10 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
             if not requested or "rule out all" not in str(e):
                 raise
             document, code = {"results": [], "device": {"name": cached.data.get("device_name")}}, 0
-    results = records_to_results(document, tuning.space, metrics)
+    results = records_to_results(document, tuning.space, metrics, registers=observed.registers)
     if cached is not None:
         results = cached.close(results, requested, metrics)
-    env = total_timings(results, environment(document, tuning, engine_strategy, time.perf_counter() - started, code))
-    _report(results, tuning, verbose and not quiet)
-    env["best_config"] = _best(results, objective, higher, list(tuning.tune_params) + [objective] + list(metrics), quiet)
-    return Results(results), env
+    return results, document, code, engine_strategy
 
 
 def _start_log(log, kernel_name):

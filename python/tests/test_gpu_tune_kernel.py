@@ -264,3 +264,49 @@ def test_cupy_and_torch_arrays_are_arguments():
                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
     assert run.returncode == 0, run.stdout + run.stderr
     assert "cupy ok" in run.stdout
+
+
+def test_observers_of_ones_own_registers_and_accuracy_with_tunable_precision():
+    from occbench.accuracy import AccuracyObserver, TunablePrecision
+    from occbench.observers import BenchmarkObserver, RegisterObserver
+
+    class Samples(BenchmarkObserver):
+        def register_configuration(self, params):
+            self.params, self.during_calls = params, 0
+
+        def during(self):
+            self.during_calls += 1
+
+        def get_results(self):
+            return {"seen_block": self.params["block_size_x"], "gaps": self.during_calls}
+
+    kernel = """
+    #include <cuda_fp16.h>
+    using half = __half;
+    template <typename T>
+    __global__ void vector_add(int n, const T* left, const T* right, T* output) {
+        int i = blockDim.x * blockIdx.x + threadIdx.x;
+        if (i < n) output[i] = left[i] + right[i];
+    }"""
+    n = 1 << 20
+    a, b = np.random.default_rng(4).standard_normal(n), np.random.default_rng(5).standard_normal(n)
+    args = [np.int32(n), TunablePrecision("float_type", a), TunablePrecision("float_type", b),
+            TunablePrecision("float_type", np.zeros_like(a))]
+    results, env = occbench.tune_kernel("vector_add<float_type>", kernel, n, args,
+                                        {"block_size_x": [128, 256], "float_type": ["float", "double", "half"]},
+                                        answer=[None, None, None, a + b],
+                                        observers=[Samples(), RegisterObserver(), AccuracyObserver("RMSE", "error_rmse")],
+                                        quiet=True)
+    assert len(results) == 6 and all(r["status"] == "ok" for r in results), results
+    by_type = {r["float_type"]: r for r in results if r["block_size_x"] == 256}
+    assert by_type["double"]["error_rmse"] < 1e-12 < by_type["float"]["error_rmse"] < 1e-6 < by_type["half"]["error_rmse"] < 1e-2
+    assert all(r["seen_block"] == r["block_size_x"] and r["gaps"] > 0 and r["num_regs"] > 0 for r in results)
+
+
+def test_python_kernel_runs_one_configuration_as_a_function():
+    from occbench.kernelbuilder import PythonKernel
+    args, expected = vector_args(1 << 16)
+    add = PythonKernel("vector_add", VECTOR_ADD, args[3].item(), args, {"block_size_x": 128, "PLANT_BUG": 0, "PLANT_FAULT": 0},
+                       inputs=[False, True, True, True], outputs=[True, False, False, False])
+    (c,) = add(*args)
+    assert np.allclose(c, expected)

@@ -247,9 +247,9 @@ def test_kernel_tuners_examples_differ_only_in_their_import_lines():
 
 
 def test_kernel_tuners_nvml_observer_asks_for_occbench_energy_under_its_names():
-    from occbench.interface import _observer_flags
+    from occbench._observers import ObserverSet
     from occbench.observers.nvml import NVMLObserver
-    assert _observer_flags([NVMLObserver(["nvml_energy", "temperature"])]) == ["--energy"]
+    assert ObserverSet([NVMLObserver(["nvml_energy", "temperature"])]).engine_flags() == ["--energy"]
     with pytest.raises(ValueError, match="unknown observable"):
         NVMLObserver(["gpu_magic"])
     r = record({"b": 64}, median=2.0)
