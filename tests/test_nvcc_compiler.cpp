@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
+#include <utility>
 #include <sstream>
 #include <string>
 
@@ -223,5 +225,61 @@ TEST(NvccConfig, PlanReadsResourcesFromNvccAndSaysSo) {
     EXPECT_EQ(r["compile"]["compiler"], "nvcc " + occbench::nvcc_version());
     EXPECT_EQ(r["resources"]["registers_per_thread"], r["variant"] == "vectorized" ? 32 : 12);
   }
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// `occbench validate CONFIG` in this process: (exit code, what it printed on stderr).
+std::pair<int, std::string> validate(const std::string& config) {
+  std::vector<std::string> args = {"occbench", "validate", config};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  testing::internal::CaptureStderr();
+  testing::internal::CaptureStdout();
+  int code = occbench::cli_main(int(argv.size()), argv.data(), occbench::builtin_registry());
+  testing::internal::GetCapturedStdout();
+  return {code, testing::internal::GetCapturedStderr()};
+}
+
+std::set<std::string> files_in(const fs::path& dir) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir)) names.insert(entry.path().filename().string());
+  return names;
+}
+
+}  // namespace
+
+// Options that make a compiler write files of its own naming are refused before anything is
+// compiled, for both compilers (nvcc's --output-file=my_scale.cu wrote a cubin over the source;
+// -save-temps left six files in the current folder); nvcc runs in its own scratch folder, so what
+// it writes besides the cubin never lands beside the caller.
+TEST(NvccConfig, OptionsThatWriteFilesAreRefusedAndNothingOfTheCallersIsWritten) {
+  fs::path dir = fresh_dir("writing_options");
+  std::string examples = std::string(OCCBENCH_SOURCE_DIR) + "/examples/adjacent_difference/";
+  fs::copy_file(examples + "adjacent_difference.cu", dir / "my_scale.cu");
+  std::string source = occbench::read_file((dir / "my_scale.cu").string()).value_or("");
+  for (const char* compiler : {"nvcc", "nvrtc"})
+    for (const char* option : {"--output-file=my_scale.cu", "-o", "-save-temps", "--keep", "--keep-dir=.", "-MF=deps", "-MD",
+                               "--options-file=opts", "-run", "-odir=.", "-Xcompiler=-o/tmp/x"}) {
+      SCOPED_TRACE(std::string(compiler) + " " + option);
+      nlohmann::json doc = adjacent_difference_by_nvcc();
+      doc["source"] = (dir / "my_scale.cu").string();
+      doc["compile"]["compiler"] = compiler;
+      doc["compile"]["options"] = {option};
+      std::string config = (dir / "writing.json").string();
+      occbench::write_text_file(config, doc.dump());
+      auto [code, err] = validate(config);
+      EXPECT_EQ(code, 2) << err;
+      EXPECT_NE(err.find("$.compile.options[0]"), std::string::npos) << err;
+      EXPECT_NE(err.find("write files"), std::string::npos) << err;
+    }
+  EXPECT_EQ(occbench::read_file((dir / "my_scale.cu").string()).value_or(""), source);
+  if (occbench::nvcc_version().empty()) return;  // what follows needs nvcc
+  std::set<std::string> before = files_in(fs::current_path());
+  occbench::NvrtcRequest request = adjacent_difference_request();
+  request.options = {"-lineinfo"};
+  occbench::nvrtc_compile(request, (dir / "cache").string());
+  EXPECT_EQ(files_in(fs::current_path()), before);
   fs::remove_all(dir);
 }

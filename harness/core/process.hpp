@@ -10,7 +10,8 @@ struct ProgramRun {
   std::string output;  // its standard output and error, interleaved as written
 };
 
-// Runs argv (argv[0] found on the PATH where it has no '/') and waits for it.
-ProgramRun run_program(const std::vector<std::string>& argv);
+// Runs argv (argv[0] found on the PATH where it has no '/') and waits for it; in `working_dir`
+// where given (a compiler's files of its own naming then land there, never beside the caller's).
+ProgramRun run_program(const std::vector<std::string>& argv, const std::string& working_dir = "");
 
 }  // namespace occbench

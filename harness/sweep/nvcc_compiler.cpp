@@ -125,7 +125,7 @@ NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<s
   std::vector<std::string> argv = {nvcc_path(), "-cubin", "-o", cubin.string()};
   argv.insert(argv.end(), options.begin(), options.end());
   argv.push_back(source.string());
-  ProgramRun run = run_program(argv);
+  ProgramRun run = run_program(argv, scratch.path().string());  // whatever else nvcc writes stays in the scratch folder
   int status = run.status;
   NvccOutput out;
   out.log = std::move(run.output);

@@ -210,6 +210,23 @@ void parse_defines(const Reader& r, const json& v, const std::string& path, cons
   }
 }
 
+namespace {
+
+// Compiler options that write files of their own naming (nvcc's --output-file=my_scale.cu wrote a
+// cubin over the kernel's source; -save-temps left six files in the current folder): occbench
+// compiles into its own scratch folder and reads the cubin from there, so they are refused.
+const char* const kWritingOptions[] = {
+    "-o", "--output-file", "-odir", "--output-directory", "-save-temps", "--save-temps", "-keep", "--keep", "-keep-dir",
+    "--keep-dir", "-M", "-MM", "-MD", "-MMD", "-MF", "-MT", "-MP", "--dependency-output", "--generate-dependencies",
+    "--generate-nonsystem-dependencies", "--generate-dependencies-with-compile", "--generate-nonsystem-dependencies-with-compile",
+    "--generate-dependency-targets", "-lib", "--lib", "-link", "--link", "-run", "--run", "-dryrun", "--dryrun", "-optf",
+    "--options-file", "-Xlinker", "--linker-options", "-Xcompiler", "--compiler-options", "-ccbin", "--compiler-bindir"};
+
+// The option's name: "--output-file=x" -> "--output-file".
+std::string option_name(const std::string& option) { return option.substr(0, option.find('=')); }
+
+}  // namespace
+
 std::vector<std::string> parse_options(const Reader& r, const json& v, const std::string& path) {
   if (!v.is_array()) r.fail(path, fmt::format("expected a list of NVRTC options such as [\"-DUSE_X\", \"--use_fast_math\"], got {}", v.dump()));
   std::vector<std::string> options;
@@ -218,6 +235,12 @@ std::vector<std::string> parse_options(const Reader& r, const json& v, const std
     if (o[0] != '-') r.fail(fmt::format("{}[{}]", path, i), fmt::format("expected an option starting with '-', got \"{}\"", o));
     if (o.rfind("-arch", 0) == 0 || o.rfind("--gpu-architecture", 0) == 0)
       r.fail(fmt::format("{}[{}]", path, i), "the architecture is the device's own (or plan's --gpu); leave it out");
+    for (const char* writing : kWritingOptions)
+      if (option_name(o) == writing)
+        r.fail(fmt::format("{}[{}]", path, i),
+               fmt::format("\"{}\" makes the compiler write files, or run programs, of its own choosing (it can write over "
+                           "your source); occbench compiles into its own scratch folder: leave it out",
+                           o));
     options.push_back(o);
   }
   return options;

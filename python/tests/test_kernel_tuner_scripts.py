@@ -359,3 +359,11 @@ def test_env_holds_kernel_tuners_keys_and_totals():
     assert env["compute_capability"] == "90" and env["cuda_version"] == 13000 and env["pci_bus_id"] == "0000:00:06.0"
     assert env["device_properties"]["name"] == "NVIDIA H200" and "clocks" not in env["device_properties"]
     assert env["total_compile_time"] == 5.0 and env["overhead_time"] == pytest.approx(20 - 9)
+
+
+@pytest.mark.parametrize("option", ["--output-file=kernel.cu", "-save-temps", "-MF=deps.d"])
+def test_compiler_options_that_write_files_are_refused_before_anything_runs(option, tmp_path):
+    t = _Tuning("k", "__global__ void k(float* c) {}", 4, [np.zeros(4, np.float32)], {"b": [1]}, (None, None, None), None, None,
+                1e-6, None, None, None, [option], None, None, 7, None)
+    with pytest.raises(ValueError, match="write files"):
+        t.validate(tmp_path)
