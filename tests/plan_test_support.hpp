@@ -4,6 +4,7 @@
 // every device variant of every family, every combination of the values of its axes that list legal
 // values (compile-time template parameters are such axes), the other axes at their default.
 #include "harness/sweep/config.hpp"
+#include "data_dir.hpp"
 #include "harness/family/registry.hpp"
 #include "harness/sweep/sweep.hpp"
 

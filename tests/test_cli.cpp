@@ -1,6 +1,7 @@
 // The command line as a user types it: --version, run --dry-run, and the point selection flags
 // (--variants, --filter, --set, --axis) of run and plan, good and bad (exit 2 naming the flag).
 #include "harness/cli/cli.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/selection.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/sweep/config.hpp"

@@ -1,5 +1,6 @@
 // Every class of bad input is refused with the file, the JSON path and what was expected.
 #include "harness/sweep/config.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
 

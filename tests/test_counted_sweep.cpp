@@ -2,6 +2,7 @@
 // points, ids and order as expand_sweep, the same random sample as the expanded list's, and a
 // space far larger than any expansion counted exactly. No GPU needed.
 #include "harness/sweep/config.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/counted_sweep.hpp"
 #include "harness/sweep/point_source.hpp"
 #include "harness/sweep/sweep.hpp"
@@ -245,6 +246,62 @@ TEST(CountedSweep, TheExampleLargeSpacesValidateWithTheirCounts) {
     std::string out = testing_support::run_cli_out({"validate", dir + file}, code);
     EXPECT_EQ(code, 0) << out;
     EXPECT_NE(out.find(fmt::format(", {} points", points)), std::string::npos) << out;
+  }
+}
+
+}  // namespace
+}  // namespace occbench
+
+namespace occbench {
+namespace {
+
+// 20 axes of ten values hold 10^20 combinations, past a 64-bit count: refused naming $.axes (exit
+// 2), not reported as 7766279631452241920 points (10^20 wrapped at 2^64); 19 axes (10^19) fit.
+TEST(CountedSweep, ACountPast64BitsIsRefusedNotWrapped) {
+  ordered_json axes = ordered_json::object();
+  for (int i = 0; i < 19; ++i) axes[fmt::format("a{}", i)] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  SpaceConfig fits(axes, {}, {{"n", {1024}}});
+  fits.doc["variants"] = {"first"};
+  EXPECT_EQ(count_sweep(fits.parse(), builtin_registry()), 10000000000000000000ull);
+  axes["a19"] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  SpaceConfig past(axes, {}, {{"n", {1024}}});
+  past.doc["variants"] = {"first"};
+  try {
+    count_sweep(past.parse(), builtin_registry());
+    ADD_FAILURE() << "counted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.json_path(), "$.axes");
+    EXPECT_NE(std::string(e.what()).find("18446744073709551615 (2^64 - 1)"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace occbench
+
+namespace occbench {
+namespace {
+
+// Restrictions that tie far-apart axes together leave the count nothing to remember: such a
+// space (3.6 * 10^9 combinations of eight ten-valued axes and two launch axes) ran for minutes
+// and grew to 24 GB; it is refused after a bounded number of steps, naming $.restrictions, with
+// the memory kept bounded.
+TEST(CountedSweep, ASpaceTooCostlyToCountIsRefusedWithinABoundedNumberOfSteps) {
+  ordered_json axes = ordered_json::object();
+  for (int i = 0; i < 8; ++i) axes[fmt::format("p{}", i)] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  axes["bx"] = {32, 64, 128, 256, 512, 1024};
+  axes["by"] = {1, 2, 4, 8, 16, 32};
+  SpaceConfig tied(axes,
+                   {"p0 + p7 != 5", "p1 * p6 % 3 != 1", "p2 + p5 + p0 != 7", "p3 != p4 || p7 > 2", "p4 * p1 % 4 != 2",
+                    "p5 + p6 + p7 < 20", "p6 != p0 || p2 < 5", "p7 * p3 % 5 != 3", "bx * by <= 1024", "p0 + p1 + p2 + p3 != 11",
+                    "p4 + p5 + p6 + p7 != 13", "bx >= 64 || p2 + p6 != 9"},
+                   {{"n", {1024}}});
+  tied.doc["variants"] = {"first"};
+  try {
+    count_sweep(tied.parse(), builtin_registry());
+    ADD_FAILURE() << "counted";
+  } catch (const ConfigError& e) {
+    EXPECT_EQ(e.json_path(), "$.restrictions");
+    EXPECT_NE(std::string(e.what()).find("at most 5000000 steps"), std::string::npos) << e.what();
   }
 }
 

@@ -2,6 +2,7 @@
 // answer for the ballasted launch, targets above the natural occupancy are skipped, every forced
 // point is still verified, and a later point without the axis gets the default carveout back.
 #include "gpu_test_support.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/measure/latency_probe.hpp"
 #include "harness/model/occupancy_limit.hpp"
@@ -93,9 +94,7 @@ TEST(GpuOccupancyLimit, ForcedBlocksPerSmEqualTheApiForBuiltInKernels) {
 
 TEST(GpuOccupancyLimit, ForcedBlocksPerSmEqualTheApiForAUserKernel) {
   OCCBENCH_REQUIRE_GPU();
-  const std::string examples = std::filesystem::is_directory(std::string(OCCBENCH_SOURCE_DIR) + "/examples")
-                                   ? std::string(OCCBENCH_SOURCE_DIR) + "/examples"
-                                   : std::string("examples");
+  const std::string examples = std::string(OCCBENCH_SOURCE_DIR) + "/examples";
   std::string path = examples + "/my_scale/my_scale.json";
   std::ifstream in(path);
   ASSERT_TRUE(in) << path;

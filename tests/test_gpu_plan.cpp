@@ -3,6 +3,7 @@
 // ptxas output equal cudaFuncGetAttributes', and its active blocks per SM equal
 // cudaOccupancyMaxActiveBlocksPerMultiprocessor, exactly.
 #include "gpu_test_support.hpp"
+#include "data_dir.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/run/plan.hpp"

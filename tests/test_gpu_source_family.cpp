@@ -1,6 +1,7 @@
 // User kernels on the GPU: NVRTC's cubin loaded as a library, its cudaKernel_t taken by the
 // runner's resource, occupancy and launch code; verification against the reference variant.
 #include "gpu_test_support.hpp"
+#include "data_dir.hpp"
 
 #include "harness/sweep/config.hpp"
 #include "harness/measure/point.hpp"
@@ -25,10 +26,8 @@
 namespace occbench {
 namespace {
 
-// The source tree's examples/, else ./examples (the device machine runs the tests from a copy).
-const std::string kExamples = std::filesystem::is_directory(std::string(OCCBENCH_SOURCE_DIR) + "/examples")
-                                  ? std::string(OCCBENCH_SOURCE_DIR) + "/examples"
-                                  : std::string("examples");
+// The shipped examples (tests/data_dir.hpp: found from the test binary, in a copied tree too).
+const std::string kExamples = std::string(OCCBENCH_SOURCE_DIR) + "/examples";
 
 // The example config at a small size, parsed as if it were the file itself (relative paths hold).
 SweepSpec small_example(const std::string& relative_path, std::int64_t n) {

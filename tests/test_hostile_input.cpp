@@ -3,6 +3,7 @@
 // library text, wrong exit codes): each is refused with exit 2, naming the file or the flag and
 // what was expected, quickly, with every input file left as it was. tests/fuzz holds the fuzzer.
 #include "harness/core/bad_input.hpp"
+#include "data_dir.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/json.hpp"
 #include "harness/sweep/id_filter.hpp"

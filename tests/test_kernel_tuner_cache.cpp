@@ -2,6 +2,7 @@
 // runs its strategies on them, an open (interrupted) cache is read, and a cache whose parameters
 // are not integers is refused naming the entry.
 #include "harness/records/kernel_tuner_cache.hpp"
+#include "data_dir.hpp"
 #include "harness/records/merge.hpp"
 #include "harness/records/report.hpp"
 #include "harness/search/replay.hpp"

@@ -1,5 +1,6 @@
 // matmul family on the CPU: the reference, the comparison, the work model, the axes.
 #include "harness/sweep/config.hpp"
+#include "data_dir.hpp"
 #include "harness/family/random.hpp"
 #include "harness/family/registry.hpp"
 #include "kernels/matmul/matmul.hpp"

@@ -2,6 +2,7 @@
 // with the same options, names and cache. These run without a GPU; those that need nvcc skip
 // where none runs.
 #include "harness/sweep/nvcc_compiler.hpp"
+#include "data_dir.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/files.hpp"
 #include "harness/run/plan.hpp"

@@ -1,5 +1,6 @@
 // `occbench plan` without a GPU: records, files, the GPU table listing and bad input.
 #include "harness/cli/cli.hpp"
+#include "data_dir.hpp"
 #include "harness/run/plan.hpp"
 #include "plan_test_support.hpp"
 #include "harness/sweep/config.hpp"

@@ -2,6 +2,7 @@
 // (exhaustive, a shard's share, a random sample), the run loop's protocol (drive) with a source
 // that decides from the results so far, and run --strategy on the command line. No GPU needed.
 #include "harness/cli/cli.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/point_source.hpp"
 #include "harness/sweep/selection.hpp"

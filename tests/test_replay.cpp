@@ -2,6 +2,7 @@
 // (committed records), per budget and under the compile-cost model of a live search, and the
 // replay command. No GPU needed.
 #include "harness/cli/cli.hpp"
+#include "data_dir.hpp"
 #include "harness/core/json.hpp"
 #include "harness/records/merge.hpp"
 #include "harness/search/replay.hpp"

@@ -2,6 +2,7 @@
 // built, for built-in families and user kernels; what plan and run --dry-run say of them; and the
 // refusals (a name the config does not have, an expression that does not parse).
 #include "harness/sweep/config.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
 #include "results_test_support.hpp"

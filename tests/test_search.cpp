@@ -2,6 +2,7 @@
 // search as the run loop's point source (budget, time limit, sizes, resume), the config's
 // "search" and the command line (replay: test_replay.cpp). No GPU needed.
 #include "harness/cli/cli.hpp"
+#include "data_dir.hpp"
 #include "harness/records/merge.hpp"
 #include "harness/run/compile_queue.hpp"
 #include "harness/search/search_source.hpp"

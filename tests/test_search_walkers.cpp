@@ -3,6 +3,7 @@
 // walkers each with a batch in flight (SearchWalkers), and the live search's model that replay
 // draws its wall-time curves from (live_model). No GPU needed.
 #include "harness/search/live_model.hpp"
+#include "data_dir.hpp"
 #include "harness/search/search_source.hpp"
 #include "harness/search/search_walkers.hpp"
 #include "harness/search/searcher.hpp"

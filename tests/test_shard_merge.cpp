@@ -1,6 +1,7 @@
 // Shards of a sweep (--shard K/N, auto from Slurm), merging shard outputs (occbench merge), the
 // claims that hand points to run --devices workers, and --devices parsing. No GPU needed.
 #include "harness/cli/cli.hpp"
+#include "data_dir.hpp"
 #include "harness/records/merge.hpp"
 #include "harness/run/multi_device.hpp"
 #include "harness/records/report.hpp"

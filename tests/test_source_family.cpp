@@ -2,6 +2,7 @@
 // arguments, bad configs refused with exit 2 naming file, JSON path and what was expected, and
 // NVRTC compilation with resource reading (plan) on a machine without a GPU.
 #include "harness/cli/cli.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/expression.hpp"
 #include "harness/family/npy.hpp"

@@ -3,6 +3,7 @@
 // read, NVRTC finds the variable and its size in the cubin, and a variable that is missing or too
 // small for the argument is bad input naming the argument's path. Filling it: test_gpu_source_family.
 #include "harness/sweep/config.hpp"
+#include "data_dir.hpp"
 #include "harness/sweep/nvrtc_compiler.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"

@@ -4,7 +4,10 @@
 #include "harness/sweep/cartesian.hpp"
 #include "harness/sweep/sweep.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <limits>
 #include <set>
 #include <stdexcept>
 #include <unordered_map>
@@ -25,6 +28,14 @@ struct KeyHash {
 
 }  // namespace
 
+// More valid combinations than a 64-bit count holds (20 axes of ten values: 10^20).
+struct SpaceTooLarge {};
+// Counting would take more than kCountSteps partial points: restrictions that tie far-apart axes
+// together leave the walk little to remember (a 3.6 * 10^9 space of eight such axes ran for
+// minutes and grew to 24 GB); refused at once instead, within seconds and a bounded memory.
+struct SpaceTooCostly {};
+constexpr std::uint64_t kCountSteps = 5'000'000;  // 128 times the largest shipped space's (38,892)
+
 // One size combination and one variant: its axes, walked first to last, and the counts remembered.
 struct CountedSweep::Block {
   const Variant* variant = nullptr;
@@ -36,14 +47,18 @@ struct CountedSweep::Block {
   std::vector<std::vector<std::size_t>> live;
   mutable std::vector<std::unordered_map<Key, std::uint64_t, KeyHash>> memo;
   mutable std::size_t remembered = 0;
-  static constexpr std::size_t kRememberedAtMost = std::size_t(1) << 22;  // keys holding every bound axis
+  static constexpr std::size_t kRememberedAtMost = std::size_t(1) << 21;  // counts kept, in all (a bound on memory)
+  std::uint64_t* steps = nullptr;  // while the block is counted: partial points visited, in all blocks
   std::uint64_t total = 0;
 
-  Block(const Variant* v, Params s, AxisValues a, const std::vector<Restriction>& restrictions, const AxisValues& size_axes)
+  Block(const Variant* v, Params s, AxisValues a, const std::vector<Restriction>& restrictions, const AxisValues& size_axes,
+        std::uint64_t& counted_steps)
       : variant(v), sizes(std::move(s)), axes(std::move(a)), checks(restrictions_by_depth(restrictions, size_axes, axes)) {
     find_live_axes();
     memo.resize(axes.size() + 1);
+    steps = &counted_steps;
     total = count(0, sizes);
+    steps = nullptr;
   }
 
   void find_live_axes() {
@@ -60,12 +75,9 @@ struct CountedSweep::Block {
     }
   }
 
-  // Remembered below the root and above the leaves, up to a bound on memory: where the key holds
-  // every bound axis, no two partial points share it, but building a point asks again for the
-  // counts the walk found (a key of at most a few axes is shared by many).
-  bool remembers(std::size_t depth) const {
-    return depth > 0 && depth < axes.size() && (live[depth].size() < depth || remembered < kRememberedAtMost);
-  }
+  // Remembered below the root and above the leaves, up to a bound on memory: a key of a few axes
+  // is shared by many partial points, and building a point asks again for the counts the walk found.
+  bool remembers(std::size_t depth) const { return depth > 0 && depth < axes.size() && remembered < kRememberedAtMost; }
 
   Key key_of(std::size_t depth, const Params& params) const {
     Key key;
@@ -75,6 +87,7 @@ struct CountedSweep::Block {
 
   // The valid completions of `params` (the sizes and the axes before `depth` bound, no others).
   std::uint64_t count(std::size_t depth, const Params& params) const {
+    if (steps && ++*steps > kCountSteps) throw SpaceTooCostly();
     Key key;
     if (remembers(depth)) {
       key = key_of(depth, params);
@@ -86,7 +99,7 @@ struct CountedSweep::Block {
     Params next = params;
     for (auto value : axes[depth].second) {
       next.set(axes[depth].first, value);
-      n += count(depth + 1, next);
+      if (__builtin_add_overflow(n, count(depth + 1, next), &n)) throw SpaceTooLarge();
     }
     return remember(depth, std::move(key), n);
   }
@@ -122,17 +135,32 @@ CountedSweep::CountedSweep(const SweepSpec& spec, const Registry& registry, bool
   family_ = sweep_family(spec, registry);
   if (!family_) throw std::invalid_argument("unknown family " + spec.family);
   if (!is_countable(spec)) throw std::invalid_argument("a sweep with a --filter is expanded, not counted");
-  cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), Params{}, 0, [&](const Params& sizes) {
-    for (const auto& variant_name : spec.variants) {
-      const Variant* variant = family_->find_variant(variant_name);
-      auto block = std::make_unique<Block>(variant, sizes, walked_axis_values(spec, *variant, check_points), spec.restrictions,
-                                           spec.sizes);
-      if (block->total == 0) continue;
-      starts_.push_back(total_);
-      total_ += block->total;
-      blocks_.push_back(std::move(block));
-    }
-  });
+  std::uint64_t steps = 0;
+  try {
+    cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), Params{}, 0, [&](const Params& sizes) {
+      for (const auto& variant_name : spec.variants) {
+        const Variant* variant = family_->find_variant(variant_name);
+        auto block = std::make_unique<Block>(variant, sizes, walked_axis_values(spec, *variant, check_points), spec.restrictions,
+                                             spec.sizes, steps);
+        if (block->total == 0) continue;
+        starts_.push_back(total_);
+        if (__builtin_add_overflow(total_, block->total, &total_)) throw SpaceTooLarge();
+        blocks_.push_back(std::move(block));
+      }
+    });
+  } catch (const SpaceTooLarge&) {
+    throw ConfigError(spec.source, "$.axes",
+                      fmt::format("a space of at most {} (2^64 - 1) valid combinations, which occbench counts exactly; this one "
+                                  "holds more (its axes multiply past that under its restrictions): narrow an axis or add a "
+                                  "restriction",
+                                  std::numeric_limits<std::uint64_t>::max()));
+  } catch (const SpaceTooCostly&) {
+    throw ConfigError(spec.source, "$.restrictions",
+                      fmt::format("restrictions occbench can count the space under in at most {} steps; these tie together axes "
+                                  "far apart in $.axes, so counting would visit nearly every combination: put the axes a "
+                                  "restriction reads next to each other in $.axes, or narrow them",
+                                  kCountSteps));
+  }
 }
 
 CountedSweep::~CountedSweep() = default;

@@ -1,4 +1,5 @@
 #include "tests/fuzz/fuzz_support.hpp"
+#include "tests/data_dir.hpp"
 
 #include "harness/cli/cli.hpp"
 #include "kernels/families.hpp"
