@@ -139,9 +139,19 @@ TEST(HostileInput, NonFiniteAndOutOfRangeFlagValuesAreRefused) {
         {"run", "adjacent_difference", "--dry-run", "--strategy", "random", "--max-points", "2", "--seed", "-1"},
         {"run", "adjacent_difference", "--dry-run", "--strategy", "random", "--max-points", "-2"},
         {"run", "adjacent_difference", "--dry-run", "--strategy", "local", "--time-limit", "nan"},
-        {"replay", kResults, "--seed", "-1"}}) {
+        {"replay", kResults, "--seed", "-1"},
+        // replay's numeric flags have limits that make sense (--cores 9223372036854775807 aborted,
+        // 100000 or --compile-s 1e308 gave no answer, nan dropped the wall table silently), and an
+        // empty list item is refused, not taken as "not given"
+        {"replay", kResults, "--compile-s", "nan"},
+        {"replay", kResults, "--compile-s", "1e308"},
+        {"replay", kResults, "--cores", "9223372036854775807"},
+        {"replay", kResults, "--cores", "100000"},
+        {"replay", kResults, "--batch", "1000000"},
+        {"replay", kResults, "--budgets", "1,,2"},
+        {"replay", kResults, "--strategy", ""}}) {
     auto r = run_cli(args);
-    EXPECT_EQ(r.code, kExitBadInput) << args[3] << " " << args.back();
+    EXPECT_EQ(r.code, kExitBadInput) << args[3] << " " << args.back() << r.err;
     EXPECT_TRUE(contains(r.err, "expected a")) << r.err;
   }
 }

@@ -31,15 +31,16 @@ std::string version_text() {
                      tool.value("git_commit", std::string("unknown")));
 }
 
-CLI::Validator finite_number(double min, bool min_exclusive) {
+CLI::Validator finite_number(double min, bool min_exclusive, double max) {
   std::string bound = fmt::format("{} {}", min_exclusive ? "above" : "at least", min);
+  if (max < std::numeric_limits<double>::infinity()) bound += fmt::format(" and at most {}", max);
   return CLI::Validator(
       [=](std::string& text) -> std::string {
         char* end = nullptr;
         errno = 0;
         double value = std::strtod(text.c_str(), &end);
         bool whole_text = !text.empty() && end == text.c_str() + text.size();
-        if (!whole_text || errno == ERANGE || !std::isfinite(value) || (min_exclusive ? value <= min : value < min))
+        if (!whole_text || errno == ERANGE || !std::isfinite(value) || (min_exclusive ? value <= min : value < min) || value > max)
           return fmt::format("expected a finite number {}, got '{}'", bound, text);
         return "";
       },

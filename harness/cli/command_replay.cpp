@@ -23,11 +23,15 @@ struct ReplayFlags {
   std::uint64_t seed = 0;
 };
 
-std::vector<std::string> split_list(const std::string& text) {
+// A flag's comma-separated items; an empty item (--budgets 1,,2, --strategy '') is refused, not
+// taken as "not given".
+std::vector<std::string> split_list(const std::string& flag, const std::string& text, const char* expected) {
   std::vector<std::string> out;
   std::stringstream stream(text);
-  for (std::string item; std::getline(stream, item, ',');)
-    if (!item.empty()) out.push_back(item);
+  for (std::string item; std::getline(stream, item, ',');) out.push_back(item);
+  if (!text.empty() && text.back() == ',') out.push_back("");
+  if (out.empty() || std::find(out.begin(), out.end(), "") != out.end())
+    throw BadInput(fmt::format("{} '{}': an empty item; expected a list of {}, comma-separated", flag, text, expected));
   return out;
 }
 
@@ -35,11 +39,11 @@ std::vector<std::string> split_list(const std::string& text) {
 ReplayOptions replay_options(const ReplayFlags& flags) {
   ReplayOptions options;
   options.objective = parse_objective(flags.objective);
-  options.strategies = split_list(flags.strategies);
+  options.strategies = split_list("--strategy", flags.strategies, "strategies (random, local, genetic, model, model_plan)");
   if (std::find(options.strategies.begin(), options.strategies.end(), "random") == options.strategies.end())
     options.strategies.insert(options.strategies.begin(), "random");  // the baseline of every table
   options.budget_percents.clear();
-  for (const auto& item : split_list(flags.budgets)) {
+  for (const auto& item : split_list("--budgets", flags.budgets, "percentages of the space in (0, 100], e.g. 1,2,5,10,20")) {
     std::size_t used = 0;
     double percent = -1;
     try {
@@ -47,7 +51,8 @@ ReplayOptions replay_options(const ReplayFlags& flags) {
     } catch (const std::exception&) {
     }
     if (used != item.size() || !(percent > 0 && percent <= 100))
-      throw BadInput(fmt::format("--budgets {}: expected percentages of the space in (0, 100], e.g. 1,2,5,10,20", flags.budgets));
+      throw BadInput(fmt::format("--budgets {}: expected a list of percentages of the space in (0, 100], e.g. 1,2,5,10,20",
+                                 flags.budgets));
     options.budget_percents.push_back(percent);
   }
   if (flags.max_points > 0) options.max_points = flags.max_points;
@@ -89,17 +94,18 @@ Command add_replay_command(CLI::App& app) {
                      "point's occupancy, registers, shared memory and grid, as plan knows them; random is always added)")
       ->capture_default_str();
   replay->add_option("--budgets", flags->budgets, "Budgets as percentages of each space's points")->capture_default_str();
-  replay->add_option("--max-points", flags->max_points, "One budget of N points instead of --budgets")->check(whole_number(1));
+  replay->add_option("--max-points", flags->max_points, "One budget of N points instead of --budgets")
+      ->check(whole_number(1, 1'000'000'000));
   replay->add_option("--seeds", flags->seeds, "Searches per strategy, seeds --seed, --seed+1, ...")
       ->check(whole_number(1, 100000))->capture_default_str();
   replay->add_option("--batch", flags->batch, "The strategies ask in batches of N, as a run with N compile workers does")
-      ->check(whole_number(1))
+      ->check(whole_number(1, 1024))
       ->capture_default_str();
   replay->add_option("--compile-s", flags->compile_s, "Model a live search's wall: seconds to compile a point whose record keeps no measured time (compile.nvrtc_ms; 0: no model)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(finite_number(0, false, 3600))  // an hour a compile: more is no compile time
       ->capture_default_str();
   replay->add_option("--cores", flags->cores, "Cores in the wall model: one measures, the others compile what the search is likely to ask next (as run's workers)")
-      ->check(whole_number(1))
+      ->check(whole_number(1, 1024))
       ->capture_default_str();
   replay->add_option("--seed", flags->seed, "The first seed")->check(whole_number(0))->capture_default_str();
   replay->add_option("--objective", flags->objective, "FIELD[:min|:max] of the record, as run --objective")->capture_default_str();

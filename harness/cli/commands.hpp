@@ -45,7 +45,7 @@ std::vector<std::string> selection_arguments(const SelectionFlags& flags);
 // Numeric flags, checked on the text as typed (CLI11's own checks let "nan" through, and an
 // unsigned option took "-1" as 2^64-1): a finite number above `min` (or at least it), and a whole
 // number in [min, max] written as digits.
-CLI::Validator finite_number(double min, bool min_exclusive);
+CLI::Validator finite_number(double min, bool min_exclusive, double max = std::numeric_limits<double>::infinity());
 CLI::Validator whole_number(std::int64_t min, std::int64_t max = std::numeric_limits<std::int64_t>::max());
 
 // The search's objective: FIELD[:min|:max] of a section the run records (energy and counters only
