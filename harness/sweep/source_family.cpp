@@ -6,6 +6,7 @@
 #include "harness/core/files.hpp"
 #include "harness/family/npy.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -29,6 +30,21 @@ Family named_family(const Reader& r, const json& doc, const SourceState& state) 
   return family;
 }
 
+// Runs f; an error the caller's launch of `k` raised there (a Python exception: a grid past
+// CUDA's limits, a generator that returns no code) is bad input at the kernel's launch.host, in the
+// caller's words, not the run breaking.
+template <typename F>
+void callers_error_as_bad_input(const std::string& file, const KernelSpec& k, F&& f) {
+  try {
+    f();
+  } catch (const ConfigError&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    if (k.host_launch.empty()) throw;
+    throw ConfigError(file, k.path + ".launch.host", e.what());
+  }
+}
+
 // The points each kernel can take, so that one NVRTC compilation serves all names with the same
 // options. A kernel whose name has no template arguments has one name at every point, so there is
 // nothing to group: its first point alone (a #define-parameterised space of half a million
@@ -45,7 +61,9 @@ void add_sweep_points(const json& doc, const std::vector<std::string>& size_name
       for (const auto& [axis, value] : state.reference_axes.items()) sizes.set(axis, value);
       state.sweep_points[std::size_t(state.reference_kernel)].push_back(sizes);
     }
-  state.index_sweep_names();
+  auto host = std::find_if(state.kernels.begin(), state.kernels.end(), [](const KernelSpec& k) { return !k.host_launch.empty(); });
+  if (host == state.kernels.end()) state.index_sweep_names();
+  else callers_error_as_bad_input(state.config_file, *host, [&] { state.index_sweep_names(); });
 }
 
 // A scalar argument's value at a point, which its type must hold as it is.
@@ -73,7 +91,7 @@ void check_launch(const SourceState& state, const KernelSpec& k, const Params& p
   // A caller's launch gives the grid, block and macros in one answer, which compile_at asks for:
   // asked once per point, not twice.
   if (k.host_launch.empty()) evaluate_launch(k, p);
-  state.compile_at(k, p);
+  callers_error_as_bad_input(state.config_file, k, [&] { state.compile_at(k, p); });
   for (const auto& a : state.arguments)
     if (a.role == Argument::Role::scalar) check_scalar(a, p);
 }

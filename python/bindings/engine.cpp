@@ -38,6 +38,15 @@ nb::dict params_dict(const occbench::Params& params) {
   return d;
 }
 
+// "ValueError: the message" of a Python exception, without its traceback (the caller's words, not ours).
+std::string python_error_text(nb::python_error& e) {
+  try {
+    return nb::cast<std::string>(e.type().attr("__name__")) + ": " + nb::cast<std::string>(nb::str(e.value()));
+  } catch (...) {
+    return e.what();
+  }
+}
+
 // A Python function called from the engine (any thread): with the GIL, its exception turned into
 // the engine's error (a point that fails with Python's message).
 template <typename F>
@@ -46,7 +55,7 @@ auto with_python(const char* what, F&& f) -> decltype(f()) {
   try {
     return f();
   } catch (nb::python_error& e) {
-    throw std::runtime_error(std::string(what) + " raised " + e.what());
+    throw std::runtime_error(std::string(what) + " raised " + python_error_text(e));
   }
 }
 
@@ -169,7 +178,7 @@ void set_verifiers(occbench::HostHooks& hooks, const nb::dict& verifiers) {
         nb::tuple t = nb::cast<nb::tuple>(f(arrays));
         return occbench::HostVerdict{nb::cast<bool>(t[0]), nb::cast<std::string>(t[1])};
       } catch (nb::python_error& e) {
-        return occbench::HostVerdict{false, std::string("the verification function raised ") + e.what()};
+        return occbench::HostVerdict{false, std::string("the verification function raised ") + python_error_text(e)};
       }
     };
   }
@@ -206,7 +215,7 @@ int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::
       try {
         f(record);
       } catch (nb::python_error& e) {  // the run goes on: its own .jsonl holds the record
-        std::cerr << "occbench: keeping a record in the caller's file raised " << e.what() << "\n";
+        std::cerr << "occbench: keeping a record in the caller's file raised " << python_error_text(e) << "\n";
       }
     };
   hooks.spawn = spawn_child;

@@ -54,6 +54,8 @@ def _scalar_text(value):
 def _scalar_entry(name, arg, what):
     """A config scalar: an engine type as it is; int8, int16, uint16, float16 and bool as their
     bits in a uint32 (a kernel parameter of that type reads its own low bytes)."""
+    if isinstance(arg, np.floating) and not np.isfinite(arg):
+        raise ValueError(f"{what}: the scalar is {arg}; occbench passes finite scalars")
     descr = _descr(arg.dtype)
     if descr in TYPES:
         return {"name": name, "role": "scalar", "type": TYPES[descr], "value": _scalar_text(arg)}

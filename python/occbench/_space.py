@@ -17,6 +17,9 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*$")
 
 
 _INT64 = (-(2 ** 63), 2 ** 63 - 1)
+_MAX_VALUES = 1_000_000  # a parameter's values (range(10**12) was listed until memory ran out)
+# What one launch may have: the grid's x, y, z and the block's (CUDA's limits).
+_GRID_MAX, _BLOCK_MAX = (2 ** 31 - 1, 65535, 65535), (1024, 1024, 64)
 
 
 def _plain_value(name, v):
@@ -50,6 +53,8 @@ class TuneParams:
         for name, values in tune_params.items():
             if not isinstance(name, str) or not _IDENTIFIER.match(name):
                 raise ValueError(f"tune_params: '{name}' is not a valid parameter name (letters, digits and '_')")
+            if hasattr(values, "__len__") and not isinstance(values, (str, bytes)) and len(values) > _MAX_VALUES:
+                raise ValueError(f"tune_params['{name}']: {len(values)} values; occbench takes at most {_MAX_VALUES} a parameter")
             values = list(values) if not isinstance(values, (str, bytes)) and np.iterable(values) else None
             if not values:
                 raise ValueError(f"tune_params['{name}']: expected a non-empty list of values")
@@ -238,12 +243,19 @@ class Launch:
 
     def fits(self, params):
         """Kernel Tuner leaves out configurations of more than 1024 threads per block (the device's limit)."""
-        x, y, z = self.block(params)
-        return x * y * z <= 1024
+        x, y, z = self._block_sizes(params)
+        return x * y * z <= 1024 and all(1 <= size <= most for size, most in zip((x, y, z), _BLOCK_MAX))
+
+    def _block_sizes(self, params):
+        return tuple(int(params.get(n, 256 if i == 0 else 1)) for i, n in enumerate(self.block_size_names))
 
     def block(self, params):
-        x, y, z = (params.get(n, 256 if i == 0 else 1) for i, n in enumerate(self.block_size_names))
-        return int(x), int(y), int(z)
+        block = self._block_sizes(params)
+        for axis, size, most in zip("xyz", block, _BLOCK_MAX):
+            if not 1 <= size <= most:
+                raise ValueError(f"{self.block_size_names['xyz'.index(axis)]}: a block of {size} threads in {axis} at {params}; "
+                                 f"a launch takes 1 to {most}")
+        return block
 
     def _divisor(self, divisor, default, params, what):
         if divisor is None:
@@ -264,7 +276,11 @@ class Launch:
             divisor = self._divisor(self.grid_div[i], self.block_size_names[i], params, f"grid_div_{axis}")
             if not divisor > 0:
                 raise ValueError(f"grid_div_{axis}: the divisor is {divisor} at {params}; expected a positive number")
-            grid.append(int(math.ceil(float(size[i]) / float(divisor))))
+            blocks = math.ceil(float(size[i]) / float(divisor))
+            if not 1 <= blocks <= _GRID_MAX[i]:
+                raise ValueError(f"problem_size / grid_div_{axis}: a grid of {blocks} blocks in {axis} at {params}; a launch "
+                                 f"takes 1 to {_GRID_MAX[i]}")
+            grid.append(int(blocks))
         return tuple(grid)
 
     def smem_bytes(self, params):
@@ -272,7 +288,10 @@ class Launch:
             return 0
         value = _evaluate(self.smem_args["size"], params, "smem_args['size']")
         dtype = self.smem_args.get("dtype")
-        return int(value) * (np.dtype(dtype).itemsize if dtype is not None else 1)
+        size = value * (np.dtype(dtype).itemsize if dtype is not None else 1)
+        if not 0 <= size <= 2 ** 31 or not float(size).is_integer():
+            raise ValueError(f"smem_args['size']: {size} bytes at {params}; expected a whole number of bytes from 0 to 2^31")
+        return int(size)
 
     def macros(self, params, grid, block):
         if self.defines is None:  # Kernel Tuner's default: grid and block sizes, every parameter, kernel_tuner

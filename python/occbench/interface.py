@@ -293,7 +293,7 @@ class _Tuning:
         with _captured_fd(2, log), (_captured_fd(1, printed) if stdout else contextlib.nullcontext()):
             code = _engine.run(["occbench", argv[0], str(config_path)] + argv[1:], arrays, launches, conditions, verifiers,
                                captures or {}, record_written, self.observer_set.hooks(self.space.decode))
-        messages = log.read_text(errors="replace")
+        messages = log.read_text(errors="replace").replace(str(config_path), "tune_kernel's arguments")  # not a deleted temporary file
         if code == 2:
             raise ValueError(_bad_input(messages))
         return code, messages, printed.read_text(errors="replace") if stdout else ""

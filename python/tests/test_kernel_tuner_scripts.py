@@ -107,8 +107,8 @@ def test_a_code_generator_and_jinjas_render_make_each_configurations_code_once()
 
 def test_a_generator_that_returns_no_code_fails_naming_itself():
     t = make_tuning(lambda p: 42, {"block_size_x": [64]}, arguments=[np.zeros(4, np.float32)])
-    code, text = plan(t)
-    assert code != 0 and "returned a int" in text, text
+    with pytest.raises(ValueError, match=r"launch.host: .*TypeError: kernel_source: .*<lambda> returned a int"):
+        plan(t)
 
 
 def test_kernel_sources_as_files_of_any_name_and_lists_of_files(tmp_path):
@@ -367,3 +367,27 @@ def test_compiler_options_that_write_files_are_refused_before_anything_runs(opti
                 1e-6, None, None, None, [option], None, None, 7, None)
     with pytest.raises(ValueError, match="write files"):
         t.validate(tmp_path)
+
+
+@pytest.mark.parametrize("change, words", [
+    (dict(problem_size=2 ** 40), r"ValueError: problem_size / grid_div_x: a grid of \d+ blocks in x"),
+    (dict(grid_div=([1e-30], None, None)), r"grid_div_x: a grid of"),
+])
+def test_a_launch_beyond_cudas_limits_is_refused_in_python_words_without_a_traceback(change, words, tmp_path):
+    a = np.zeros(4, np.float32)
+    t = _Tuning("k", "__global__ void k(float* c) {}", change.get("problem_size", 4), [a], {"block_size_x": [32]},
+                change.get("grid_div", (None, None, None)), None, None, 1e-6, None, None, None, None, None, None, 7, None)
+    with pytest.raises(ValueError, match=words) as caught:
+        t.validate(tmp_path)
+    assert "Traceback" not in str(caught.value) and "config.json" not in str(caught.value)
+
+
+def test_bad_scalars_shared_memory_and_huge_value_lists_are_refused_naming_them():
+    a = np.zeros(4, np.float32)
+    with pytest.raises(ValueError, match=r"arguments\[1\]: the scalar is nan"):
+        make_tuning("__global__ void k(float* c, float s) {}", {"b": [1]}, kernel_name="k", arguments=[a, np.float32("nan")])
+    with pytest.raises(ValueError, match=r"tune_params\['b'\]: 1000000000000 values"):
+        TuneParams({"b": range(10 ** 12)})
+    from occbench._space import Launch
+    with pytest.raises(ValueError, match=r"smem_args\['size'\]: -1 bytes"):
+        Launch(4, (None, None, None), None, {"size": -1}, None).smem_bytes({})
