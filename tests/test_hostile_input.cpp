@@ -269,3 +269,36 @@ TEST(HostileInput, JsonlLogsMustBeOneSweepsAndWhole) {
   std::string torn_last = dir.write("torn_last.jsonl", joined({lines[0], lines[1], lines[2].substr(0, 40)}));
   EXPECT_EQ(run_cli({"best", torn_last}).code, kExitOk);
 }
+
+// One reading of a log: merge, best and replay refuse what run --resume refuses (a stray point of
+// another sweep, a bogus strategy, a numeric shard), naming the file; merge wrote foreign points out.
+TEST(HostileInput, MergeBestAndReplayReadALogAsResumeDoes) {
+  TempDir dir;
+  std::vector<std::string> lines;
+  std::istringstream in(read(kJsonl));
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 3u) << kJsonl;
+  auto stray = nlohmann::ordered_json::parse(lines[1]);
+  stray["point_id"] = "adjacent_difference/global/n=7/block_size=256";
+  stray["params"]["n"] = 7;
+  auto strategy = nlohmann::ordered_json::parse(lines[0]);
+  strategy["strategy"] = {{"name", "bogus"}};
+  auto shard = nlohmann::ordered_json::parse(lines[0]);
+  shard["selection"] = {{"shard", 3}};
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {lines[0] + "\n" + lines[1] + "\n" + stray.dump() + "\n", "record 2: point adjacent_difference/global/n=7/block_size=256 is not a point"},
+      {strategy.dump() + "\n" + lines[1] + "\n", "strategy"},
+      {shard.dump() + "\n" + lines[1] + "\n", "$.selection.shard: expected a string"}};
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    std::string path = dir.write(fmt::format("log{}.jsonl", i), cases[i].first);
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"run", "--resume", path, "--dry-run"},
+                                                 {"merge", dir.file("merged.json"), path}, {"best", path},
+                                                 {"replay", path, "--seeds", "1"}}) {
+      auto r = run_cli(args);
+      EXPECT_EQ(r.code, kExitBadInput) << args[0] << " on case " << i << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, path)) << args[0] << ": " << r.err;
+      EXPECT_TRUE(contains(r.err, cases[i].second)) << args[0] << ": " << r.err;
+    }
+    EXPECT_FALSE(std::filesystem::exists(dir.file("merged.json")));
+  }
+}

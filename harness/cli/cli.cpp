@@ -118,8 +118,8 @@ int cli_main(int argc, char** argv, const Registry& registry) {
   std::vector<Command> commands = {add_list_command(app, registry), add_validate_command(app, registry),
                                    add_run_command(app, registry),  add_plan_command(app, registry),
                                    add_report_command(app),         add_compare_command(app),
-                                   add_merge_command(app, registry), add_doctor_command(app), add_best_command(app),
-                                   add_replay_command(app)};
+                                   add_merge_command(app, registry), add_doctor_command(app), add_best_command(app, registry),
+                                   add_replay_command(app, registry)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

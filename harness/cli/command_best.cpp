@@ -19,7 +19,7 @@ struct BestFlags {
   std::string input, objective = "timing.median_ms", out;
 };
 
-int best_command(const BestFlags& flags) {
+int best_command(const BestFlags& flags, const Registry& registry) {
   Objective objective;
   try {
     objective = parse_objective(flags.objective);
@@ -29,7 +29,7 @@ int best_command(const BestFlags& flags) {
   }
   if (!flags.out.empty())
     for (const char* extension : {".json", ".h"}) check_output_file("best --out", flags.out + extension, {flags.input});
-  ShardOutput input = read_shard_output(flags.input);
+  ShardOutput input = read_shard_output(flags.input, &registry);  // a .jsonl read as run --resume reads it
   std::vector<BestPoint> best = best_points(input, objective);
   if (best.empty()) {
     std::cerr << fmt::format("error: best: no ok point of {} has a number at {}\n", flags.input, objective.field);
@@ -45,7 +45,7 @@ int best_command(const BestFlags& flags) {
 
 }  // namespace
 
-Command add_best_command(CLI::App& app) {
+Command add_best_command(CLI::App& app, const Registry& registry) {
   auto flags = std::make_shared<BestFlags>();
   CLI::App* best = app.add_subcommand("best", "The best point of each variant and size of a run, as a table, JSON and a C/C++ header");
   best->add_option("record", flags->input, "A run's results: the .json document or the .jsonl (finished or not)")->required();
@@ -53,7 +53,7 @@ Command add_best_command(CLI::App& app) {
                    "FIELD[:min|:max] of the record, e.g. metrics.achieved_bandwidth_gbps:max or energy.joules_per_launch")
       ->capture_default_str();
   best->add_option("--out", flags->out, "Write OUT.json and OUT.h (#define OCCBENCH_<FAMILY>_<VARIANT>_<PARAM> value)");
-  return {best, [flags](const std::vector<std::string>&) { return best_command(*flags); }};
+  return {best, [&registry, flags](const std::vector<std::string>&) { return best_command(*flags, registry); }};
 }
 
 }  // namespace occbench

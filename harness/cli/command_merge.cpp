@@ -31,7 +31,7 @@ int merge_command(const MergeFlags& flags, const std::vector<std::string>& argv,
   if (out.extension() == ".json")
     check_output_file("merge OUT (its .csv)", std::filesystem::path(out).replace_extension(".csv").string(), flags.inputs);
   std::vector<ShardOutput> inputs;
-  for (const auto& path : flags.inputs) inputs.push_back(read_shard_output(path));
+  for (const auto& path : flags.inputs) inputs.push_back(read_shard_output(path, &registry));  // a .jsonl as --resume reads it
   MergedResults merged = merge_shard_outputs(inputs, registry);
 
   double wall_s = 0, timed_s = 0;

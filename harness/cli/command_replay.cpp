@@ -64,11 +64,11 @@ ReplayOptions replay_options(const ReplayFlags& flags) {
   return options;
 }
 
-int replay_command(const ReplayFlags& flags) {
+int replay_command(const ReplayFlags& flags, const Registry& registry) {
   ReplayOptions options;
   std::vector<ReplaySpace> spaces;
   if (!flags.out.empty()) check_output_file("replay --out", flags.out, {flags.input});
-  ShardOutput input = read_shard_output(flags.input);
+  ShardOutput input = read_shard_output(flags.input, &registry);  // a .jsonl read as run --resume reads it
   try {
     options = replay_options(flags);
     spaces = replay(input, options);
@@ -85,7 +85,7 @@ int replay_command(const ReplayFlags& flags) {
 
 }  // namespace
 
-Command add_replay_command(CLI::App& app) {
+Command add_replay_command(CLI::App& app, const Registry& registry) {
   auto flags = std::make_shared<ReplayFlags>();
   CLI::App* replay = app.add_subcommand("replay", "Search strategies against a run measured in full, without a GPU: how near "
                                                   "the optimum each gets per budget, against random sampling");
@@ -110,7 +110,7 @@ Command add_replay_command(CLI::App& app) {
   replay->add_option("--seed", flags->seed, "The first seed")->check(whole_number(0))->capture_default_str();
   replay->add_option("--objective", flags->objective, "FIELD[:min|:max] of the record, as run --objective")->capture_default_str();
   replay->add_option("--out", flags->out, "Write the curves (every budget from 1 point on) as JSON, for plots/occplot.py --kinds search");
-  return {replay, [flags](const std::vector<std::string>&) { return replay_command(*flags); }};
+  return {replay, [&registry, flags](const std::vector<std::string>&) { return replay_command(*flags, registry); }};
 }
 
 }  // namespace occbench

@@ -16,6 +16,7 @@
 #include "harness/family/host_hooks.hpp"
 #include "harness/run/supervisor.hpp"
 #include "harness/records/best.hpp"
+#include "harness/records/run_log.hpp"
 #include "harness/search/search_source.hpp"
 #include "harness/sweep/counted_sweep.hpp"
 #include "harness/sweep/point_source.hpp"
@@ -190,33 +191,17 @@ int resume_on_devices(const JsonlContents& resumed, const std::string& resume_pa
 }
 
 // The selection a .jsonl header stores ({variants, filter, set, shard}, as selection.cpp's to_json
-// writes it), as the flags that made it; each field checked (exit 2 naming the line and field).
+// writes it), as the flags that made it; checked first (exit 2 naming the line and field).
 SelectionFlags stored_selection(const ordered_json& stored, const std::string& path) {
-  auto refuse = [&](const std::string& field, const char* expected) {
-    throw ResultsFileError(fmt::format("{}: line 1: $.selection.{}: expected {}", path, field, expected));
-  };
+  check_stored_selection(stored, path);
   SelectionFlags flags;
-  if (stored.contains("variants")) {
-    if (!stored["variants"].is_array()) refuse("variants", "a list of variant names");
-    for (const auto& name : stored["variants"]) {
-      if (!name.is_string()) refuse("variants", "a list of variant names");
-      flags.variants += (flags.variants.empty() ? "" : ",") + name.get<std::string>();
-    }
-  }
-  for (const char* key : {"filter", "shard"}) {
-    if (!stored.contains(key)) continue;
-    if (!stored[key].is_string()) refuse(key, "a string");
-    (std::string(key) == "filter" ? flags.filter : flags.shard) = stored[key].get<std::string>();
-  }
-  if (!stored.contains("set")) return flags;
-  if (!stored["set"].is_object()) refuse("set", "an object of axes and their values");
-  for (const auto& axis : stored["set"].items()) {
-    if (!axis.value().is_array()) refuse("set." + axis.key(), "a list of whole numbers");
+  for (const auto& name : stored.value("variants", ordered_json::array()))
+    flags.variants += (flags.variants.empty() ? "" : ",") + name.get<std::string>();
+  flags.filter = stored.value("filter", std::string());
+  flags.shard = stored.value("shard", std::string());
+  for (const auto& axis : stored.value("set", ordered_json::object()).items()) {
     std::string values;
-    for (const auto& value : axis.value()) {
-      if (!value.is_number_integer()) refuse("set." + axis.key(), "a list of whole numbers");
-      values += (values.empty() ? "" : ",") + value.dump();
-    }
+    for (const auto& value : axis.value()) values += (values.empty() ? "" : ",") + value.dump();
     flags.set.push_back(axis.key() + "=" + values);
   }
   return flags;
@@ -250,24 +235,11 @@ Strategy run_strategy(const RunFlags& flags, const SweepSpec& spec, const JsonlC
   return strategy;
 }
 
-// A resumed log's records must be points of the sweep its header stores (one sweep's log, not
-// another's appended with the same family).
-void check_resumed_points(const SweepSpec& spec, const JsonlContents& resumed, const std::string& path, const Registry& registry) {
-  for (std::size_t i = 0; i < resumed.results.size(); ++i)
-    if (std::string id = record_point_id(resumed.results[i]); !point_with_id(spec, registry, id))
-      throw ResultsFileError(fmt::format("{}: record {}: point {} is not a point of the sweep its header stores; expected one "
-                                         "sweep's log", path, i + 1, id));
-}
-
 // The sweep: the config file, or the one stored in the resumed .jsonl; the selection and --counters applied.
 SweepSpec load_spec(const RunFlags& flags, const JsonlContents& resumed, const Registry& registry) {
   SweepSpec spec;
   if (!flags.resume_path.empty()) {
-    if (!resumed.header.contains("config") || !resumed.header["config"].is_object())
-      throw ResultsFileError(fmt::format("{}: line 1: no config in the header; expected the log of an occbench run", flags.resume_path));
-    std::string source = resumed.header.value("config_source", flags.resume_path);
-    spec = parse_sweep_json(resumed.header["config"], source + " (as stored in " + flags.resume_path + ")", registry);
-    check_resumed_points(spec, resumed, flags.resume_path, registry);
+    spec = check_run_log(resumed, flags.resume_path, registry);  // as merge, best and replay read a log
   } else {
     spec = parse_sweep_file(flags.config, registry);
   }

@@ -30,8 +30,8 @@ Command add_report_command(CLI::App& app);
 Command add_compare_command(CLI::App& app);
 Command add_merge_command(CLI::App& app, const Registry& registry);
 Command add_doctor_command(CLI::App& app);
-Command add_best_command(CLI::App& app);
-Command add_replay_command(CLI::App& app);
+Command add_best_command(CLI::App& app, const Registry& registry);
+Command add_replay_command(CLI::App& app, const Registry& registry);
 
 // --variants, --filter, --set and --axis as typed, shared by run and plan.
 struct SelectionFlags {

@@ -1,4 +1,5 @@
 #include "harness/records/merge.hpp"
+#include "harness/records/run_log.hpp"
 
 #include "harness/records/kernel_tuner_cache.hpp"
 #include "harness/core/files.hpp"
@@ -44,12 +45,13 @@ ordered_json open_kernel_tuner_cache(const std::string& path) {
 
 }  // namespace
 
-ShardOutput read_shard_output(const std::string& path) {
+ShardOutput read_shard_output(const std::string& path, const Registry* registry) {
   ShardOutput out;
   out.path = path;
   ordered_json source;
   if (ends_with(path, ".jsonl")) {
     JsonlContents contents = read_jsonl(path);  // throws ResultsFileError naming the file and line
+    if (registry) check_run_log(contents, path, *registry);
     source = contents.header;
     out.results = contents.results;
     // A point recorded twice in one .jsonl (a supervisor's failed record, then a resumed run's) keeps the last.

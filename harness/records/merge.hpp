@@ -21,7 +21,8 @@ struct ShardOutput {
 };
 
 // Reads a .json document or a .jsonl; throws ResultsFileError naming the file and what was expected.
-ShardOutput read_shard_output(const std::string& path);
+// With a registry, a .jsonl is checked as run --resume checks it (harness/records/run_log.hpp).
+ShardOutput read_shard_output(const std::string& path, const Registry* registry = nullptr);
 
 struct MergedResults {
   ordered_json tool, config;
