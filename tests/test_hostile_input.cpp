@@ -302,3 +302,18 @@ TEST(HostileInput, MergeBestAndReplayReadALogAsResumeDoes) {
     EXPECT_FALSE(std::filesystem::exists(dir.file("merged.json")));
   }
 }
+
+// best --out PREFIX replaced an unrelated PREFIX.json (a user's run.json): an existing file is
+// replaced only where best wrote it.
+TEST(HostileInput, BestOutReplacesOnlyItsOwnFiles) {
+  TempDir dir;
+  std::string mine = dir.write("run.json", "{\"my\": \"results\"}\n");
+  auto refused_run = run_cli({"best", kResults, "--out", dir.file("run")});
+  EXPECT_EQ(refused_run.code, kExitBadInput) << refused_run.err;
+  EXPECT_TRUE(contains(refused_run.err, "was not written by this command")) << refused_run.err;
+  EXPECT_EQ(read(mine), "{\"my\": \"results\"}\n");
+  auto first = run_cli({"best", kResults, "--out", dir.file("best")});
+  ASSERT_EQ(first.code, kExitOk) << first.err;
+  auto again = run_cli({"best", kResults, "--out", dir.file("best")});  // its own files: replaced
+  EXPECT_EQ(again.code, kExitOk) << again.err;
+}

@@ -28,7 +28,9 @@ int best_command(const BestFlags& flags, const Registry& registry) {
     return kExitBadInput;
   }
   if (!flags.out.empty())
-    for (const char* extension : {".json", ".h"}) check_output_file("best --out", flags.out + extension, {flags.input});
+    for (const char* extension : {".json", ".h"})
+      check_output_file_ours("best --out", flags.out + extension, {flags.input},
+                             std::string(extension) == ".json" ? "\"occbench_best\"" : "measured by occbench (occbench best");
   ShardOutput input = read_shard_output(flags.input, &registry);  // a .jsonl read as run --resume reads it
   std::vector<BestPoint> best = best_points(input, objective);
   if (best.empty()) {

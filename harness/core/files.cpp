@@ -149,6 +149,21 @@ void check_output_file(const std::string& flag, const std::string& path, const s
     throw BadInput(fmt::format("{} {}: {}", flag, path, problem));
 }
 
+void check_output_file_ours(const std::string& flag, const std::string& path, const std::vector<std::string>& inputs,
+                            const std::string& own_marker) {
+  check_output_file(flag, path, inputs);
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) return;  // new, or a device the user named
+  std::ifstream in(path, std::ios::binary);
+  std::string head(256, '\0');
+  in.read(head.data(), std::streamsize(head.size()));
+  head.resize(std::size_t(in.gcount()));
+  if (head.find(own_marker) == std::string::npos)
+    throw BadInput(fmt::format("{} {}: the file exists and was not written by this command; occbench never writes over a file "
+                               "of yours: name another, or remove it",
+                               flag, path));
+}
+
 void check_output_folder(const std::string& flag, const std::string& path) {
   if (std::string problem = folder_problem(path); !problem.empty()) throw BadInput(fmt::format("{} {}: {}", flag, path, problem));
 }

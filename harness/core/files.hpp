@@ -39,6 +39,10 @@ void write_text_file(const std::string& path, const std::string& text);
 std::string output_file_problem(const std::string& path, const std::vector<std::string>& inputs = {});
 // Throws BadInput "FLAG PATH: <problem>" where output_file_problem finds one.
 void check_output_file(const std::string& flag, const std::string& path, const std::vector<std::string>& inputs = {});
+// The same, and an existing file is replaced only where it is one of the command's own: its first
+// 256 bytes hold `own_marker` ("\"occbench_best\"": best --out never replaced a user's run.json).
+void check_output_file_ours(const std::string& flag, const std::string& path, const std::vector<std::string>& inputs,
+                            const std::string& own_marker);
 // The same for a folder the command writes its files into (created if missing).
 void check_output_folder(const std::string& flag, const std::string& path);
 
