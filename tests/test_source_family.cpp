@@ -573,3 +573,29 @@ TEST(Nvrtc, DefineLinesKeepTheSourcesLineNumbers) {
   EXPECT_EQ(plan_h100(doc, "line.json", out, err), 1);
   EXPECT_NE(out.str().find("line.cu(3)"), std::string::npos) << out.str() << err.str();
 }
+
+// A compiler's log quotes the source: a Latin-1 byte there made the record's JSON unwritable
+// ([json.exception.type_error.316], no plan written). The log is made valid UTF-8 (U+FFFD).
+TEST(Nvrtc, ALogQuotingALatin1SourceLineIsWrittenAsValidUtf8) {
+  fs::path dir = scratch_dir();
+  std::ofstream(dir / "latin1.cu") << "__global__ void latin1_kernel(float* out) {\n"
+                                      "  out[0] = undeclared; /* caf\xe9 */\n"
+                                      "}\n";
+  json doc = {{"source", "latin1.cu"},
+              {"sizes", {{"n", {1}}}},
+              {"arguments", {{{"name", "out"}, {"role", "output"}, {"type", "float32"}, {"count", "n"}}}},
+              {"kernels", {{"latin1", {{"kernel", "latin1_kernel"}, {"grid", 1}, {"block", 32}}}}},
+              {"reference", {{"variant", "latin1"}}}};
+  occbench::PlanOptions options;
+  options.config = write_config(doc, "latin1.json");
+  options.gpu = "h100";
+  options.out_dir = (dir / "plan_out").string();
+  std::ostringstream out, err;
+  EXPECT_EQ(occbench::plan_main(options, occbench::builtin_registry(), out, err), 1) << out.str() << err.str();
+  std::string written;
+  for (const auto& entry : fs::directory_iterator(options.out_dir))
+    if (entry.path().extension() == ".json") written = entry.path().string();
+  ASSERT_FALSE(written.empty()) << out.str() << err.str();
+  json plan = json::parse(std::ifstream(written));
+  EXPECT_NE(plan["results"][0]["reason"].get<std::string>().find("caf\xef\xbf\xbd"), std::string::npos) << plan["results"][0]["reason"];
+}

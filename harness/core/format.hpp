@@ -11,4 +11,8 @@ std::string format_duration_ms(double ms);
 // The number in fmt's `spec` ("{:.1f}"), or "–" for NaN.
 std::string format_number(double value, const char* spec);
 
+// `text` as valid UTF-8, each byte that is not part of a well-formed sequence replaced by U+FFFD:
+// a compiler's log quotes the source, whose Latin-1 byte made the record's JSON unwritable.
+std::string valid_utf8(const std::string& text);
+
 }  // namespace occbench

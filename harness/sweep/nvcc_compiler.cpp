@@ -1,5 +1,6 @@
 #include "harness/sweep/nvcc_compiler.hpp"
 #include "harness/core/files.hpp"
+#include "harness/core/format.hpp"
 #include "harness/core/process.hpp"
 
 #include <fmt/format.h>
@@ -128,7 +129,7 @@ NvccOutput nvcc_compile_program(const NvrtcRequest& request, const std::vector<s
   ProgramRun run = run_program(argv, scratch.path().string());  // whatever else nvcc writes stays in the scratch folder
   int status = run.status;
   NvccOutput out;
-  out.log = std::move(run.output);
+  out.log = valid_utf8(run.output);  // it quotes the source, which may not be UTF-8
   while (!out.log.empty() && out.log.back() == '\n') out.log.pop_back();
   if (status != 0)
     throw NvrtcCompileError(fmt::format("nvcc could not compile {} for sm_{} ({}):\n{}", request.source_path, request.arch,

@@ -1,6 +1,7 @@
 #include "harness/sweep/nvrtc_compiler.hpp"
 #include "harness/sweep/nvcc_compiler.hpp"
 #include "harness/core/files.hpp"
+#include "harness/core/format.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/model/kernel_resources.hpp"
 #include "harness/model/occupancy.hpp"
@@ -462,6 +463,7 @@ void compile_with_nvrtc(const NvrtcRequest& request, NvrtcResult& result) {
   result.log.assign(log_size, '\0');
   if (log_size) OCCBENCH_NVRTC_CHECK(nvrtcGetProgramLog(program, result.log.data()));
   while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
+  result.log = valid_utf8(result.log);  // it quotes the source, which may not be UTF-8
   if (compiled != NVRTC_SUCCESS)
     throw NvrtcCompileError(fmt::format("NVRTC could not compile {} for sm_{} ({}){}:\n{}", request.source_path, request.arch,
                                         nvrtcGetErrorString(compiled), static_shared_memory_over_limit(result.log), result.log));
