@@ -317,3 +317,18 @@ TEST(HostileInput, BestOutReplacesOnlyItsOwnFiles) {
   auto again = run_cli({"best", kResults, "--out", dir.file("best")});  // its own files: replaced
   EXPECT_EQ(again.code, kExitOk) << again.err;
 }
+
+// Library words, exit 1: a file that fails mid-read (/proc/self/mem: basic_filebuf::underflow)
+// and an output folder that cannot be made (filesystem error, after the work) are named instead.
+TEST(HostileInput, UnreadableFilesAndUnmakeableFoldersAreNamed) {
+  if (!std::filesystem::exists("/proc/self/mem")) GTEST_SKIP() << "no /proc here";
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"report", "/proc/self/mem"},
+                                               {"validate", "/proc/self/mem"},
+                                               {"plan", "adjacent_difference", "--out", "/proc/occbench-nope"},
+                                               {"best", kResults, "--out", "/proc/occbench-nope/best"}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.code, kExitBadInput) << args[0] << ": " << r.err;
+    EXPECT_FALSE(contains(r.err, "basic_filebuf") || contains(r.err, "filesystem error")) << r.err;
+    EXPECT_TRUE(contains(r.err, "cannot be read") || contains(r.err, "cannot be made")) << r.err;
+  }
+}

@@ -50,7 +50,12 @@ std::optional<std::string> read_file(const std::string& path, std::string* why) 
     return refuse(why, fmt::format("is {} bytes, more than the {} bytes occbench reads", size, kMaxInputFileBytes));
   std::ifstream in(path, std::ios::binary);
   if (!in) return refuse(why, fmt::format("cannot be opened for reading ({})", std::strerror(errno)));
-  std::string text(std::istreambuf_iterator<char>(in), {});
+  std::string text;
+  try {
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  } catch (const std::exception&) {  // a read that fails mid-way (/proc/self/mem): the C++ library throws
+    return refuse(why, fmt::format("cannot be read ({})", std::strerror(errno ? errno : EIO)));
+  }
   if (in.bad()) return refuse(why, fmt::format("cannot be read ({})", std::strerror(errno)));
   return text;
 }
@@ -122,6 +127,10 @@ std::string folder_problem(const std::filesystem::path& path) {
   if (!fs::is_directory(existing, error)) return fmt::format("{} is not a folder", existing.string());
   if (::access(existing.c_str(), W_OK | X_OK) != 0)
     return fmt::format("the folder {} cannot be written ({})", existing.string(), std::strerror(errno));
+  // Made now, as the command would make it: a folder that cannot be (under /proc) is said so here,
+  // not as the library's "filesystem error" after the work is done.
+  if (!path.empty() && !fs::exists(path, error) && !fs::create_directories(path, error) && error)
+    return fmt::format("the folder {} cannot be made ({})", path.string(), error.message());
   return "";
 }
 
