@@ -332,3 +332,19 @@ TEST(HostileInput, UnreadableFilesAndUnmakeableFoldersAreNamed) {
     EXPECT_TRUE(contains(r.err, "cannot be read") || contains(r.err, "cannot be made")) << r.err;
   }
 }
+
+// Silent acceptance: a misspelt objective ("timing.median") passed validate and run --dry-run and
+// was looked for at every point; "block_size % 0 == 0" silently ruled out every point.
+TEST(HostileInput, AMisspeltObjectiveAndARemainderByZeroAreRefused) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"run", "adjacent_difference", "--dry-run", "--strategy", "local", "--max-points", "4",
+                                 "--objective", "timing.median"},
+        {"best", kResults, "--objective", "metrics.bandwidth"},
+        {"replay", kResults, "--seeds", "1", "--objective", "timings.median_ms"}}) {
+    auto r = run_cli(args);
+    EXPECT_EQ(r.code, kExitBadInput) << args[0] << ": " << r.err;
+    EXPECT_TRUE(contains(r.err, "is no field of") || contains(r.err, "is no section of")) << r.err;
+  }
+  TempDir dir;
+  refused(kernel_config(dir, [](nlohmann::json& doc) { doc["restrictions"] = {"block_size % 0 == 0"}; }), "'%' by zero");
+}

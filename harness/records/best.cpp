@@ -4,6 +4,9 @@
 #include "harness/records/record_writer.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <vector>
+#include <algorithm>
 
 #include <cctype>
 #include <map>
@@ -42,6 +45,40 @@ std::vector<std::string> size_names(const ShardOutput& input) {
   return names;
 }
 
+namespace {
+
+// The record's sections whose numbers are fixed (docs/record.md), and those whose fields vary
+// (a counter's name, an observer's key): a misspelt field ("timing.median") is refused, not
+// searched for at every point and found nowhere.
+const std::map<std::string, std::vector<std::string>> kFixedSections = {
+    {"timing", {"median_ms", "mean_ms", "min_ms", "max_ms", "stddev_ms", "noise", "total_ms", "samples", "sampling_wall_s",
+                "cold_median_ms", "event_median_ms"}},
+    {"metrics", {"achieved_bandwidth_gbps", "gflops", "gflops_equivalent", "pct_of_measured_bandwidth", "pct_of_peak_bandwidth",
+                 "speedup_vs_baseline"}},
+    {"occupancy", {"theoretical", "thread_utilization", "active_blocks_per_sm", "active_warps_per_sm"}},
+    {"work", {"flops", "equivalent_flops", "global_bytes", "dram_bytes", "cgma_flop_per_byte"}},
+    {"resources", {"registers_per_thread", "static_smem_bytes", "local_bytes_per_thread"}},
+    {"compile", {"compile_ms", "nvrtc_ms"}},
+    {"time_use", {"point_s", "verify_s", "problem_s", "compiler_wait_s"}}};
+const char* const kOpenSections[] = {"energy", "counters", "observers", "params", "clocks", "littles_law"};
+
+std::string objective_field_problem(const std::string& field) {
+  std::size_t dot = field.find('.');
+  std::string section = field.substr(0, dot);
+  std::string key = dot == std::string::npos ? "" : field.substr(dot + 1);
+  for (const char* open : kOpenSections)
+    if (section == open) return key.empty() ? fmt::format("expected a field of {}, such as {}.NAME", section, section) : "";
+  auto fixed = kFixedSections.find(section);
+  if (fixed == kFixedSections.end())
+    return fmt::format("'{}' is no section of the record; expected one of timing, metrics, occupancy, work, resources, compile, "
+                       "time_use, energy, counters, observers, params (e.g. timing.median_ms)", section);
+  if (std::find(fixed->second.begin(), fixed->second.end(), key) == fixed->second.end())
+    return fmt::format("'{}' is no field of {}; expected one of {}", key, section, fmt::join(fixed->second, ", "));
+  return "";
+}
+
+}  // namespace
+
 Objective parse_objective(const std::string& text) {
   Objective o;
   std::string field = text;
@@ -54,6 +91,8 @@ Objective parse_objective(const std::string& text) {
     field = text.substr(0, colon);
   }
   if (field.empty()) throw std::invalid_argument(fmt::format("--objective {}: expected a field of the record, e.g. timing.median_ms", text));
+  if (std::string problem = objective_field_problem(field); !problem.empty())
+    throw std::invalid_argument(fmt::format("--objective {}: {}", text, problem));
   o.field = field;
   return o;
 }

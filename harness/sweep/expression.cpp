@@ -16,7 +16,11 @@ namespace {
 double ceil_of(double x) { return std::ceil(x); }
 double floor_of(double x) { return std::floor(x); }
 double ceil_div(double a, double b) { return std::ceil(a / b); }
-double remainder_of(double a, double b) { return std::fmod(a, b); }
+// a % 0 is no number: refused (it gave NaN, and "block_size % 0 == 0" silently ruled out every point).
+double remainder_of(double a, double b) {
+  if (b == 0) throw mu::ParserError("'%' by zero (the remainder of a division by 0 is no number)");
+  return std::fmod(a, b);
+}
 
 // Where `text` assigns (a lone '=', which muparser takes as "set the variable"), or npos: every
 // expression of a config computes; none may change the point's values.
