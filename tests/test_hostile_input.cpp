@@ -348,3 +348,13 @@ TEST(HostileInput, AMisspeltObjectiveAndARemainderByZeroAreRefused) {
   TempDir dir;
   refused(kernel_config(dir, [](nlohmann::json& doc) { doc["restrictions"] = {"block_size % 0 == 0"}; }), "'%' by zero");
 }
+
+// --shard 0/1000000 of a large space gave no answer (each point scanned every shard's load): at
+// most 65,536 shards, and the least loaded shard is found from a heap.
+TEST(HostileInput, ShardCountsHaveALimitAndManyShardsAnswerAtOnce) {
+  auto refused_run = run_cli({"run", "adjacent_difference", "--dry-run", "--shard", "0/1000000"});
+  EXPECT_EQ(refused_run.code, kExitBadInput) << refused_run.err;
+  EXPECT_TRUE(contains(refused_run.err, "at most 65536 shards")) << refused_run.err;
+  auto many = run_cli({"run", "adjacent_difference", "--dry-run", "--shard", "65535/65536"});
+  EXPECT_EQ(many.code, kExitOk) << many.err;
+}

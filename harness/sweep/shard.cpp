@@ -1,5 +1,9 @@
 #include "harness/sweep/shard.hpp"
 
+#include <functional>
+#include <queue>
+#include <utility>
+
 #include "harness/family/random_hash.hpp"
 
 #include "harness/measure/timer.hpp"
@@ -15,6 +19,8 @@ extern char** environ;
 namespace occbench {
 
 namespace {
+
+constexpr int kMaxShards = 65536;
 
 ConfigError shard_error(const std::string& text, const std::string& expected) {
   return ConfigError("command line", "--shard " + text, expected);
@@ -71,6 +77,8 @@ ShardSpec parse_shard(const std::string& text, const std::map<std::string, std::
     shard.index = int(*k);
     shard.count = int(*n);
   }
+  if (shard.count > kMaxShards)
+    throw shard_error(text, fmt::format("at most {} shards (more than any cluster runs a sweep on), got {}", kMaxShards, shard.count));
   if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count)
     throw shard_error(text, fmt::format("shard index {} of {}: expected 0 <= K < N (K is 0-based, as SLURM_PROCID)",
                                         shard.index, shard.count));
@@ -140,13 +148,18 @@ std::vector<int> assign_shards(const std::vector<Point>& points, const Measureme
     if (units[a].cost != units[b].cost) return units[a].cost > units[b].cost;
     return rank[a] != rank[b] ? rank[a] < rank[b] : units[a].key < units[b].key;
   });
-  std::vector<double> load(std::size_t(count), 0.0);
+  // The least loaded shard, the first of equal loads, from a heap: a scan of every shard per unit
+  // took 2 * 10^11 steps for 224k points in a million shards.
+  using Load = std::pair<double, int>;
+  std::priority_queue<Load, std::vector<Load>, std::greater<Load>> loads;
+  for (int k = 0; k < count; ++k) loads.push({0.0, k});
   std::vector<int> shard_of(points.size(), 0);
   for (std::size_t u : order) {
     const Unit& unit = units[u];
-    int least = int(std::min_element(load.begin(), load.end()) - load.begin());  // first of equal loads
-    load[std::size_t(least)] += unit.cost;
-    for (auto i : unit.members) shard_of[i] = least;
+    Load least = loads.top();
+    loads.pop();
+    loads.push({least.first + unit.cost, least.second});
+    for (auto i : unit.members) shard_of[i] = least.second;
   }
   return shard_of;
 }
