@@ -28,11 +28,13 @@ class ObserverSet:
             observers = []
         elif isinstance(observers, (str, BenchmarkObserver)) or not hasattr(observers, "__iter__"):
             observers = [observers]  # one observer, not a list of them (a string is not its letters)
-        self.flags, self.own, self.outputs, self.registers = set(), [], [], False
+        self.flags, self.own, self.outputs, self.registers, self.ncu = set(), [], [], False, []
         for o in observers:
             kind = o if isinstance(o, str) else type(o).__name__
             if kind in _FLAGS:
                 self.flags.add(_FLAGS[kind])
+                if kind == "NCUObserver":
+                    self.ncu.append(o)
             elif kind == "RegisterObserver":
                 self.registers = True
             elif kind in _UNSUPPORTED:
@@ -45,6 +47,14 @@ class ObserverSet:
                 raise ValueError(f"observers: occbench has no observer like {kind}; it has 'energy' (power, energy and the SM "
                                  "clock per point, as NVMLObserver), 'counters' (hardware counters, as NCUObserver), "
                                  "RegisterObserver, and a BenchmarkObserver subclass of your own")
+
+    def record_values(self, record):
+        """What the engine-read observers give a result beyond occbench's sections: NCUObserver's metrics."""
+        counters = record.get("counters") or {}
+        out = {}
+        for o in self.ncu:
+            out.update(o.values(counters))
+        return out
 
     def engine_flags(self):
         return sorted(self.flags)

@@ -94,7 +94,7 @@ def _metric_or_none(name, metric, result):
         return None
 
 
-def records_to_results(document, space, metrics, registers=False):
+def records_to_results(document, space, metrics, registers=False, observed=None):
     """One result per record of the tuned kernel, in the order the run measured them; ``space``
     (occbench._space.TuneParams) gives each parameter its own value back."""
     space = space if isinstance(space, TuneParams) else TuneParams(space)
@@ -115,6 +115,8 @@ def records_to_results(document, space, metrics, registers=False):
         result.update(record.get("observers") or {})  # the caller's own observers' results (Kernel Tuner's names)
         if registers:  # RegisterObserver
             result["num_regs"] = (record.get("resources") or {}).get("registers_per_thread")
+        if observed is not None:  # NCUObserver's metrics under Nsight Compute's names
+            result.update(observed.record_values(record))
         for name, metric in metrics.items():
             if "__error__" in result:
                 result[name] = result["__error__"]

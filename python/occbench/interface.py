@@ -373,7 +373,11 @@ def tune_kernel(kernel_name, kernel_source, problem_size, arguments, tune_params
     pandas DataFrame of them. A configuration that fails to compile, faults or is wrong has an
     error in ``time`` (as Kernel Tuner marks them) and is never the best.
     """
-    for name, value in (("texmem_args", texmem_args), ("simulation_mode", simulation_mode), ("parallel", parallel),
+    if parallel:
+        warnings.warn("parallel=True: occbench tunes from Python on the one GPU given by device (its own compile workers "
+                      "already compile on every core while the GPU measures); `occbench run --devices all` spreads a config "
+                      "over every GPU")
+    for name, value in (("texmem_args", texmem_args), ("simulation_mode", simulation_mode),
                         ("objectives", objectives), ("compiler", compiler)):
         if value:
             raise NotImplementedError(f"{name}: not supported by occbench.tune_kernel (docs/python.md lists what is)")
@@ -428,7 +432,7 @@ def _tune_one(tuning, kernel_name, problem_size, observed, strategy, strategy_op
             if not requested or "rule out all" not in str(e):
                 raise
             document, code = {"results": [], "device": {"name": cached.data.get("device_name")}}, 0
-    results = records_to_results(document, tuning.space, metrics, registers=observed.registers)
+    results = records_to_results(document, tuning.space, metrics, registers=observed.registers, observed=observed)
     if cached is not None:
         results = cached.close(results, requested, metrics)
     return results, document, code, engine_strategy

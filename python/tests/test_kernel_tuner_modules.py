@@ -132,3 +132,14 @@ def test_clocks_as_tunable_parameters_map_to_the_sm_clock_axis_and_power_limits_
     assert space.decode({"block_size_x": 64, "sm_clock_mhz": 1245}) == {"block_size_x": 64, "nvml_gr_clock": 1245}
     with pytest.raises(NotImplementedError, match="never changes the GPU's power limit"):
         TuneParams({"nvml_pwr_limit": [300]})
+
+
+def test_ncu_observers_metrics_come_from_occbenchs_counters_under_their_names():
+    obs = NCUObserver(["dram__bytes.sum", "gpu__time_duration.sum"])
+    s = ObserverSet([obs])
+    assert s.engine_flags() == ["--counters"]
+    record = {"counters": {"status": "ok", "dram_read_bytes": 100, "dram_write_bytes": 50, "duration_ns": 7}}
+    assert s.record_values(record) == {"dram__bytes.sum": 150, "gpu__time_duration.sum": 7}
+    assert s.record_values({"counters": {"status": "unavailable"}})["dram__bytes.sum"] is None
+    with pytest.raises(NotImplementedError, match="smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"):
+        NCUObserver(["smsp__sass_thread_inst_executed_op_fadd_pred_on.sum"])
