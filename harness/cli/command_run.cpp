@@ -199,7 +199,8 @@ SelectionFlags stored_selection(const ordered_json& stored, const std::string& p
     flags.variants += (flags.variants.empty() ? "" : ",") + name.get<std::string>();
   flags.filter = stored.value("filter", std::string());
   flags.shard = stored.value("shard", std::string());
-  for (const auto& axis : stored.value("set", ordered_json::object()).items()) {
+  const ordered_json set = stored.value("set", ordered_json::object());  // kept: items() of a temporary would dangle
+  for (const auto& axis : set.items()) {
     std::string values;
     for (const auto& value : axis.value()) values += (values.empty() ? "" : ",") + value.dump();
     flags.set.push_back(axis.key() + "=" + values);
