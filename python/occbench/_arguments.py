@@ -44,6 +44,18 @@ def host_array(arg, what):
     return None
 
 
+def write_back(originals, results):
+    """Each CuPy array or PyTorch tensor given as an argument gets the values the kernel left in it,
+    in place (Kernel Tuner launches on the caller's own device arrays, so a script reads them after)."""
+    for original, result in zip(originals, results):
+        module = type(original).__module__.split(".")[0]
+        if module == "cupy" and hasattr(original, "set"):
+            original.set(np.ascontiguousarray(result).reshape(original.shape))
+        elif module == "torch" and hasattr(original, "copy_"):
+            import torch
+            original.copy_(torch.from_numpy(np.ascontiguousarray(result).reshape(tuple(original.shape))))
+
+
 def _scalar_text(value):
     """An exact expression of a scalar's value (the engine stores it in the argument's type)."""
     if isinstance(value, (np.floating, float)):

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import _engine
-from ._arguments import Arguments
+from ._arguments import Arguments, write_back
 from ._observers import ObserverSet
 from ._results import Results, environment, records_to_results, total_timings
 from ._signature import check_arguments
@@ -540,7 +540,9 @@ def run_kernel(kernel_name, kernel_source, problem_size, arguments, params, grid
     record = next(r for r in document.get("results", []))
     if record.get("status") != "ok":
         raise RuntimeError(f"run_kernel: {kernel_name} at {params} {record.get('status')}: {record.get('reason')}")
-    return [outputs[i].reshape(a.shape).copy() if i in outputs else a for i, a in enumerate(tuning.args.host)]
+    left = [outputs[i].reshape(a.shape).copy() if i in outputs else a for i, a in enumerate(tuning.args.host)]
+    write_back(arguments, left)  # a CuPy or PyTorch argument holds what the kernel left, as under Kernel Tuner
+    return left
 
 
 def _shared_outputs(arguments):

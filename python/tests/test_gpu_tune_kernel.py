@@ -310,3 +310,23 @@ def test_python_kernel_runs_one_configuration_as_a_function():
                        inputs=[False, True, True, True], outputs=[True, False, False, False])
     (c,) = add(*args)
     assert np.allclose(c, expected)
+
+
+def test_run_kernel_leaves_its_outputs_in_the_callers_cupy_arrays():
+    """Kernel Tuner launches on the caller's own device arrays: python_kernel_cupy.py reads c after the call."""
+    import subprocess, sys, os, textwrap
+    pytest.importorskip("cupy")
+    script = textwrap.dedent(f"""
+        import numpy as np, cupy as cp
+        from occbench.kernelbuilder import PythonKernel
+        n = 100000
+        a, b = cp.random.randn(n).astype(np.float32), cp.random.randn(n).astype(np.float32)
+        c = cp.zeros_like(b)
+        add = PythonKernel("vector_add", {VECTOR_ADD!r}, n, [c, a, b, np.int32(n)], {{"block_size_x": 128, "PLANT_BUG": 0, "PLANT_FAULT": 0}})
+        add(c, a, b, np.int32(n))
+        assert np.allclose(c, a + b)
+        print("in place")
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                         env=dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path)))
+    assert run.returncode == 0 and "in place" in run.stdout, run.stdout + run.stderr
