@@ -200,7 +200,11 @@ void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& 
     for (const auto& k : kernels) {
       if (k.variant != variant) continue;
       NvrtcRequest r = request_for(k, params, arch, [](const std::string&) { return false; });
-      if (!seen.insert(fmt::format("{}|{}", fmt::join(r.options, " "), fmt::join(r.name_expressions, " "))).second) continue;
+      // The text too: points that differ only in their #define lines are different compilations.
+      if (!seen.insert(fmt::format("{}|{}|{:016x}", fmt::join(r.options, " "), fmt::join(r.name_expressions, " "),
+                                   text_hash(r.source_text)))
+               .second)
+        continue;
       r.leave_claimed = true;  // the measuring process, or another worker, is compiling it
       requests.push_back(std::move(r));
       asked_by.push_back(params);
