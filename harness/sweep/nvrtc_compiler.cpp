@@ -2,6 +2,7 @@
 #include "harness/sweep/nvcc_compiler.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
+#include "harness/core/hash.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/model/kernel_resources.hpp"
 #include "harness/model/occupancy.hpp"
@@ -40,14 +41,6 @@ namespace occbench {
 namespace fs = std::filesystem;
 
 namespace {
-
-std::uint64_t fnv1a(const std::string& text, std::uint64_t hash = 1469598103934665603ull) {
-  for (unsigned char c : text) {
-    hash ^= c;
-    hash *= 1099511628211ull;
-  }
-  return hash;
-}
 
 std::string read_file_text(const fs::path& path) { return read_file(path.string()).value_or(""); }
 

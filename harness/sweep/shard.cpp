@@ -1,5 +1,7 @@
 #include "harness/sweep/shard.hpp"
 
+#include "harness/core/hash.hpp"
+
 #include <functional>
 #include <queue>
 #include <utility>
@@ -114,9 +116,7 @@ namespace {
 // order, not the ids' (a tuning space's points mostly cost the same, and dealing them out in id
 // order gave each shard a stride of the space: one value of its last parameters).
 std::uint64_t shuffled_rank(const std::string& id) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : id) h = (h ^ c) * 1099511628211ull;
-  return splitmix64(h);
+  return splitmix64(fnv1a(id));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include "harness/sweep/compile_order.hpp"
 
 #include "harness/core/cuda_check.hpp"
+#include "harness/core/hash.hpp"
 #include "harness/core/parallel.hpp"
 #include "harness/family/device_buffer.hpp"
 #include "harness/family/guarded_buffer.hpp"
@@ -76,12 +77,6 @@ std::optional<InitSpec> init_spec(const Initializer& init, const ElementType& ty
 
 namespace {
 
-std::uint64_t text_hash(const std::string& text) {
-  std::uint64_t hash = 1469598103934665603ull;  // FNV-1a
-  for (unsigned char c : text) hash = (hash ^ c) * 1099511628211ull;
-  return hash;
-}
-
 std::string instance_key(int arch, const std::string& name, const std::string& compile_key) {
   return fmt::format("sm_{}|{}|{}", arch, name, compile_key);
 }
@@ -91,7 +86,7 @@ std::string instance_key(int arch, const std::string& name, const std::string& c
 std::string PointCompile::key() const {
   std::string key = fmt::format("{}", fmt::join(options, "\x1f"));
   for (const auto& [name, value] : defines) key += fmt::format("\x1e{}={}", name, value);
-  if (source) key += fmt::format("\x1dsource {:016x}", text_hash(*source));
+  if (source) key += fmt::format("\x1dsource {:016x}", fnv1a(*source));
   return key;
 }
 
@@ -102,16 +97,25 @@ std::string PointCompile::text(const std::string& config_source) const {
   return prefix + (source ? *source : config_source);
 }
 
-std::string SourceState::name_expression(const KernelSpec& k, const Params& p) const {
-  if (const auto* launch = host_launch_of(k)) {
-    HostLaunch given = (*launch)(p);
-    if (!given.kernel_name.empty()) return given.kernel_name;
-  }
+namespace {
+
+// The config's kernel name at p, its {expressions} evaluated.
+std::string config_kernel_name(const KernelSpec& k, const Params& p) {
   std::string name;
   for (const auto& [text, expr] : k.name_parts)
     name += expr.empty() ? text : fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
                                                                           std::numeric_limits<std::int64_t>::max()));
   return name;
+}
+
+}  // namespace
+
+std::string SourceState::name_expression(const KernelSpec& k, const Params& p) const {
+  if (const auto* launch = host_launch_of(k)) {
+    HostLaunch given = (*launch)(p);
+    if (!given.kernel_name.empty()) return given.kernel_name;
+  }
+  return config_kernel_name(k, p);
 }
 
 PointCompile SourceState::compile_at(const KernelSpec& k, const Params& p) const {
@@ -127,7 +131,7 @@ PointCompile SourceState::compile_at(const KernelSpec& k, const Params& p) const
   for (const auto& [name, expr] : k.defines)
     c.defines.emplace_back(name, fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
                                                                           std::numeric_limits<std::int64_t>::max())));
-  if (c.name.empty()) c.name = name_expression(k, p);
+  if (c.name.empty()) c.name = config_kernel_name(k, p);  // the caller's launch gave none: not asked again
   return c;
 }
 
@@ -172,7 +176,8 @@ CompileState SourceState::compile_state(const KernelSpec& k, const Params& p, in
 
 Instance& SourceState::instance(const KernelSpec& k, const Params& p, int arch) {
   PointCompile c = compile_at(k, p);
-  auto key_of = [&](const std::string& n) { return instance_key(arch, n, c.key()); };
+  std::string compile_key = c.key();
+  auto key_of = [&](const std::string& n) { return instance_key(arch, n, compile_key); };
   if (auto it = instances.find(key_of(c.name)); it != instances.end()) return it->second;
   NvrtcRequest request = request_for(k, p, arch, [&](const std::string& n) { return instances.count(key_of(n)) > 0; });
   auto compilation = std::make_shared<Compilation>();
@@ -202,7 +207,7 @@ void SourceState::precompile(const std::vector<std::pair<std::string, Params>>& 
       NvrtcRequest r = request_for(k, params, arch, [](const std::string&) { return false; });
       // The text too: points that differ only in their #define lines are different compilations.
       if (!seen.insert(fmt::format("{}|{}|{:016x}", fmt::join(r.options, " "), fmt::join(r.name_expressions, " "),
-                                   text_hash(r.source_text)))
+                                   fnv1a(r.source_text)))
                .second)
         continue;
       r.leave_claimed = true;  // the measuring process, or another worker, is compiling it
