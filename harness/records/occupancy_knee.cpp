@@ -32,7 +32,8 @@ std::vector<OccupancyKnee> occupancy_knees(const json& results) {
     if (r.value("status", "") != "ok" || std::isnan(number_at(r, "timing", "median_ms")) ||
         std::isnan(number_at(r, "occupancy", "theoretical")))
       continue;
-    if (!r["params"].contains(kOccupancyLimitAxis)) continue;
+    // r is const: operator[] of a missing key is undefined (the fuzzer read past a record without params).
+    if (!r.contains("params") || !r["params"].is_object() || !r["params"].contains(kOccupancyLimitAxis)) continue;
     std::string curve = curve_of(r);
     if (r["params"][kOccupancyLimitAxis] == kUnforced) {
       unforced[curve] = &r;
