@@ -356,6 +356,12 @@ TEST(GpuHarness, SearchMeasuresItsBudgetAndResumesWithTheSameNextPoint) {
   EXPECT_EQ(std::set<std::string>(measured.begin(), measured.end()).size(), 8u);
   EXPECT_EQ(doc["run"]["strategy"]["name"], "local");
   EXPECT_EQ(doc["run"]["strategy"]["objective"], "timing.median_ms");
+  // Each record holds the search's time to choose it (Kernel Tuner's strategy_time): a number, not negative.
+  for (const auto& r : doc["results"]) {
+    ASSERT_TRUE(r["time_use"].contains("search_s")) << r.dump();
+    EXPECT_GE(r["time_use"]["search_s"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(doc["results"][0]["time_use"]["search_s"], 0.0) << "the first point has no point before it";
 
   ASSERT_EQ(keep_first_lines(first.jsonl_path, 4), 9u);
   RunSummary second = resume_run(spec, options, first.jsonl_path, log);

@@ -59,7 +59,7 @@ const std::map<std::string, std::vector<std::string>> kFixedSections = {
     {"work", {"flops", "equivalent_flops", "global_bytes", "dram_bytes", "cgma_flop_per_byte"}},
     {"resources", {"registers_per_thread", "static_smem_bytes", "local_bytes_per_thread"}},
     {"compile", {"compile_ms", "nvrtc_ms"}},
-    {"time_use", {"point_s", "verify_s", "problem_s", "compiler_wait_s"}}};
+    {"time_use", {"point_s", "verify_s", "problem_s", "compiler_wait_s", "search_s"}}};
 const char* const kOpenSections[] = {"energy", "counters", "observers", "params", "clocks", "littles_law"};
 
 std::string objective_field_problem(const std::string& field) {

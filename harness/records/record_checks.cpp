@@ -34,7 +34,7 @@ const std::pair<const char*, const char*> kDurationFields[] = {
     {"timing", "median_ms"}, {"timing", "mean_ms"},     {"timing", "min_ms"},   {"timing", "max_ms"},
     {"timing", "stddev_ms"}, {"timing", "noise"},       {"timing", "total_ms"}, {"timing", "samples"},
     {"timing", "sampling_wall_s"}, {"time_use", "problem_s"}, {"time_use", "verify_s"}, {"time_use", "compiler_wait_s"},
-    {"time_use", "point_s"}};
+    {"time_use", "point_s"}, {"time_use", "search_s"}};
 
 std::string section_problem(const ordered_json& r, const char* section) {
   if (!r.contains(section)) return "";

@@ -49,7 +49,8 @@ ordered_json units_block() {
           {"timing.cold_median_ms", "ms (batch mode: the cold median beside the per-launch figures)"},
           {"timing.conditions.sm_mhz_min", "MHz"},
           {"time_use", "s of wall time: problem_s (the size's inputs and reference, on its first point), verify_s, "
-                       "compiler_wait_s (waited for a compile worker before the point was given), point_s (all of it); "
+                       "compiler_wait_s (waited for a compile worker before the point was given), point_s (all of it), "
+                       "search_s (the source's time to give the point after the last one's record: a search's choice); "
                        "finished_utc: when the record was written"},
           {"timing.conditions.memory_mhz_min", "MHz"},
           {"work.flops", "FLOP (a multiply-add counts 2)"},

@@ -20,6 +20,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <set>
 
@@ -95,12 +96,15 @@ class PointLoop {
     announce(options_.supervisor_fd, "begin " + point.id);
     // A search's likely next points, compiled by the workers while this one is measured.
     if (compile_queue_) compile_queue_->offer(source.likely_next(kCompileLookahead));
-    SharedRecord record = measure(point, source.take_compiler_wait_s());
+    double compiler_wait_s = source.take_compiler_wait_s();
+    SharedRecord record = measure(point, compiler_wait_s);
+    record->json["time_use"]["search_s"] = search_s(compiler_wait_s);
     records_.add(record, false);
     if (source.learns()) observers_.settle();  // a search chooses its next point from this one's whole record
     records_.write_ready();
     announce(options_.supervisor_fd, "end " + point.id);
     if (session_.health.lost() && !lost_handled_) after_device_lost(source);
+    returned_ = std::chrono::steady_clock::now();
     return record->json;
   }
 
@@ -123,6 +127,13 @@ class PointLoop {
 
  private:
   std::size_t reserved_bytes() const { return session_.flusher ? session_.flusher->bytes() : 0; }
+
+  // The source's time to give this point since the last one was recorded (a search's ask and tell;
+  // Kernel Tuner's strategy_time), less its wait for a compile worker, which compiler_wait_s holds.
+  double search_s(double compiler_wait_s) const {
+    if (!returned_) return 0.0;
+    return std::max(0.0, seconds_since(*returned_) - compiler_wait_s);
+  }
 
   // `compiler_wait_s`: how long the source waited for a compile worker before it gave the point.
   SharedRecord measure(const Point& point, double compiler_wait_s) {
@@ -177,6 +188,7 @@ class PointLoop {
   RecordQueue records_;
   std::shared_ptr<CompileQueue> compile_queue_;
   bool lost_handled_ = false;
+  std::optional<std::chrono::steady_clock::time_point> returned_;  // when the last point's record was returned
 };
 
 // A worker of run --devices measures the points it claims (harness/sweep/claims.hpp); nullptr otherwise.

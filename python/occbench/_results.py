@@ -62,8 +62,8 @@ def _occbench_fields(record):
 
 
 def _kernel_tuner_times(record):
-    """Kernel Tuner's per-configuration times in ms: compile, verification, benchmark, and the
-    framework's share (the rest of the point's wall time: its buffers, launches and records)."""
+    """Kernel Tuner's per-configuration times in ms: compile, verification, benchmark, the strategy's
+    (the engine's time to choose the configuration, outside its own wall time), and the framework's share (the rest of the point's wall time: its buffers, launches and records)."""
     compile_block = record.get("compile") or {}
     uses = record.get("time_use") or {}
     timing = record.get("timing") or {}
@@ -71,7 +71,7 @@ def _kernel_tuner_times(record):
         "compile_time": float(compile_block.get("compile_ms", 0) or 0),  # 0 where NVRTC's disk cache held it
         "verification_time": 1e3 * float(uses.get("verify_s", 0) or 0),
         "benchmark_time": 1e3 * float(timing.get("sampling_wall_s", uses.get("sampling_s", 0)) or 0),
-        "strategy_time": 0,  # the engine's search chooses between points, outside their wall time
+        "strategy_time": 1e3 * float(uses.get("search_s", 0) or 0),  # the search's choice of this configuration
     }
     point_ms = 1e3 * float(uses.get("point_s", 0) or 0)
     times["framework_time"] = max(0.0, point_ms - times["compile_time"] - times["verification_time"] - times["benchmark_time"])

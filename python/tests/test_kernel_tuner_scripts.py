@@ -324,7 +324,7 @@ ENERGY = {"status": "ok", "reason": "", "window": "hot", "joules_per_launch": 42
 def engine_record(b, status="ok", **sections):
     r = {"params": {"kernel_tuner": 1, "b": b}, "status": status, "reason": "" if status == "ok" else "trap",
          "timing": {"median_ms": 1.0, "min_ms": 0.9, "samples_ms": [1.0, 1.1, 0.9], "sampling_wall_s": 0.1},
-         "time_use": {"point_s": 0.2, "verify_s": 0.01, "finished_utc": "2026-12-02T01:00:00Z"}, "compile": {"compile_ms": 50.0},
+         "time_use": {"point_s": 0.2, "verify_s": 0.01, "search_s": 0.003, "finished_utc": "2026-12-02T01:00:00Z"}, "compile": {"compile_ms": 50.0},
          "verification": {"status": "passed" if status == "ok" else "failed"}}
     r.update(sections)
     return r
@@ -342,6 +342,7 @@ def test_results_hold_kernel_tuners_times_timestamps_and_t4_holds_its_schema_wit
     first = results[0]
     assert first["times"] == [1.0, 1.1, 0.9] and first["timestamp"] == "2026-12-02T01:00:00Z"
     assert first["benchmark_time"] == 100.0 and first["framework_time"] == pytest.approx(200 - 50 - 10 - 100)
+    assert first["strategy_time"] == pytest.approx(3.0)  # the engine's time_use.search_s, outside the point's own
     assert results[1]["GFLOPS/W"] is None  # no energy reading for it: no value, and the tuning goes on
     t4 = get_t4_results(results, {"b": [64, 128, 256]})
     schema = json.loads((DATA / "t4-results-schema.json").read_text())
