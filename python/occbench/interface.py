@@ -187,7 +187,8 @@ class _Tuning:
         if not isinstance(kernel_name, str) or not kernel_name:
             raise TypeError(f"kernel_name: expected the __global__ function's name, got {kernel_name!r}")
         if (lang.lower() if isinstance(lang, str) else lang) not in _LANGS:
-            raise ValueError(f"lang: occbench compiles CUDA with NVRTC; '{lang}' is not supported (use CUDA, cupy or nvcuda)")
+            raise NotImplementedError(f"lang: occbench compiles CUDA with NVRTC; '{lang}' is not supported (use CUDA, cupy or nvcuda): "
+                                      "it tunes no host code (Kernel Tuner's C backend), OpenCL, HIP or Fortran")
         self.space = TuneParams(tune_params)
         self.tune_params = self.space.values
         self.kernel_name = kernel_name

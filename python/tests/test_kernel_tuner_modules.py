@@ -125,6 +125,19 @@ def test_observers_are_sorted_by_what_occbench_does_with_each():
         ObserverSet(["magic"])
 
 
+@pytest.mark.parametrize("module, name, call", [
+    ("occbench.observers.pmt", "PMTObserver", lambda c: c([("nvidia", 0), "rapl"])),
+    ("occbench.observers.tegra", "TegraObserver", lambda c: c(["core_freq"])),
+    ("occbench.observers.powersensor", "PowerSensorObserver", lambda c: c(["ps_energy"])),
+    ("occbench.energy.energy", "create_power_frequency_model", lambda c: c(device=0, n_samples=10)),
+])
+def test_kernel_tuners_modules_of_what_occbench_cannot_read_import_and_raise_naming_it(module, name, call):
+    import importlib
+    thing = getattr(importlib.import_module(module), name)  # the import itself works, as in Kernel Tuner's scripts
+    with pytest.raises(NotImplementedError, match=name):
+        call(thing)
+
+
 def test_clocks_as_tunable_parameters_map_to_the_sm_clock_axis_and_power_limits_are_refused():
     from occbench._space import TuneParams
     space = TuneParams({"block_size_x": [64], "nvml_gr_clock": [1980, 1245]})
