@@ -71,6 +71,12 @@ def summarise(folder):
         kt_rc, kt_wall = walls(folder).get((example, "kernel_tuner"), (None, None))
         kt_error = last_error(folder, example, "kernel_tuner") if kt_rc else None
         occ_files, kt_files = dict(results_of(folder, example, "occbench")), dict(results_of(folder, example, "kernel_tuner"))
+        if not occ_files and not kt_files and rc and kt_rc:  # neither tool ran it: each one's reason
+            yield {"example": example, "results": None, "occbench_rc": rc, "occbench_error": last_error(folder, example, "occbench"),
+                   "occbench_wall_s": wall, "kernel_tuner_rc": kt_rc, "kernel_tuner_error": kt_error, "kernel_tuner_wall_s": kt_wall,
+                   "occbench_best": None, "occbench_best_ms": None, "kernel_tuner_best": None,
+                   "kernel_tuner_best_ms_by_kernel_tuner": None}
+            continue
         if not occ_files and not kt_files:
             for i, (ob, kb) in enumerate(zip(logged_best(folder, example, "occbench"), logged_best(folder, example, "kernel_tuner"))):
                 ot, kt = float(ob.pop("time").rstrip("ms")), float(kb.pop("time").rstrip("ms"))
@@ -86,6 +92,7 @@ def summarise(folder):
             kt_best_by_occ = occ_by.get(params_of(kb, keys)) if kb else None
             yield {
                 "example": example, "results": name, "occbench_rc": rc, "occbench_wall_s": wall, "kernel_tuner_rc": kt_rc,
+                "occbench_error": last_error(folder, example, "occbench") if rc else None,
                 "kernel_tuner_error": kt_error,
                 "kernel_tuner_wall_s": kt_wall, "occbench_points": len(occ),
                 "occbench_failed": sum(1 for r in occ if "__error__" in r or isinstance(r.get("time"), str)),
@@ -128,7 +135,10 @@ def table(rows, gpu):
         if r.get("kernel_tuner_rc"):
             kt = f"fails (exit {r['kernel_tuner_rc']}): {r['kernel_tuner_error']}" if r.get("kernel_tuner_error") else \
                 f"fails (exit {r['kernel_tuner_rc']})"
-        lines.append(f"| {r['example']}.py ({gpu}) | {counts} | {_config(r['occbench_best'])}: {_ms(r['occbench_best_ms'])} "
+        occ = f"{_config(r['occbench_best'])}: {_ms(r['occbench_best_ms'])}"
+        if r.get("occbench_error"):
+            occ, counts = f"fails (exit {r['occbench_rc']}): {r['occbench_error']}", "– / –"
+        lines.append(f"| {r['example']}.py ({gpu}) | {counts} | {occ} "
                      f"| {kt} | {_ms(r.get('kernel_tuner_best_ms_by_occbench'))} | {walls} |")
     return "\n".join(lines) + "\n"
 
