@@ -124,7 +124,7 @@ TEST(Cli, BadSelectionsExitTwoNamingTheFlagAndWhatWasExpected) {
   };
   for (const auto& c : std::vector<Case>{
            {{"--set", "block_size=100"}, "--set block_size=100: block_size must be a multiple of 32 in [32, 1024]"},
-           {{"--axis", "block_size=[64,x]"}, "--axis block_size=[64,x]: expected a list of integers"},
+           {{"--axis", "block_size=[64,x]"}, "--axis block_size=[64,x]: expected an integer, got string"},
            {{"--set", "block_size"}, "--set block_size: expected AXIS=V1,V2,... or AXIS=[V1,V2,...]"},
            {{"--set", "warp=1"}, "--set warp=1: unknown axis 'warp'; expected a size axis of family 'adjacent_difference' "
                                  "or a launch axis of the sweep's variants: n, block_size"},

@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <regex>
 #include <sstream>
 
@@ -83,6 +84,28 @@ TEST(GpuSourceFamily, UserAdjacentDifferenceVerifiesWithTheBuiltInResources) {
     EXPECT_EQ(r["resources"]["registers_per_thread"].get<int>(), kernel_resources(l.kernel).registers_per_thread);
     EXPECT_EQ(r["resources"]["static_smem_bytes"].get<std::size_t>(), kernel_resources(l.kernel).static_smem_bytes);
   }
+}
+
+// Axes of strings, floats and booleans (examples/precision): each point compiled with its own
+// template argument and #define, verified, and recorded with the values themselves.
+TEST(GpuSourceFamily, LabelledAxesVerifyAndAreRecordedAsTheirValues) {
+  OCCBENCH_REQUIRE_GPU();
+  SweepSpec spec = small_example("precision/precision.json", 100003);
+  auto records = measure_all(spec);
+  ASSERT_EQ(records.size(), 20u);
+  std::set<std::string> types;
+  for (const auto& r : records) {
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r["status"], "ok");
+    EXPECT_EQ(r["verification"]["status"], "passed");
+    ASSERT_TRUE(r["params"]["float_type"].is_string());
+    types.insert(r["params"]["float_type"].get<std::string>());
+    EXPECT_TRUE(r["params"]["use_fma"].is_boolean());
+    EXPECT_TRUE(r["params"]["grid_share"].is_number_float());
+    EXPECT_NE(r["point_id"].get<std::string>().find("/float_type=" + r["params"]["float_type"].get<std::string>() + "/"), std::string::npos);
+    EXPECT_EQ(r["compile"]["defines"]["USE_FMA"], r["params"]["use_fma"].get<bool>() ? "true" : "false");
+  }
+  EXPECT_EQ(types, (std::set<std::string>{"float", "double"}));
 }
 
 TEST(GpuSourceFamily, WrongKernelFailsVerificationAndIsNeverTimed) {

@@ -6,7 +6,7 @@ namespace occbench {
 
 std::string point_id(const std::string& family, const std::string& variant, const Params& params) {
   std::string id = family + "/" + variant;
-  for (const auto& [name, value] : params.items()) id += fmt::format("/{}={}", name, value);
+  for (const auto& item : params.items()) id += fmt::format("/{}={}", item.first, params.text(item.first));
   return id;
 }
 

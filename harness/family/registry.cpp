@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "harness/core/hash.hpp"
+
 #include <stdexcept>
 
 namespace occbench {
@@ -31,16 +33,58 @@ std::int64_t Params::get(std::string_view name) const {
 }
 
 std::string Params::to_string() const {
-  std::string text;
-  for (const auto& [name, value] : items_) {
-    if (!text.empty()) text += ' ';
-    text += fmt::format("{}={}", name, value);
+  std::string out;
+  for (const auto& item : items_) {
+    if (!out.empty()) out += ' ';
+    out += fmt::format("{}={}", item.first, text(item.first));
   }
-  return text;
+  return out;
+}
+
+double string_number(std::string_view text) { return double(fnv1a(text) >> 11); }
+
+const ParamLabel* Params::label(std::string_view name) const {
+  if (!labels_) return nullptr;
+  auto axis = labels_->find(name);
+  if (axis == labels_->end() || !has(name)) return nullptr;
+  std::int64_t position = get(name);
+  return position >= 0 && std::size_t(position) < axis->second.size() ? &axis->second[std::size_t(position)] : nullptr;
+}
+
+std::string Params::text(std::string_view name) const {
+  const ParamLabel* l = label(name);
+  return l ? l->text : std::to_string(get(name));
+}
+
+std::string Params::json_text(std::string_view name) const {
+  const ParamLabel* l = label(name);
+  return l ? l->json : std::to_string(get(name));
+}
+
+double Params::number(std::string_view name) const {
+  const ParamLabel* l = label(name);
+  return l ? l->number : double(get(name));
+}
+
+std::optional<std::int64_t> Params::value_of_text(std::string_view name, const std::string& text) const {
+  if (labels_)
+    if (auto axis = labels_->find(name); axis != labels_->end()) {
+      for (std::size_t i = 0; i < axis->second.size(); ++i)
+        if (axis->second[i].text == text) return std::int64_t(i);
+      return std::nullopt;
+    }
+  try {
+    std::size_t used = 0;
+    std::int64_t value = std::stoll(text, &used);
+    if (used == text.size()) return value;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
 }
 
 std::string Axis::check(std::int64_t value) const {
   bool legal;
+  if (!labels.empty()) return value >= 0 && std::size_t(value) < labels.size() ? "" : fmt::format("{}: no label at {}", name, value);
   if (!legal_values.empty()) {
     legal = false;
     for (auto v : legal_values) legal = legal || v == value;
@@ -86,6 +130,12 @@ const Axis* Family::find_size_axis(std::string_view axis_name) const {
   for (const auto& axis : size_axes)
     if (axis.name == axis_name) return &axis;
   return nullptr;
+}
+
+Params Family::empty_params() const {
+  Params params;
+  params.set_labels(labels);
+  return params;
 }
 
 std::vector<std::string> Family::variant_names() const {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -17,6 +18,23 @@
 
 namespace occbench {
 
+// A value of a labelled axis: a config axis whose values are not all integers (strings, floats,
+// booleans: "float_type": ["float", "double", "half"]), as Kernel Tuner's parameters may be. The
+// engine's value is the label's position in its axis; the kernel, the ids and the records see
+// the label.
+struct ParamLabel {
+  std::string json;        // as JSON: "\"double\"", "0.5", "true"
+  std::string text;        // in #define lines, kernel names and point ids: double, 0.5, true
+  double number = 0;       // in expressions: the float; 1 or 0; a string's string_number
+  bool is_string = false;
+};
+// Each labelled axis's labels, by axis name (a family's, shared by its points' Params).
+using AxisLabels = std::map<std::string, std::vector<ParamLabel>, std::less<>>;
+
+// A string's stand-in in expressions: a whole number below 2^53 (exact in a double) from its
+// hash, so that "float_type == 'half'" compares strings; order and arithmetic mean nothing.
+double string_number(std::string_view text);
+
 // Parameter values of one point, in declaration order (sizes first, then launch axes).
 class Params {
  public:
@@ -24,11 +42,22 @@ class Params {
   bool has(std::string_view name) const;
   std::int64_t get(std::string_view name) const;  // throws std::out_of_range naming the axis
   const std::vector<std::pair<std::string, std::int64_t>>& items() const { return items_; }
-  std::string to_string() const;  // "n=16777216 block_size=256"
+  std::string to_string() const;  // "n=16777216 block_size=256 float_type=double"
   bool operator==(const Params& other) const { return items_ == other.items_; }
+
+  // Labelled axes (ParamLabel): their labels; without, every value is the integer it is.
+  void set_labels(std::shared_ptr<const AxisLabels> labels) { labels_ = std::move(labels); }
+  const std::shared_ptr<const AxisLabels>& labels() const { return labels_; }
+  const ParamLabel* label(std::string_view name) const;  // nullptr: an integer axis (or not set)
+  std::string text(std::string_view name) const;         // the label's text, else the integer
+  std::string json_text(std::string_view name) const;    // the label's JSON, else the integer
+  double number(std::string_view name) const;            // what an expression reads
+  // The value whose text() is `text` (a point id's part), or nullopt.
+  std::optional<std::int64_t> value_of_text(std::string_view name, const std::string& text) const;
 
  private:
   std::vector<std::pair<std::string, std::int64_t>> items_;
+  std::shared_ptr<const AxisLabels> labels_;
 };
 
 // One sweepable parameter and the values it may take.
@@ -40,6 +69,7 @@ struct Axis {
   std::int64_t max = std::numeric_limits<std::int64_t>::max();
   std::int64_t multiple_of = 1;
   std::optional<std::int64_t> default_value;  // used when a config gives the axis no values
+  std::vector<ParamLabel> labels;             // a labelled axis (values: positions in it); empty: integers
 
   std::string check(std::int64_t value) const;  // "" when legal, else what was expected
   std::string describe_legal() const;           // "one of [2, 4, 8]" / "a multiple of 32 in [32, 1024]"
@@ -205,9 +235,13 @@ struct Family {
   // processes, each taking the next kernel no other has taken.
   std::function<void(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count)>
       precompile;
+  // The labelled axes of a family of the user's own source (nullptr: none); every Params of its
+  // points carries them (empty_params).
+  std::shared_ptr<const AxisLabels> labels;
 
   const Variant* find_variant(std::string_view variant_name) const;
   const Axis* find_size_axis(std::string_view axis_name) const;
+  Params empty_params() const;  // no values yet, the family's labels
   std::vector<std::string> variant_names() const;
 };
 

@@ -29,7 +29,8 @@ ordered_json base_record(const Point& point) {
   r["family"] = point.family->name;
   r["variant"] = point.variant->name;
   ordered_json params = ordered_json::object();
-  for (const auto& [name, value] : point.params.items()) params[name] = value;
+  for (const auto& [name, value] : point.params.items())  // a labelled axis: its label (a string, a number, a boolean)
+    params[name] = point.params.label(name) ? ordered_json::parse(point.params.json_text(name)) : ordered_json(value);
   r["params"] = params;
   r["status"] = "ok";
   r["reason"] = "";

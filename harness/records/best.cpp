@@ -160,7 +160,9 @@ std::string best_header(const std::vector<BestPoint>& best, const ShardOutput& i
                         pairs_text(b.sizes, " "), objective.maximize ? "max" : "min", objective.field, b.value,
                         format_duration_ms(b.record.contains("timing") ? b.record["timing"].value("median_ms", 0.0) : 0.0),
                         b.candidates);
-    for (const auto& item : b.params.items()) text += fmt::format("#define {}_{} {}\n", stem, macro_part(item.key()), item.value().dump());
+    for (const auto& item : b.params.items())  // a string as it is: "float_type": "double" -> #define ..._FLOAT_TYPE double
+      text += fmt::format("#define {}_{} {}\n", stem, macro_part(item.key()),
+                          item.value().is_string() ? item.value().get<std::string>() : item.value().dump());
   }
   return text;
 }

@@ -23,8 +23,10 @@ std::string slot_id(std::size_t space, std::size_t k) { return fmt::format("spac
 
 Coordinates point_coordinates(const Point& point) {
   Coordinates coordinates = {{"variant", point.variant->name}};
+  // A labelled axis as its label: a string or boolean is categorical (SearchDimension::ordered), a float ordered.
   for (const auto& [name, value] : point.params.items())
-    if (!point.sizes.has(name)) coordinates.emplace_back(name, value);
+    if (!point.sizes.has(name))
+      coordinates.emplace_back(name, point.params.label(name) ? nlohmann::json::parse(point.params.json_text(name)) : nlohmann::json(value));
   return coordinates;
 }
 

@@ -4,6 +4,8 @@
 
 #include "harness/model/gpu_table.hpp"
 #include "harness/model/occupancy_limit.hpp"
+#include "harness/sweep/source_config.hpp"
+#include "harness/sweep/axis_labels.hpp"
 #include "harness/sweep/source_family.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/core/files.hpp"
@@ -77,7 +79,15 @@ class Checker {
     return v;
   }
 
-  // A list of integer values for one axis: non-empty, no duplicates, each legal for the axis.
+  // A labelled axis's value: its position among the labels (parse_axis_labels made them of every value).
+  std::int64_t label_of(const json& value, const std::string& path, const Axis& axis) const {
+    std::optional<std::int64_t> position = label_position(axis.labels, value);
+    if (!position) fail(path, fmt::format("expected a value of '{}' (an integer, a number, a string or true/false), got {}", axis.name, value.dump()));
+    return *position;
+  }
+
+  // A list of values for one axis: non-empty, no duplicates, each legal for the axis (integers, or a
+  // labelled axis's values as their positions).
   std::vector<std::int64_t> axis_values(const json& value, const std::string& path, const Axis& axis) const {
     if (!value.is_array())
       fail(path, fmt::format("expected a list of values for '{}' ({}), got {}", axis.name,
@@ -87,11 +97,11 @@ class Checker {
     std::vector<std::int64_t> values;
     for (std::size_t i = 0; i < value.size(); ++i) {
       std::string item_path = fmt::format("{}[{}]", path, i);
-      auto v = integer(value[i], item_path, std::numeric_limits<std::int64_t>::min());
+      auto v = axis.labels.empty() ? integer(value[i], item_path, std::numeric_limits<std::int64_t>::min()) : label_of(value[i], item_path, axis);
       std::string problem = axis.check(v);
       if (!problem.empty()) fail(item_path, problem);
       if (std::find(values.begin(), values.end(), v) != values.end())
-        fail(item_path, fmt::format("{} appears twice in the list for '{}'", v, axis.name));
+        fail(item_path, fmt::format("{} appears twice in the list for '{}'", value[i].dump(), axis.name));
       values.push_back(v);
     }
     return values;

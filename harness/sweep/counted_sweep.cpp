@@ -137,7 +137,7 @@ CountedSweep::CountedSweep(const SweepSpec& spec, const Registry& registry, bool
   if (!is_countable(spec)) throw std::invalid_argument("a sweep with a --filter is expanded, not counted");
   std::uint64_t steps = 0;
   try {
-    cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), Params{}, 0, [&](const Params& sizes) {
+    cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), family_->empty_params(), 0, [&](const Params& sizes) {
       for (const auto& variant_name : spec.variants) {
         const Variant* variant = family_->find_variant(variant_name);
         auto block = std::make_unique<Block>(variant, sizes, walked_axis_values(spec, *variant, check_points), spec.restrictions,

@@ -7,6 +7,7 @@
 #include <muParser.h>
 
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 
 namespace occbench {
@@ -34,6 +35,23 @@ std::size_t assignment_at(const std::string& text) {
   return std::string::npos;
 }
 
+// The text with each quoted string ('half' or "half") replaced by its string_number, so that a
+// labelled axis of strings compares with it ("float_type == 'half'"); "" where a quote is not closed.
+std::optional<std::string> strings_as_numbers(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\'' && text[i] != '"') {
+      out += text[i];
+      continue;
+    }
+    std::size_t end = text.find(text[i], i + 1);
+    if (end == std::string::npos) return std::nullopt;
+    out += fmt::format("{:.0f}", string_number(std::string_view(text).substr(i + 1, end - i - 1)));
+    i = end;
+  }
+  return out;
+}
+
 }  // namespace
 
 struct Expression::Impl {
@@ -59,13 +77,15 @@ Expression::Expression(const std::string& text, const std::vector<std::string>& 
   if (text.find_first_not_of(" \t") == std::string::npos) refuse("it is empty; expected an arithmetic expression");
   if (std::size_t at = assignment_at(text); at != std::string::npos)
     refuse(fmt::format("'=' at position {} assigns; expected a comparison ('==') or arithmetic", at + 1));
+  std::optional<std::string> parsed = strings_as_numbers(text);
+  if (!parsed) refuse("a quote is not closed; a string is written 'half' or \"half\"");
   try {
     e.parser.DefineFun("ceil", ceil_of);
     e.parser.DefineFun("floor", floor_of);
     e.parser.DefineFun("ceil_div", ceil_div);
     e.parser.DefineOprt("%", remainder_of, mu::prMUL_DIV, mu::oaLEFT, true);
     for (std::size_t i = 0; i < variables.size(); ++i) e.parser.DefineVar(variables[i], &e.values[i]);
-    e.parser.SetExpr(text);
+    e.parser.SetExpr(*parsed);
     e.parser.Eval();  // parses: unknown names and syntax errors surface here
     if (e.parser.GetNumResults() > 1)
       refuse(fmt::format("{} expressions separated by ','; expected one (join conditions with '&&')", e.parser.GetNumResults()));
@@ -104,7 +124,7 @@ double Expression::evaluate(const Params& params) const {
                                                            e.text, e.names[i], params.to_string()));
       continue;
     }
-    e.values[i] = double(params.get(e.names[i]));
+    e.values[i] = params.number(e.names[i]);  // a labelled axis: its float, boolean or string_number
   }
   try {
     return e.parser.Eval();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace occbench {
@@ -46,6 +47,24 @@ SweepSpec reparse(const json& doc, const SweepSpec& spec, const std::string& fla
   }
 }
 
+// One value of --set AXIS=...: an integer, a number, true/false, or else a string (quotes, where
+// given, taken off): the config's reading of each checks it against the axis.
+json override_value(const std::string& item) {
+  char* end = nullptr;
+  errno = 0;
+  long long whole = std::strtoll(item.c_str(), &end, 10);
+  if (*end == '\0') {
+    if (errno == ERANGE) return item;  // past 64 bits: the axis's check names it
+    return whole;
+  }
+  errno = 0;
+  double number = std::strtod(item.c_str(), &end);
+  if (*end == '\0' && errno != ERANGE && std::isfinite(number)) return number;
+  if (item == "true" || item == "false") return item == "true";
+  bool quoted = item.size() >= 2 && (item.front() == '\'' || item.front() == '"') && item.back() == item.front();
+  return quoted ? item.substr(1, item.size() - 2) : item;
+}
+
 }  // namespace
 
 void add_axis_override(PointSelection& selection, const std::string& flag, const std::string& text) {
@@ -56,14 +75,10 @@ void add_axis_override(PointSelection& selection, const std::string& flag, const
     throw expected("expected AXIS=V1,V2,... or AXIS=[V1,V2,...] (e.g. block_size=128,256)");
   std::string axis = trim(text.substr(0, equals)), list = trim(text.substr(equals + 1));
   if (list.size() >= 2 && list.front() == '[' && list.back() == ']') list = list.substr(1, list.size() - 2);
-  std::vector<std::int64_t> values;
+  json values = json::array();
   for (const auto& item : split_commas(list)) {
-    char* end = nullptr;
-    errno = 0;
-    long long value = std::strtoll(item.c_str(), &end, 10);
-    if (item.empty() || *end != '\0' || errno == ERANGE)
-      throw expected(fmt::format("expected a list of integers for axis '{}', got '{}'", axis, item));
-    values.push_back(value);
+    if (item.empty()) throw expected(fmt::format("expected a list of values for axis '{}', got an empty item", axis));
+    values.push_back(override_value(item));
   }
   for (const auto& [name, _] : selection.overrides)
     if (name == axis) throw expected(fmt::format("axis '{}' is set twice on the command line", axis));

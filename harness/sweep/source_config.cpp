@@ -1,4 +1,5 @@
 #include "harness/sweep/source_config.hpp"
+#include "harness/sweep/axis_labels.hpp"
 #include "harness/sweep/nvcc_compiler.hpp"
 
 #include "harness/family/harness_axes.hpp"
@@ -275,35 +276,54 @@ const json* config_values(const json& doc, const std::string& variant, const std
 
 }  // namespace
 
-std::vector<Params> first_config_point(const json& doc, const std::string& variant, const std::vector<std::string>& names) {
+namespace {
+
+// A config value of `name` as an engine value: an integer, or its position among the axis's labels.
+std::optional<std::int64_t> engine_value(const json& v, const std::string& name, const std::shared_ptr<const AxisLabels>& labels) {
+  if (labels)
+    if (auto axis = labels->find(name); axis != labels->end()) return label_position(axis->second, v);
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::vector<Params> first_config_point(const json& doc, const std::string& variant, const std::vector<std::string>& names,
+                                       const std::shared_ptr<const AxisLabels>& labels) {
   Params point;
+  point.set_labels(labels);
   for (const auto& name : names) {
     const json* values = config_values(doc, variant, name);
     if (!values) continue;
-    auto first = std::find_if(values->begin(), values->end(), [](const json& v) { return v.is_number_integer(); });
-    if (first == values->end()) return {};
-    point.set(name, first->get<std::int64_t>());
+    std::optional<std::int64_t> first;
+    for (const auto& v : *values)
+      if ((first = engine_value(v, name, labels))) break;
+    if (!first) return {};
+    point.set(name, *first);
   }
   return {point};
 }
 
-std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names) {
+std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names,
+                                  const std::shared_ptr<const AxisLabels>& labels) {
   std::vector<Params> points{Params{}};
+  points.front().set_labels(labels);
   for (const auto& name : names) {
     const json* values = config_values(doc, variant, name);
     if (!values) continue;
     std::vector<Params> next;
     for (const auto& point : points)
       for (const auto& v : *values)
-        if (v.is_number_integer()) {
+        if (std::optional<std::int64_t> value = engine_value(v, name, labels)) {
           Params p = point;
-          p.set(name, v.get<std::int64_t>());
+          p.set(name, *value);
           next.push_back(std::move(p));
         }
     points = std::move(next);
   }
   return points;
 }
+
 
 SourceAxes source_axes(const Reader& r, const json& doc) {
   // Axes: whatever the config's sizes, axes and variant_axes name (their values are checked there).
@@ -338,13 +358,15 @@ SourceAxes source_axes(const Reader& r, const json& doc) {
   return axes;
 }
 
-Axis free_axis(const Reader& r, const std::string& name, const std::string& path, const char* what) {
+Axis free_axis(const Reader& r, const std::string& name, const std::string& path, const char* what, const AxisLabels* labels) {
   if (!is_identifier(name))
     r.fail(path, fmt::format("expected an axis name of letters, digits and '_' (it is used in expressions), got '{}'", name));
   Axis axis;
   axis.name = name;
   axis.description = what;
   axis.min = std::numeric_limits<std::int64_t>::min();
+  if (labels)
+    if (auto found = labels->find(name); found != labels->end()) axis.labels = found->second;
   return axis;
 }
 
@@ -485,7 +507,16 @@ void parse_reference_variant(const Reader& r, const json& doc, const json& ref, 
   r.object(params, "$.reference.params", k.axes);
   for (const auto& axis : k.axes) {
     std::string path = "$.reference.params." + axis;
+    const std::vector<ParamLabel>* labels = nullptr;
+    if (state.labels)
+      if (auto found = state.labels->find(axis); found != state.labels->end()) labels = &found->second;
     if (params.contains(axis)) {
+      if (labels) {
+        std::optional<std::int64_t> position = label_position(*labels, params[axis]);
+        if (!position) r.fail(path, fmt::format("expected one of the values of '{}' in the config, got {}", axis, params[axis].dump()));
+        state.reference_axes.set(axis, *position);
+        continue;
+      }
       if (!params[axis].is_number_integer()) r.fail(path, fmt::format("expected an integer, got {}", params[axis].dump()));
       state.reference_axes.set(axis, params[axis].get<std::int64_t>());
       continue;
@@ -496,9 +527,11 @@ void parse_reference_variant(const Reader& r, const json& doc, const json& ref, 
       values = &doc["variant_axes"][name][axis];
     else if (doc.contains("axes") && doc["axes"].is_object() && doc["axes"].contains(axis))
       values = &doc["axes"][axis];
-    if (!values || !values->is_array() || values->empty() || !(*values)[0].is_number_integer())
-      r.fail(path, fmt::format("missing; expected the value of '{}' for the reference run", axis));
-    state.reference_axes.set(axis, (*values)[0].get<std::int64_t>());
+    std::optional<std::int64_t> first;
+    if (values && values->is_array() && !values->empty())
+      first = labels ? label_position(*labels, (*values)[0]) : (*values)[0].is_number_integer() ? std::optional((*values)[0].get<std::int64_t>()) : std::nullopt;
+    if (!first) r.fail(path, fmt::format("missing; expected the value of '{}' for the reference run", axis));
+    state.reference_axes.set(axis, *first);
   }
 }
 

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,8 +80,10 @@ struct SourceAxes {
   std::vector<std::string> size_names, shared_axes, all_names;
 };
 SourceAxes source_axes(const Reader& r, const json& doc);
-// An axis whose values the config gives (checked there, not here).
-Axis free_axis(const Reader& r, const std::string& name, const std::string& path, const char* what);
+// An axis whose values the config gives (checked there, not here); a labelled axis has its labels.
+Axis free_axis(const Reader& r, const std::string& name, const std::string& path, const char* what,
+               const AxisLabels* labels = nullptr);
+
 
 // $.compile: options and defines every variant shares; its include_dirs go into state.include_options.
 struct CompileSettings {
@@ -99,10 +103,12 @@ void parse_reference(const Reader& r, const json& doc, const fs::path& base, Sou
 std::size_t parse_guard_zone(const Reader& r, const json& doc);
 
 // Every combination of the config's values for `names` (sizes, then the kernel's axes: its
-// variant_axes first, else the shared axes). Values that are not lists of integers are left to
-// the config's own checks.
-std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names);
+// variant_axes first, else the shared axes), a labelled axis's values as their positions in
+// `labels`. Values that are not lists of integers or labels are left to the config's own checks.
+std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names,
+                                  const std::shared_ptr<const AxisLabels>& labels);
 // The first of them (each name's first value), without listing the rest; none where a name has no value.
-std::vector<Params> first_config_point(const json& doc, const std::string& variant, const std::vector<std::string>& names);
+std::vector<Params> first_config_point(const json& doc, const std::string& variant, const std::vector<std::string>& names,
+                                       const std::shared_ptr<const AxisLabels>& labels);
 
 }  // namespace occbench

@@ -2,6 +2,7 @@
 
 #include "harness/family/host_hooks.hpp"
 #include "harness/sweep/source_config.hpp"
+#include "harness/sweep/axis_labels.hpp"
 #include "harness/sweep/source_kernels.hpp"
 #include "harness/core/files.hpp"
 #include "harness/family/npy.hpp"
@@ -54,10 +55,10 @@ void add_sweep_points(const json& doc, const std::vector<std::string>& size_name
     std::vector<std::string> names = size_names;
     names.insert(names.end(), k.axes.begin(), k.axes.end());
     bool templated = std::any_of(k.name_parts.begin(), k.name_parts.end(), [](const auto& part) { return !part.second.empty(); });
-    state.sweep_points.push_back(templated ? config_points(doc, k.variant, names) : first_config_point(doc, k.variant, names));
+    state.sweep_points.push_back(templated ? config_points(doc, k.variant, names, state.labels) : first_config_point(doc, k.variant, names, state.labels));
   }
   if (state.reference_kernel >= 0)
-    for (auto sizes : config_points(doc, "", size_names)) {
+    for (auto sizes : config_points(doc, "", size_names, state.labels)) {
       for (const auto& [axis, value] : state.reference_axes.items()) sizes.set(axis, value);
       state.sweep_points[std::size_t(state.reference_kernel)].push_back(sizes);
     }
@@ -101,7 +102,7 @@ void check_launch(const SourceState& state, const KernelSpec& k, const Params& p
 void check_reference_points(const Reader& r, const json& doc, const std::vector<std::string>& size_names, const SourceState& state) {
   if (state.reference_kernel < 0) return;
   const KernelSpec& k = state.kernels[std::size_t(state.reference_kernel)];
-  for (auto params : config_points(doc, "", size_names)) {
+  for (auto params : config_points(doc, "", size_names, state.labels)) {
     for (const auto& [axis, value] : state.reference_axes.items()) params.set(axis, value);
     try {
       check_launch(state, k, params);
@@ -125,7 +126,7 @@ void check_npy_files(const Reader& r, const json& doc, const std::vector<std::st
     } catch (const NpyError& e) {
       r.fail(path, e.what());
     }
-    for (const auto& sizes : config_points(doc, "", size_names)) {
+    for (const auto& sizes : config_points(doc, "", size_names, state.labels)) {
       auto count = std::uint64_t(a.count.evaluate_integer(sizes, 0, kMaxInt));
       if (array.dtype != a.type->npy || array.count() != count)
         r.fail(path, fmt::format("{} holds {} elements of {}; at {} the argument needs {} of {} ({})", file, array.count(),
@@ -157,7 +158,7 @@ void check_globals(const Reader& r, const json& doc, const std::vector<std::stri
   for (const auto& a : state.arguments) {
     if (!a.global) continue;
     std::size_t held = cubin_symbol_bytes(compiled.cubin, compiled.lowered.at("&" + a.name)).value_or(0);
-    for (const auto& sizes : config_points(doc, "", size_names)) {
+    for (const auto& sizes : config_points(doc, "", size_names, state.labels)) {
       std::size_t needed = a.role == Argument::Role::scalar ? a.type->bytes
                                                             : std::size_t(a.count.evaluate_integer(sizes, 0, kMaxInt)) * a.type->bytes;
       if (held < needed)
@@ -199,7 +200,8 @@ Variant source_variant(const Reader& r, const std::shared_ptr<SourceState>& stat
   Variant v;
   v.name = k.variant;
   v.description = k.description.empty() ? fmt::format("{} from {}", k.name_parts.front().first, state->source_path) : k.description;
-  for (const auto& axis : k.axes) v.axes.push_back(free_axis(r, axis, k.path + ".axes", "a launch axis given by the config"));
+  for (const auto& axis : k.axes)
+    v.axes.push_back(free_axis(r, axis, k.path + ".axes", "a launch axis given by the config", state->labels.get()));
   v.launch = [state, i](const Params& p) { return source_launch(*state, state->kernels[i], p); };
   v.work = [state, i](const Params& p) {
     const KernelSpec& spec = state->kernels[i];
@@ -261,6 +263,8 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   state->source_text = std::move(*source_text);
   Family family = named_family(r, doc, *state);
   SourceAxes axes = source_axes(r, doc);
+  state->labels = parse_axis_labels(r, doc, axes);
+  family.labels = state->labels;
   for (const auto& n : axes.size_names) family.size_axes.push_back(free_axis(r, n, "$.sizes." + n, "a size given by the config"));
   CompileSettings compile = parse_compile(r, doc, base, *state);
   state->arguments = parse_arguments(r, doc, axes, base);

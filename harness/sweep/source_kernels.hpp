@@ -148,6 +148,7 @@ struct SourceState {
   int reference_kernel = -1;     // index in kernels, or -1 for expected outputs (.npy files, arrays in memory, none)
   std::string host_verifier;     // "reference": {"verify": NAME}: a caller's function judges the outputs too
   Params reference_axes;         // the reference variant's launch axes
+  std::shared_ptr<const AxisLabels> labels;  // the config's labelled axes (nullptr: none)
   std::size_t guard_zone_bytes = kDefaultGuardZoneBytes;  // each side of every buffer argument (0: none)
   std::map<std::string, Instance> instances;
 

@@ -99,12 +99,20 @@ std::string PointCompile::text(const std::string& config_source) const {
 
 namespace {
 
+// An expression's value in a kernel name or a #define line: a labelled axis named alone gives its
+// label (float_type: double; alpha: 0.5), any other expression its whole number.
+std::string expression_text(const Expression& expr, const Params& p) {
+  const std::string& text = expr.text();
+  std::size_t first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+  if (first != std::string::npos)
+    if (const ParamLabel* label = p.label(std::string_view(text).substr(first, last - first + 1))) return label->text;
+  return fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
+}
+
 // The config's kernel name at p, its {expressions} evaluated.
 std::string config_kernel_name(const KernelSpec& k, const Params& p) {
   std::string name;
-  for (const auto& [text, expr] : k.name_parts)
-    name += expr.empty() ? text : fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
-                                                                          std::numeric_limits<std::int64_t>::max()));
+  for (const auto& [text, expr] : k.name_parts) name += expr.empty() ? text : expression_text(expr, p);
   return name;
 }
 
@@ -128,9 +136,7 @@ PointCompile SourceState::compile_at(const KernelSpec& k, const Params& p) const
     c.source = std::move(given.source);
     c.name = given.kernel_name;
   }
-  for (const auto& [name, expr] : k.defines)
-    c.defines.emplace_back(name, fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(),
-                                                                          std::numeric_limits<std::int64_t>::max())));
+  for (const auto& [name, expr] : k.defines) c.defines.emplace_back(name, expression_text(expr, p));
   if (c.name.empty()) c.name = config_kernel_name(k, p);  // the caller's launch gave none: not asked again
   return c;
 }

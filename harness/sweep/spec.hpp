@@ -27,7 +27,9 @@ using AxisValues = std::vector<std::pair<std::string, std::vector<std::int64_t>>
 struct PointSelection {
   std::vector<std::string> variants;  // empty: the config's variants
   std::string filter;                 // empty: every point
-  AxisValues overrides;               // axis -> values, replacing the config's (sizes or launch axes)
+  // axis -> its values as a JSON list (integers; a labelled axis's strings, numbers, booleans),
+  // replacing the config's (sizes or launch axes)
+  std::vector<std::pair<std::string, nlohmann::ordered_json>> overrides;
   std::vector<std::string> flags;     // each override as typed, for messages ("--set block_size=128,256")
   int shard_index = 0, shard_count = 0;  // --shard K/N (harness/sweep/shard.hpp); count 0: the whole sweep
   bool empty() const { return variants.empty() && filter.empty() && overrides.empty() && shard_count == 0; }

@@ -79,7 +79,7 @@ std::vector<Point> expand_sweep(const SweepSpec& spec, const Registry& registry,
   if (!family) throw std::invalid_argument("unknown family " + spec.family);
   std::vector<Point> points;
   IdFilter filter = spec.selection.filter.empty() ? IdFilter() : IdFilter(spec.selection.filter);
-  cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), Params{}, 0, [&](const Params& sizes) {
+  cartesian(spec.sizes, ChecksByDepth(spec.sizes.size() + 1), family->empty_params(), 0, [&](const Params& sizes) {
     for (const auto& variant_name : spec.variants) {
       const Variant* variant = family->find_variant(variant_name);
       auto axes = walked_axis_values(spec, *variant, check_points);
@@ -140,21 +140,12 @@ std::vector<std::string> id_parts(const std::string& id) {
   return parts;
 }
 
-std::optional<std::int64_t> whole_number(const std::string& text) {
-  try {
-    std::size_t used = 0;
-    std::int64_t value = std::stoll(text, &used);
-    if (used == text.size()) return value;
-  } catch (const std::exception&) {
-  }
-  return std::nullopt;
-}
-
-// The values of `axes` in the id's parts from `next` on, each named as the axis is and among its values.
+// The values of `axes` in the id's parts from `next` on, each named as the axis is and among its
+// values (a labelled axis's by their text).
 bool read_axes(const std::vector<std::string>& parts, std::size_t& next, const AxisValues& axes, Params& params) {
   for (const auto& [name, values] : axes) {
     if (next >= parts.size() || parts[next].compare(0, name.size() + 1, name + "=") != 0) return false;
-    auto value = whole_number(parts[next++].substr(name.size() + 1));
+    auto value = params.value_of_text(name, parts[next++].substr(name.size() + 1));
     if (!value || std::find(values.begin(), values.end(), *value) == values.end()) return false;
     params.set(name, *value);
   }
@@ -171,6 +162,7 @@ std::optional<Point> point_with_id(const SweepSpec& spec, const Registry& regist
   Point point;
   point.family = family;
   point.variant = family->find_variant(parts[1]);
+  point.sizes = family->empty_params();
   std::size_t next = 2;
   AxisValues axes = walked_axis_values(spec, *point.variant, false);
   if (!read_axes(parts, next, spec.sizes, point.sizes)) return std::nullopt;

@@ -101,7 +101,7 @@ def records_to_results(document, space, metrics, registers=False, observed=None)
     results = []
     stamp = datetime.datetime.now(datetime.timezone.utc).isoformat()
     for record in document.get("results", []):
-        result = space.decode(record.get("params", {}))
+        result = space.from_record(record.get("params", {}))
         if len(result) != len(space.values):
             continue  # not a point of the tuned kernel
         if record.get("status") == "ok":

@@ -41,15 +41,18 @@ def _plain_value(name, v):
 class TuneParams:
     """Kernel Tuner's tune_params, of any type it takes (integers, floats, strings, booleans).
 
-    ``values`` holds each parameter's values as given. The engine's axes are integers: a parameter
-    whose values are all integers goes to it as they are; any other is handed over by position
-    (0, 1, ...), and every function the engine calls back (launch, restrictions, the source) gets
-    the values themselves through ``decode``, as do the results."""
+    ``values`` holds each parameter's values as given. A parameter whose values are all integers
+    goes to the engine as they are; any other is a labelled axis there (harness/family/registry.hpp's
+    ParamLabel: its records and ids hold the values, the engine's own value is the position), or,
+    where the engine cannot hold its values as JSON labels (a string with '/' or quotes, 1 beside
+    1.0), handed over by position alone. Every function the engine calls back (launch,
+    restrictions, the source) gets the values themselves through ``decode``; the results through
+    ``from_record``."""
 
     def __init__(self, tune_params):
         if not isinstance(tune_params, dict) or not tune_params:
             raise TypeError(f"tune_params: expected a dict of parameter names and their values, got {type(tune_params).__name__}")
-        self.values, self.by_position = {}, set()
+        self.values, self.by_position, self.labelled = {}, set(), set()
         for name, values in tune_params.items():
             if not isinstance(name, str) or not _IDENTIFIER.match(name):
                 raise ValueError(f"tune_params: '{name}' is not a valid parameter name (letters, digits and '_')")
@@ -66,6 +69,8 @@ class TuneParams:
             self.values[name] = plain
             if not all(type(v) is int and _INT64[0] <= v <= _INT64[1] for v in plain):
                 self.by_position.add(name)
+                if _labels_hold(plain):
+                    self.labelled.add(name)
 
     # Kernel Tuner's parameters that are engine axes of another name: the SM clock NVML locks.
     ENGINE_NAMES = {"nvml_gr_clock": "sm_clock_mhz"}
@@ -73,8 +78,20 @@ class TuneParams:
                "nvml_pwr_limit": "occbench never changes the GPU's power limit"}
 
     def axes(self):
-        """The engine's axes: integers as they are, other values by their position."""
-        return {self.ENGINE_NAMES.get(n, n): (list(range(len(v))) if n in self.by_position else v) for n, v in self.values.items()}
+        """The engine's axes: integers and labels as they are, other values by their position."""
+        return {self.ENGINE_NAMES.get(n, n): (list(range(len(v))) if n in self.by_position - self.labelled else v)
+                for n, v in self.values.items()}
+
+    def from_record(self, record_params):
+        """The tunable parameters of a record's params (a labelled axis's value as it is, a position
+        turned back into its value)."""
+        out = {}
+        for n in self.values:
+            engine = self.ENGINE_NAMES.get(n, n)
+            if engine in record_params:
+                value = record_params[engine]
+                out[n] = self.values[n][value] if n in self.by_position - self.labelled else value
+        return out
 
     def decode(self, engine_params):
         """The tunable parameters the engine has bound, with their own values."""
@@ -90,6 +107,18 @@ class TuneParams:
         for values in self.values.values():
             total *= len(values)
         return total
+
+
+def _labels_hold(values):
+    """Whether the engine can hold these values as a labelled axis's JSON labels: strings it can
+    put in point ids, and no two values that JSON takes for one (1 and 1.0, 1 and True stay apart
+    in JSON but 1 and 1.0 do not), no integer past 64 bits."""
+    if any(isinstance(v, str) and (not v or any(c in v for c in "/\"'\\\n\r")) for v in values):
+        return False
+    if any(type(v) is int and not _INT64[0] <= v <= _INT64[1] for v in values):
+        return False  # JSON would read it back as a float
+    numbers = [float(v) for v in values if not isinstance(v, (str, bool))]
+    return len(set(numbers)) == len(numbers)
 
 
 def check_tune_params(tune_params):

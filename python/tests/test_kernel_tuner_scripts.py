@@ -48,13 +48,18 @@ def plan(t):
         return t.plan(Path(folder))
 
 
-def test_parameters_of_every_type_keep_their_values_and_go_to_the_engine_by_position():
+def test_parameters_of_every_type_keep_their_values_and_go_to_the_engine_as_labels_or_by_position():
     space = TuneParams({"float_type": ["float", "double", "half"], "scale": [0.5, np.float32(2.0)], "flag": [True, False],
-                        "block_size_x": [np.int64(32), 64], "big": [2 ** 70, 1]})
-    assert space.axes() == {"float_type": [0, 1, 2], "scale": [0, 1], "flag": [0, 1], "block_size_x": [32, 64], "big": [0, 1]}
+                        "block_size_x": [np.int64(32), 64], "big": [2 ** 70, 1], "path": ["a/b", "c"], "one": [1, 1.0]})
+    # Labels where the engine's JSON holds them (its records and ids then show the values); else positions.
+    assert space.axes() == {"float_type": ["float", "double", "half"], "scale": [0.5, 2.0], "flag": [True, False],
+                            "block_size_x": [32, 64], "big": [0, 1], "path": [0, 1], "one": [0, 1]}
+    assert space.from_record({"float_type": "half", "scale": 2.0, "flag": True, "block_size_x": 64, "big": 0, "path": 1,
+                              "one": 1, "kernel_tuner": 1}) == \
+        {"float_type": "half", "scale": 2.0, "flag": True, "block_size_x": 64, "big": 2 ** 70, "path": "c", "one": 1.0}
     assert space.decode({"float_type": 2, "scale": 1, "flag": 0, "block_size_x": 64, "big": 0, "kernel_tuner": 1}) == \
         {"float_type": "half", "scale": 2.0, "flag": True, "block_size_x": 64, "big": 2 ** 70}
-    assert space.size() == 48
+    assert space.size() == 192
     with pytest.raises(TypeError, match=r"tune_params\['t'\]: the value None is a NoneType"):
         TuneParams({"t": [None]})
     with pytest.raises(ValueError, match="not a finite number"):
@@ -220,7 +225,7 @@ def test_each_configuration_is_in_the_cache_as_soon_as_it_is_measured_even_after
                     (None, None, None), None, None, 1e-6, None, None, None, None, None, None, 7, None)
         cached = cache_file.open_cache({str(tmp_path / 'c.json')!r}, "k", 10, t.tune_params)
         append = _appender(cached, t, {{}})
-        for b, name in ((1, 0), (2, 1)):
+        for b, name in ((1, "x"), (2, "y")):  # the engine's record holds a string axis's values
             append(json.dumps({{"params": {{"kernel_tuner": 1, "b": b, "t": name}}, "status": "ok", "timing": {{"median_ms": 0.5 * b}}}}))
         os.kill(os.getpid(), signal.SIGKILL)
     """)
