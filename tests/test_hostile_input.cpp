@@ -165,11 +165,11 @@ TEST(HostileInput, ConfigsAreCheckedByValidateAsRunWouldUseThem) {
   refused(kernel_config(dir, [](json& d) { d["axes"]["n"] = {1024}; }), "is a size ($.sizes.n) and an axis");
   refused(kernel_config(dir, [](json& d) { d["restrictions"] = {"block_size = 16"}; }), "'=' at position 12 assigns");
   refused(kernel_config(dir, [](json& d) { d["restrictions"] = {"block_size <= 256, items <= 1"}; }), "2 expressions separated by ','");
-  refused(kernel_config(dir, [](json& d) { d["restrictions"] = {"1/0"}; }), "gives inf");
+  refused(kernel_config(dir, [](json& d) { d["restrictions"] = {"1/0"}; }), "the expression \"1/0\" at n=16777216 block_size=128 items=1: '/' by zero");
   refused(kernel_config(dir, [](json& d) { d["restrictions"] = {"block_size > 100000"}; }), "rule out all 6 points");
   for (const char* value : {"-1", "5592405.33", "1e30"})
     refused(kernel_config(dir, [&](json& d) { d["arguments"][3]["value"] = value; }), "expected a whole number in [0, 4294967295] (uint32)");
-  refused(kernel_config(dir, [](json& d) { d["arguments"][2]["value"] = "1/0"; }), "expected a finite float32");
+  refused(kernel_config(dir, [](json& d) { d["arguments"][2]["value"] = "1/0"; }), "'/' by zero");
   for (const char* name : {"::", "k<", "scale_kernel<1>>", "a::"})
     refused(kernel_config(dir, [&](json& d) { d["kernels"]["scale"]["kernel"] = name; }), "expected a __global__ function's name");
   for (int block : {-256, 4096})
@@ -347,6 +347,14 @@ TEST(HostileInput, AMisspeltObjectiveAndARemainderByZeroAreRefused) {
   }
   TempDir dir;
   refused(kernel_config(dir, [](nlohmann::json& doc) { doc["restrictions"] = {"block_size % 0 == 0"}; }), "'%' by zero");
+  // "block_size / 0 > 1" kept every point (muparser's '/' gave inf); a division a guard rules out is not refused.
+  refused(kernel_config(dir, [](nlohmann::json& doc) { doc["restrictions"] = {"block_size / 0 > 1"}; }), "'/' by zero");
+  refused(kernel_config(dir, [](nlohmann::json& doc) { doc["restrictions"] = {"sqrt(0 - block_size) > 1"}; }),
+          "gives nan");
+  auto guarded = run_cli({"validate", kernel_config(dir, [](nlohmann::json& doc) {
+                            doc["restrictions"] = {"(items - 1) != 0 && block_size / (items - 1) > 1 || items == 1"};
+                          })});
+  EXPECT_EQ(guarded.code, kExitOk) << guarded.err;
 }
 
 // --shard 0/1000000 of a large space gave no answer (each point scanned every shard's load): at

@@ -7,6 +7,7 @@
 #include <muParser.h>
 
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
 
@@ -17,10 +18,49 @@ namespace {
 double ceil_of(double x) { return std::ceil(x); }
 double floor_of(double x) { return std::floor(x); }
 double ceil_div(double a, double b) { return std::ceil(a / b); }
-// a % 0 is no number: refused (it gave NaN, and "block_size % 0 == 0" silently ruled out every point).
-double remainder_of(double a, double b) {
-  if (b == 0) throw mu::ParserError("'%' by zero (the remainder of a division by 0 is no number)");
-  return std::fmod(a, b);
+
+// What made an expression's value no number (a division by zero): said where the whole value is no
+// number, so that "b != 0 && a / b > 1" still guards its division, as in C. (muparser's own '/'
+// gave inf, and "block_size / 0 > 1" silently kept every point.)
+thread_local const char* g_no_number = nullptr;
+double by_zero(const char* what) {
+  g_no_number = what;
+  return std::numeric_limits<double>::quiet_NaN();
+}
+double quotient(double a, double b) { return b == 0 ? by_zero("'/' by zero") : a / b; }
+// a % 0 is no number (it gave NaN, and "block_size % 0 == 0" silently ruled out every point).
+double remainder_of(double a, double b) { return b == 0 ? by_zero("'%' by zero (the remainder of a division by 0 is no number)") : std::fmod(a, b); }
+double sum(double a, double b) { return a + b; }
+double difference(double a, double b) { return a - b; }
+double product(double a, double b) { return a * b; }
+double power(double a, double b) { return std::pow(a, b); }
+// Comparisons of no number are no truth value; "false && x" is false and "true || x" true whatever x is.
+double either_nan(double a, double b) { return std::isnan(a) || std::isnan(b) ? std::numeric_limits<double>::quiet_NaN() : 0; }
+double less(double a, double b) { return either_nan(a, b) + (a < b); }
+double greater(double a, double b) { return either_nan(a, b) + (a > b); }
+double less_equal(double a, double b) { return either_nan(a, b) + (a <= b); }
+double greater_equal(double a, double b) { return either_nan(a, b) + (a >= b); }
+double equal(double a, double b) { return either_nan(a, b) + (a == b); }
+double not_equal(double a, double b) { return either_nan(a, b) + (a != b); }
+double logical_and(double a, double b) { return a == 0 || b == 0 ? 0 : either_nan(a, b) + 1; }
+double logical_or(double a, double b) {
+  return (a != 0 && !std::isnan(a)) || (b != 0 && !std::isnan(b)) ? 1 : either_nan(a, b);
+}
+
+// muparser's binary operators replaced by the ones above (its own cannot be redefined one by one),
+// with its precedences; unary minus, ?: and the functions stay its own.
+void define_operators(mu::Parser& parser) {
+  parser.EnableBuiltInOprt(false);
+  parser.DefineOprt("||", logical_or, mu::prLOR);
+  parser.DefineOprt("&&", logical_and, mu::prLAND);
+  for (auto [name, f] : {std::pair{"<", less}, {">", greater}, {"<=", less_equal}, {">=", greater_equal}, {"==", equal}, {"!=", not_equal}})
+    parser.DefineOprt(name, f, mu::prCMP);
+  parser.DefineOprt("+", sum, mu::prADD_SUB);
+  parser.DefineOprt("-", difference, mu::prADD_SUB);
+  parser.DefineOprt("*", product, mu::prMUL_DIV);
+  parser.DefineOprt("/", quotient, mu::prMUL_DIV);
+  parser.DefineOprt("%", remainder_of, mu::prMUL_DIV, mu::oaLEFT, true);
+  parser.DefineOprt("^", power, mu::prPOW, mu::oaRIGHT);
 }
 
 // Where `text` assigns (a lone '=', which muparser takes as "set the variable"), or npos: every
@@ -83,7 +123,7 @@ Expression::Expression(const std::string& text, const std::vector<std::string>& 
     e.parser.DefineFun("ceil", ceil_of);
     e.parser.DefineFun("floor", floor_of);
     e.parser.DefineFun("ceil_div", ceil_div);
-    e.parser.DefineOprt("%", remainder_of, mu::prMUL_DIV, mu::oaLEFT, true);
+    define_operators(e.parser);
     for (std::size_t i = 0; i < variables.size(); ++i) e.parser.DefineVar(variables[i], &e.values[i]);
     e.parser.SetExpr(*parsed);
     e.parser.Eval();  // parses: unknown names and syntax errors surface here
@@ -127,7 +167,11 @@ double Expression::evaluate(const Params& params) const {
     e.values[i] = params.number(e.names[i]);  // a labelled axis: its float, boolean or string_number
   }
   try {
-    return e.parser.Eval();
+    g_no_number = nullptr;
+    double value = e.parser.Eval();
+    if (std::isnan(value) && g_no_number)
+      throw ConfigError(e.file, e.json_path, fmt::format("the expression \"{}\" at {}: {}", e.text, params.to_string(), g_no_number));
+    return value;
   } catch (const mu::Parser::exception_type& error) {
     throw ConfigError(e.file, e.json_path, fmt::format("the expression \"{}\" at {}: {}", e.text, params.to_string(), error.GetMsg()));
   }
