@@ -4,6 +4,7 @@
 #include "harness/cli/cli.hpp"
 #include "harness/family/point.hpp"
 #include "kernels/families.hpp"
+#include "results_test_support.hpp"
 #include "harness/records/best.hpp"
 #include "harness/records/merge.hpp"
 #include "harness/run/plan.hpp"
@@ -186,10 +187,11 @@ TEST(LabelledAxes, BestsHeaderWritesAStringAsItIs) {
                  {"variant", "axpy"},
                  {"params", {{"n", 4096}, {"block_size", 256}, {"float_type", "double"}, {"alpha", 0.5}, {"use_fma", true}}},
                  {"status", "ok"}, {"timing", {{"median_ms", 1.0}}}};
-  occbench::ShardOutput run;
-  run.config = {{"sizes", {{"n", {4096}}}}};
-  run.tool = {{"git_commit", "test"}};
-  run.results = {record};
+  // Through the record checks a run's file gets (a boolean value was refused there).
+  json doc = occbench::testing_support::make_doc("NVIDIA H200", {record});
+  doc["config"]["sizes"] = {{"n", {4096}}};
+  std::string path = write(doc, "labelled_run.json");
+  occbench::ShardOutput run = occbench::read_shard_output(path);
   occbench::Objective objective = occbench::parse_objective("timing.median_ms");
   std::string header = occbench::best_header(occbench::best_points(run, objective), run, objective);
   EXPECT_NE(header.find("_FLOAT_TYPE double\n"), std::string::npos) << header;

@@ -146,8 +146,8 @@ std::string record_problem(const ordered_json& r) {
   if (r.contains("params")) {
     if (!r["params"].is_object()) return fmt::format(".params: expected an object, got {}", json_type_name(r["params"]));
     for (const auto& item : r["params"].items())
-      if (!item.value().is_number() && !item.value().is_string())
-        return fmt::format(".params.{}: expected a number or a string, got {}", item.key(), json_type_name(item.value()));
+      if (!item.value().is_number() && !item.value().is_string() && !item.value().is_boolean())  // a labelled axis's value
+        return fmt::format(".params.{}: expected a number, a string or true/false, got {}", item.key(), json_type_name(item.value()));
   }
   for (const char* section : kSections)
     if (std::string problem = section_problem(r, section); !problem.empty()) return problem;
