@@ -4,11 +4,31 @@
 
 #include "harness/family/harness_axes.hpp"
 
+#include <cerrno>
+#include <cstdlib>
 #include <limits>
 
 namespace occbench {
 
 namespace {
+
+// The bits of a 64-bit integer scalar written as a whole number that its type holds ("18446744073709551615"), or nullopt.
+std::optional<std::uint64_t> integer_literal_bits(const json& v, const ElementType& type) {
+  if (type.is_float || type.bytes != 8) return std::nullopt;
+  std::string text = v.is_number_integer() ? v.dump() : v.is_string() ? v.get<std::string>() : "";
+  std::size_t first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
+  if (first == std::string::npos) return std::nullopt;
+  text = text.substr(first, last - first + 1);
+  bool is_signed = type.kind == ElementKind::int64;
+  std::size_t minus = text.rfind('-');
+  if (text.find_first_not_of(is_signed ? "-0123456789" : "0123456789") != std::string::npos || (minus != std::string::npos && minus != 0))
+    return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  std::uint64_t bits = is_signed ? std::uint64_t(std::strtoll(text.c_str(), &end, 10)) : std::strtoull(text.c_str(), &end, 10);
+  if (errno == ERANGE || *end != '\0') return std::nullopt;
+  return bits;
+}
 
 // An array handed over in memory (harness/family/host_hooks.hpp) of the argument's element type;
 // its count is checked against each size's where the buffers are made.
@@ -97,6 +117,7 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
   if (scalar) {
     if (!v.contains("value")) r.fail(path + ".value", "missing; expected an expression of the point's parameters");
     a.value = r.expression(v["value"], path + ".value", all_names);
+    a.literal_bits = integer_literal_bits(v["value"], *a.type);
     return a;
   }
   if (!v.contains("count"))

@@ -69,6 +69,7 @@ void add_sweep_points(const json& doc, const std::vector<std::string>& size_name
 
 // A scalar argument's value at a point, which its type must hold as it is.
 void check_scalar(const Argument& a, const Params& p) {
+  if (a.literal_bits) return;  // its type holds it: checked when it was read
   double value = a.value.evaluate(p);
   if (std::string expected = element_value_problem(*a.type, value); !expected.empty())
     throw ConfigError("", a.path + ".value", fmt::format("the expression \"{}\" gives {} at {}; expected {}", a.value.text(), value,

@@ -77,6 +77,9 @@ struct Argument {
   const ElementType* type = nullptr;
   Expression count;  // buffers: elements, from the sizes
   Expression value;  // scalars: from the point's parameters
+  // An int64 or uint64 scalar written as a whole number: its bits, exactly (an expression's
+  // double holds 53; np.uint64(2**64 - 1) from Python was refused).
+  std::optional<std::uint64_t> literal_bits;
   Initializer init;  // inputs
   double abs_tolerance = 0, rel_tolerance = 0;  // outputs
   bool zero_before_launch = false;              // outputs that kernels accumulate into (atomics)

@@ -418,7 +418,8 @@ class SourceProblem : public Problem {
     std::vector<std::uint64_t> scalars(args.size());
     for (std::size_t i = 0; i < args.size(); ++i) {
       const Argument& a = args[i];
-      if (a.role == Argument::Role::scalar)
+      if (a.role == Argument::Role::scalar && a.literal_bits) scalars[i] = *a.literal_bits;
+      else if (a.role == Argument::Role::scalar)
         store_element(*a.type, a.value.evaluate(params), reinterpret_cast<unsigned char*>(&scalars[i]));
       if (a.global) {
         fill_global(kernel, i, scalars[i], stream);

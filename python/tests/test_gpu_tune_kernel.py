@@ -116,6 +116,15 @@ def test_run_kernel_returns_the_outputs():
     assert not np.allclose(args[0], expected)  # the caller's arrays are left as they were
 
 
+def test_64_bit_scalars_reach_the_kernel_exactly():
+    source = """__global__ void put(unsigned long long *u, long long *s, unsigned long long a, long long b) {
+        u[0] = a; s[0] = b;
+    }"""
+    args = [np.zeros(1, np.uint64), np.zeros(1, np.int64), np.uint64(2 ** 64 - 1), np.int64(-2 ** 63)]
+    out = occbench.run_kernel("put", source, 1, args, {"block_size_x": 32})
+    assert out[0][0] == np.uint64(2 ** 64 - 1) and out[1][0] == np.int64(-2 ** 63)  # a double would have rounded both
+
+
 CONSTANT = """
 __constant__ float scale[4];
 __global__ void scaled(float *y, const float *x, int n) {

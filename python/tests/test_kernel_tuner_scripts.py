@@ -68,6 +68,14 @@ def test_parameters_of_every_type_keep_their_values_and_go_to_the_engine_as_labe
         TuneParams({"t": ["a", "a"]})
 
 
+def test_the_largest_64_bit_scalars_are_taken_as_they_are():
+    source = "__global__ void k(float* c, unsigned long long a, long long b) { c[0] = float(a + b); }"
+    t = make_tuning(source, {"block_size_x": [32]}, kernel_name="k",
+                    arguments=[np.zeros(4, np.float32), np.uint64(2 ** 64 - 1), np.int64(-2 ** 63)])
+    code, text = plan(t)
+    assert code == 0, text  # through a double, 2**64 - 1 came back as 1.8446744073709552e+19 and was refused
+
+
 def test_strings_floats_and_booleans_reach_the_kernel_and_its_templated_name():
     t = make_tuning(TEMPLATED, {"block_size_x": [32, 64], "float_type": ["float", "double", "half"], "scale": [0.5, 2.0],
                                 "flag": [True, False]}, kernel_name="vector_add<float_type>")
