@@ -238,13 +238,18 @@ std::vector<std::pair<std::string, Params>> compile_wanted(const std::vector<Poi
 
 // A family of the user's CUDA source has every point's kernel compiled first, by one process per
 // core; the points then take their compiled kernels from the cache one by one.
-void compile_ahead(const SweepSpec& spec, const Registry& registry, const std::vector<Point>& points, const PlanTarget& target,
-                   const PlanOptions& options) {
+// `planned`: the plan's points, a sample of a sweep too large to expand where its name is random:
+// the workers compile that sample (--compile-sample), not the whole sweep (they expanded 10^10 points).
+void compile_ahead(const SweepSpec& spec, const Registry& registry, const std::vector<Point>& points, const Strategy& planned,
+                   const PlanTarget& target, const PlanOptions& options) {
   const Family* family = sweep_family(spec, registry);
   if (!family || !family->precompile) return;
   unsigned count = unsigned(std::min<std::size_t>(compile_processes(), points.size()));
+  std::vector<std::string> argv = options.argv;
+  if (planned.name == "random" && planned.max_points)
+    argv.insert(argv.end(), {"--compile-sample", fmt::format("{}:{}:{}", planned.name, *planned.max_points, planned.seed)});
   // Only the occbench command runs itself again (a test binary calling plan_main compiles here).
-  if (count > 1 && running_as_occbench() && !options.argv.empty()) CompileWorkers(options.argv, count, /*hide_gpus=*/false).wait();
+  if (count > 1 && running_as_occbench() && !argv.empty()) CompileWorkers(argv, count, /*hide_gpus=*/false).wait();
   else family->precompile(compile_wanted(points), plan_arch(target), 0, 1);
 }
 
@@ -307,8 +312,9 @@ PlanSummary plan_sweep(const SweepSpec& spec, const Registry& registry, const Pl
   PlanSummary summary;
   std::string started = utc_now_iso();
   std::vector<ordered_json> results;
-  std::unique_ptr<ListSource> source = make_point_source(spec, registry, planned_points(spec, registry, log));
-  compile_ahead(spec, registry, source->points(), target, options);
+  Strategy planned = planned_points(spec, registry, log);
+  std::unique_ptr<ListSource> source = make_point_source(spec, registry, planned);
+  compile_ahead(spec, registry, source->points(), planned, target, options);
   for (const auto& point : source->points()) {
     ordered_json r;
     try {

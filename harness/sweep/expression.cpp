@@ -53,8 +53,10 @@ void define_operators(mu::Parser& parser) {
   parser.EnableBuiltInOprt(false);
   parser.DefineOprt("||", logical_or, mu::prLOR);
   parser.DefineOprt("&&", logical_and, mu::prLAND);
-  for (auto [name, f] : {std::pair{"<", less}, {">", greater}, {"<=", less_equal}, {">=", greater_equal}, {"==", equal}, {"!=", not_equal}})
-    parser.DefineOprt(name, f, mu::prCMP);
+  using Operator = double (*)(double, double);
+  const std::pair<const char*, Operator> comparisons[] = {{"<", less},           {">", greater}, {"<=", less_equal},
+                                                          {">=", greater_equal}, {"==", equal},  {"!=", not_equal}};
+  for (const auto& [name, f] : comparisons) parser.DefineOprt(name, f, mu::prCMP);
   parser.DefineOprt("+", sum, mu::prADD_SUB);
   parser.DefineOprt("-", difference, mu::prADD_SUB);
   parser.DefineOprt("*", product, mu::prMUL_DIV);

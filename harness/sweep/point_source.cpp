@@ -104,7 +104,24 @@ ShardShare::ShardShare(const std::vector<Point>& points, const MeasurementSettin
 RandomSample::RandomSample(const std::vector<Point>& points, std::size_t max_points, std::uint64_t seed, bool in_sweep_order)
     : ListSource(random_sample(points, max_points, seed, in_sweep_order)) {}
 
+void check_listable(const SweepSpec& spec, const Registry& registry) {
+  SweepSpec unfiltered = spec;
+  unfiltered.selection.filter.clear();
+  if (!CountedSweep::is_countable(unfiltered)) return;
+  std::uint64_t count = CountedSweep(unfiltered, registry, false).size();
+  if (count <= kListedAtMost) return;
+  const PointSelection& s = spec.selection;
+  std::string what = s.shard_count > 0 ? fmt::format("--shard {}/{}", s.shard_index, s.shard_count)
+                     : !s.filter.empty() ? "--filter " + s.filter
+                                         : std::string("$");
+  throw ConfigError(spec.source, what,
+                    fmt::format("a sweep of at most {} points, which this lists one by one; this one has {}: narrow it (--set, "
+                                "restrictions) or measure a sample (--strategy random --max-points N)",
+                                kListedAtMost, count));
+}
+
 std::vector<Point> selected_points(const SweepSpec& spec, const Registry& registry) {
+  check_listable(spec, registry);
   std::vector<Point> points = expand_sweep(spec, registry);
   const PointSelection& selection = spec.selection;
   if (selection.shard_count > 0)

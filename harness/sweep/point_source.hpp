@@ -150,6 +150,13 @@ constexpr std::uint64_t kPlannedAtMost = 10000;
 // A search of such a sweep chooses among a uniform sample of this many of its points (drawn by
 // the strategy's seed, so a resumed search has the same ones); a smaller sweep's, among all.
 constexpr std::uint64_t kSearchCandidatesAtMost = 100000;
+// A shard, a --filter and a run of every point list the whole sweep (a few hundred bytes a point):
+// beyond this many points they are refused at once, naming the count (a --shard of a 10^10-point
+// space grew to 12 GB before).
+constexpr std::uint64_t kListedAtMost = 2000000;
+// Throws ConfigError naming the flag (--shard, --filter) or the config where the sweep, counted
+// without its --filter, has more than kListedAtMost points.
+void check_listable(const SweepSpec& spec, const Registry& registry);
 std::vector<Point> search_candidates(const SweepSpec& spec, const Registry& registry, const Strategy& strategy);
 
 // The selected points as a list strategy (exhaustive, random) picks them: what a run measures,

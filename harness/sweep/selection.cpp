@@ -2,6 +2,7 @@
 
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/sweep/id_filter.hpp"
+#include "harness/sweep/point_source.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/sweep/config.hpp"
 
@@ -172,6 +173,7 @@ SweepSpec apply_selection(const SweepSpec& spec, const PointSelection& selection
     } catch (const std::invalid_argument& e) {
       throw ConfigError(spec.source, flag, fmt::format("expected a regular expression (RE2 syntax): {}", e.what()));
     }
+    check_listable(selected, registry);  // the check below lists every point
     if (expand_sweep(selected, registry).empty()) {
       SweepSpec unfiltered = selected;
       unfiltered.selection.filter.clear();
