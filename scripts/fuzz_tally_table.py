@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""The table of a fuzzing campaign (scripts/fuzz.sh) from the tallies its targets write
+(OCCBENCH_FUZZ_TALLY: inputs, and per command the count of each exit code and the slowest run).
+
+    python3 scripts/fuzz_tally_table.py build-fuzz/tally      # a folder of TARGET.json
+"""
+import json
+import sys
+from pathlib import Path
+
+ORDER = ["config", "expression", "flags", "npy", "results", "jsonl"]
+
+
+def outcomes(codes):
+    return ", ".join(f"exit {code} ×{count:,}" for code, count in sorted(codes.items(), key=lambda item: int(item[0])))
+
+
+def table(folder):
+    tallies = {p.stem: json.loads(p.read_text()) for p in Path(folder).glob("*.json")}
+    lines = ["| target | inputs | command | outcomes | slowest (s) |", "| --- | ---: | --- | --- | ---: |"]
+    for target in sorted(tallies, key=lambda t: ORDER.index(t) if t in ORDER else len(ORDER)):
+        tally = tallies[target]
+        name, inputs = target, f"{tally['inputs']:,}"
+        for command, counts in tally["commands"].items():
+            codes = {k: v for k, v in counts.items() if k.lstrip("-").isdigit()}
+            lines.append(f"| {name} | {inputs} | `{command}` | {outcomes(codes)} | {counts.get('slowest_s', 0):.2f} |")
+            name, inputs = "", ""
+    total = sum(t["inputs"] for t in tallies.values())
+    lines.append(f"| all | {total:,} | | | |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(table(sys.argv[1]), end="")
