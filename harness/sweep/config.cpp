@@ -261,6 +261,7 @@ void parse_sizes(const json& doc, const Checker& check, const Family& family, Sw
     if (!all_defaulted)
       check.fail("$.sizes", fmt::format("missing; expected an object with lists of values for: {}", fmt::join(size_names, ", ")));
   }
+  if (doc.contains("sizes")) check_size_combinations(doc["sizes"], spec.source);
   if (doc.contains("sizes"))
     spec.sizes = parse_axes(doc["sizes"], "$.sizes", check, [&](const std::string& n) { return family.find_size_axis(n); },
                             size_names);

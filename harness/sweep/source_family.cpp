@@ -264,6 +264,7 @@ std::shared_ptr<const Family> build_source_family(const json& doc, const std::st
   state->source_text = std::move(*source_text);
   Family family = named_family(r, doc, *state);
   SourceAxes axes = source_axes(r, doc);
+  check_size_combinations(doc["sizes"], r.file());  // before the checks below enumerate them
   state->labels = parse_axis_labels(r, doc, axes);
   family.labels = state->labels;
   for (const auto& n : axes.size_names) family.size_axes.push_back(free_axis(r, n, "$.sizes." + n, "a size given by the config"));

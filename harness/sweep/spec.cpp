@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace occbench {
 
 bool Restriction::allows(const Params& params) const {
@@ -24,6 +26,19 @@ bool Restriction::allows(const Params& params) const {
                                                            "false, such as \"block_size * items <= 1024\"",
                                                            text, value, params.to_string()));
   return value == 1;
+}
+
+void check_size_combinations(const nlohmann::ordered_json& sizes, const std::string& file) {
+  if (!sizes.is_object()) return;  // its own check says what it should be
+  std::uint64_t combinations = 1;
+  for (const auto& item : sizes.items()) {
+    std::uint64_t count = item.value().is_array() ? std::max<std::size_t>(item.value().size(), 1) : 1;
+    if (__builtin_mul_overflow(combinations, count, &combinations) || combinations > kSizeCombinationsAtMost)
+      throw ConfigError(file, "$.sizes",
+                        fmt::format("at most {} combinations of sizes (each is a problem of its own, with its buffers and "
+                                    "reference); these lists combine to more: sweep fewer sizes, or run them as separate configs",
+                                    kSizeCombinationsAtMost));
+  }
 }
 
 }  // namespace occbench

@@ -47,6 +47,14 @@ struct Restriction {
   bool allows(const Params& params) const;
 };
 
+// Each combination of a sweep's sizes is a problem of its own (its buffers, its reference): at most
+// this many, checked from the config's lists before anything is built (sixteen sizes of ten values
+// each were enumerated until memory ran out).
+constexpr std::uint64_t kSizeCombinationsAtMost = 100000;
+// Throws ConfigError at $.sizes (of `file`) where the lists of `sizes` (a config's "sizes" object)
+// combine to more than kSizeCombinationsAtMost.
+void check_size_combinations(const nlohmann::ordered_json& sizes, const std::string& file);
+
 struct SweepSpec {
   std::string source;  // the file it came from
   std::string name;

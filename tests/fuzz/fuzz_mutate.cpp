@@ -1,7 +1,9 @@
 // The structure-aware half of the fuzzer's mutations: a JSON input is parsed and one of its values
 // replaced by what a hostile or careless user writes (the wrong type, a number beyond its range,
 // an expression that divides by zero or assigns, a name of the wrong shape, a value nested deep,
-// a key borrowed from elsewhere); a .jsonl's lines are torn, doubled, dropped or swapped too.
+// a key borrowed from elsewhere); a .jsonl's lines are torn, doubled, dropped or swapped too. A
+// config also grows toward large spaces (many axes, thousands of values or sizes, restrictions over
+// every axis), and results and logs take in another sweep's records.
 #include "tests/fuzz/fuzz_support.hpp"
 
 #include <nlohmann/json.hpp>
@@ -84,6 +86,54 @@ void mutate_document(json& doc, Dice& dice) {
   }
 }
 
+// A config grown toward what bounds must hold (issue 59): many axes, long value lists, many sizes,
+// a restriction reading every axis, values of every JSON kind in an axis.
+void grow_config(json& doc, Dice& dice) {
+  for (const char* key : {"axes", "sizes"})
+    if (!doc.contains(key) || !doc[key].is_object()) doc[key] = json::object();
+  json& axes = doc[roll(dice, 3) == 0 ? "sizes" : "axes"];
+  switch (roll(dice, 4)) {
+    case 0: {  // many axes of ten values: 10^k combinations beside the config's own
+      std::size_t count = 4 + roll(dice, 16);
+      for (std::size_t a = 0; a < count; ++a) {
+        json values = json::array();
+        for (int v = 1; v <= 10; ++v) values.push_back(v * (1 + int(roll(dice, 4))) + int(a));
+        axes["g" + std::to_string(a)] = values;
+      }
+      break;
+    }
+    case 1:  // one axis (or size) of thousands of values
+      if (!axes.empty()) {
+        json values = json::array();
+        std::size_t count = 1000 + roll(dice, 9000);
+        for (std::size_t v = 1; v <= count; ++v) values.push_back(std::int64_t(v) * 32);
+        axes[axes.begin().key()] = values;
+      }
+      break;
+    case 2: {  // a restriction that reads every axis, or none
+      std::string sum = "0";
+      for (const auto& item : axes.items()) sum += " + " + item.key();
+      json restriction = roll(dice, 2) ? json(sum + " > 0") : json("_pi > 3");
+      if (!doc.contains("restrictions") || !doc["restrictions"].is_array()) doc["restrictions"] = json::array();
+      doc["restrictions"].push_back(restriction);
+      break;
+    }
+    default:  // an axis of strings, floats and booleans beside integers
+      axes["mixed"] = json::array({"float", 0.5, true, 7, "half/2", "x'y"});
+  }
+}
+
+// A results document or log that is another sweep's, or a bogus one's.
+void make_foreign(json& doc, Dice& dice) {
+  std::vector<json*> all;
+  collect(doc, all);
+  for (json* value : all)
+    if (value->is_object() && value->contains("point_id") && roll(dice, 3) == 0)
+      (*value)["point_id"] = "other_family/other_variant/n=" + std::to_string(roll(dice, 100000));
+  if (doc.is_object() && roll(dice, 2)) doc["shard"] = roll(dice, 2) ? json(3) : json("7/0");
+  if (doc.is_object() && doc.contains("run") && doc["run"].is_object()) doc["run"]["strategy"] = {{"name", "bogus"}, {"max_points", -1}};
+}
+
 // The input as JSON, or discarded: not JSON, or nested deeper than the mutations may go (the
 // mutator's own walk and dump recurse; the commands themselves refuse such inputs).
 json parse_shallow(const std::string& text) {
@@ -111,7 +161,8 @@ bool mutate_lines(const std::string& input, Dice& dice, std::string& mutated) {
     default: {
       json doc = parse_shallow(lines[at]);
       if (doc.is_discarded()) return false;
-      mutate_document(doc, dice);
+      if (roll(dice, 4) == 0) make_foreign(doc, dice);  // another sweep's record or header
+      else mutate_document(doc, dice);
       lines[at] = doc.dump(-1, ' ', false, json::error_handler_t::replace);
     }
   }
@@ -131,6 +182,10 @@ bool mutate_structure(const std::string& target, const std::string& input, unsig
   if (doc.is_discarded()) return false;
   std::size_t changes = 1 + roll(dice, 3);
   for (std::size_t i = 0; i < changes; ++i) mutate_document(doc, dice);
+  if (roll(dice, 4) == 0) {  // a quarter of the time toward large spaces, many sizes and foreign records
+    if (target == "config" && doc.is_object()) grow_config(doc, dice);
+    else make_foreign(doc, dice);
+  }
   mutated = doc.dump(roll(dice, 2) ? 2 : -1, ' ', false, json::error_handler_t::replace);
   return true;
 }

@@ -251,7 +251,8 @@ void Session::flags_target(const std::string& input) {
       {{"run", "ad.json", "--dry-run"}, {0, 2, 3}}, {{"plan", "ad.json", "--gpu", "h100", "--out", "out"}, {0, 1, 2}},
       {{"compare", "base.json", "base.json"}, {0, 1, 2}}, {{"report", "base.json"}, {0, 2}},
       {{"best", "base.json"}, {0, 2}}, {{"validate", "ad.json"}, {0, 2}},
-      {{"run", "kernel.json", "--dry-run"}, {0, 2, 3}}, {{"merge", "out.json", "base.jsonl"}, {0, 2}}};
+      {{"run", "kernel.json", "--dry-run"}, {0, 2, 3}}, {{"merge", "out.json", "base.jsonl"}, {0, 2}},
+      {{"replay", "base.json", "--seeds", "2"}, {0, 2}}, {{"run", "ad.json", "--dry-run", "--strategy", "local"}, {0, 2, 3}}};
   const auto& [head, allowed] = kCommands[static_cast<unsigned char>(input[0]) % kCommands.size()];
   std::vector<std::string> args = head;
   args.insert(args.end(), flags.begin(), flags.end());
