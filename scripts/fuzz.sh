@@ -62,7 +62,7 @@ for target in $TARGETS; do
   mkdir -p "$findings"
   echo "fuzz.sh: target $target: $RUNS inputs, seed $SEED"
   if ! OCCBENCH_FUZZ_TARGET=$target OCCBENCH_FUZZ_TALLY="$BUILD_DIR/tally/$target.json" \
-       "$BUILD_DIR/tests/fuzz/occbench_fuzz" "$corpus" -runs="$RUNS" -seed="$SEED" -timeout=10 -max_len=65536 \
+       "$BUILD_DIR/tests/fuzz/occbench_fuzz" "$corpus" -runs="$RUNS" -seed="$SEED" -timeout=30 -max_len=65536 \
        -rss_limit_mb=4096 -malloc_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$findings/" \
        -dict="$PWD/tests/fuzz/occbench.dict" 2>"$BUILD_DIR/$target.log"; then
     echo "fuzz.sh: target $target broke a promise; the input is in $findings/:" >&2
