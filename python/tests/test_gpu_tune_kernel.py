@@ -117,12 +117,14 @@ def test_run_kernel_returns_the_outputs():
 
 
 def test_64_bit_scalars_reach_the_kernel_exactly():
-    source = """__global__ void put(unsigned long long *u, long long *s, unsigned long long a, long long b) {
-        u[0] = a; s[0] = b;
+    # Buffers are at most 32-bit integers: the kernel writes each scalar's two halves.
+    source = """__global__ void put(unsigned *out, unsigned long long a, long long b) {
+        unsigned long long c = (unsigned long long)b;
+        out[0] = unsigned(a); out[1] = unsigned(a >> 32); out[2] = unsigned(c); out[3] = unsigned(c >> 32);
     }"""
-    args = [np.zeros(1, np.uint64), np.zeros(1, np.int64), np.uint64(2 ** 64 - 1), np.int64(-2 ** 63)]
+    args = [np.zeros(4, np.uint32), np.uint64(2 ** 64 - 1), np.int64(-2 ** 63)]
     out = occbench.run_kernel("put", source, 1, args, {"block_size_x": 32})
-    assert out[0][0] == np.uint64(2 ** 64 - 1) and out[1][0] == np.int64(-2 ** 63)  # a double would have rounded both
+    assert list(out[0]) == [0xFFFFFFFF, 0xFFFFFFFF, 0, 0x80000000]  # a double would have rounded both
 
 
 CONSTANT = """
