@@ -1,6 +1,6 @@
 // Kernel Tuner's cache files as occbench's records (harness/records/kernel_tuner_cache): replay
-// runs its strategies on them, an open (interrupted) cache is read, and a cache whose parameters
-// are not integers is refused naming the entry.
+// runs its strategies on them, an open (interrupted) cache is read, parameters of every type Kernel
+// Tuner takes are read as they are, and a value of no parameter's type is refused naming the entry.
 #include "harness/records/kernel_tuner_cache.hpp"
 #include "data_dir.hpp"
 #include "harness/records/merge.hpp"
@@ -8,6 +8,7 @@
 #include "harness/search/replay.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
@@ -52,15 +53,39 @@ TEST(KernelTunerCache, AnOpenCacheIsReadAsKernelTunerReadsIt) {
   std::filesystem::remove(path);
 }
 
-TEST(KernelTunerCache, ParametersThatAreNotIntegersAreRefusedNamingTheEntry) {
+// Kernel Tuner's own test cache of strings, a boolean and a list of mixed types (it was refused:
+// occbench's parameters were integers).
+TEST(KernelTunerCache, ParametersOfEveryTypeAreReadAndReplayed) {
+  ShardOutput out = read_shard_output(kData + "kernel_tuner_cache_mixed_params.json");
+  ASSERT_FALSE(out.results.empty());
+  const auto& params = out.results.front()["params"];
+  EXPECT_TRUE(params["test_string"].is_string()) << params.dump();
+  EXPECT_TRUE(params["test_bool"].is_boolean()) << params.dump();
+  EXPECT_EQ(out.results.front()["point_id"], "kernel_tuner/vector_add/block_size_x=128/test_string=alg_2/test_single=15/"
+                                             "test_bool=true/test_mixed=2.45");
+  ReplayOptions options;
+  options.seeds = 2;
+  options.max_points = 4;
+  auto spaces = replay(out, options);
+  ASSERT_EQ(spaces.size(), 1u);
+  EXPECT_EQ(spaces[0].curves.size(), options.strategies.size());
+}
+
+TEST(KernelTunerCache, AValueOfNoParametersTypeIsRefusedNamingTheEntry) {
+  std::ifstream in(kData + "kernel_tuner_cache_mixed_params.json");
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(in);
+  doc["cache"].begin().value()["test_string"] = nlohmann::ordered_json::array({"alg_1"});
+  auto path = std::filesystem::temp_directory_path() / "occbench_cache_list_value.json";
+  std::ofstream(path) << doc.dump();
   try {
-    read_shard_output(kData + "kernel_tuner_cache_mixed_params.json");
+    read_shard_output(path.string());
     FAIL() << "accepted";
   } catch (const ResultsFileError& e) {
     std::string what = e.what();
-    EXPECT_NE(what.find("kernel_tuner_cache_mixed_params.json: cache[\""), std::string::npos) << what;
-    EXPECT_NE(what.find("test_string: expected an integer"), std::string::npos) << what;
+    EXPECT_NE(what.find("occbench_cache_list_value.json: cache[\""), std::string::npos) << what;
+    EXPECT_NE(what.find("test_string: expected a number, a string or true/false, got [\"alg_1\"]"), std::string::npos) << what;
   }
+  std::filesystem::remove(path);
 }
 
 }  // namespace

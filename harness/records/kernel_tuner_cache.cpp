@@ -37,12 +37,13 @@ ordered_json cache_record(const std::string& path, const std::string& key, const
   ordered_json params = ordered_json::object();
   std::string id = "kernel_tuner/" + kernel;
   for (const auto& name : names) {
-    if (!entry.contains(name) || !entry[name].is_number_integer())
+    // Kernel Tuner's values of every type: integers, floats, strings, booleans (labelled axes to
+    // occbench: a string or boolean is categorical to the search).
+    if (!entry.contains(name) || !(entry[name].is_number() || entry[name].is_string() || entry[name].is_boolean()))
       throw cache_error(path, where + "." + name,
-                        fmt::format("expected an integer (occbench's parameters are integers), got {}",
-                                    entry.contains(name) ? entry[name].dump() : "nothing"));
+                        fmt::format("expected a number, a string or true/false, got {}", entry.contains(name) ? entry[name].dump() : "nothing"));
     params[name] = entry[name];
-    id += fmt::format("/{}={}", name, entry[name].get<std::int64_t>());
+    id += fmt::format("/{}={}", name, entry[name].is_string() ? entry[name].get<std::string>() : entry[name].dump());
   }
   ordered_json r = {{"point_id", id}, {"family", "kernel_tuner"}, {"variant", kernel}, {"params", params}, {"device", 0}};
   const ordered_json time = entry.value("time", ordered_json(nullptr));
