@@ -35,10 +35,24 @@ bool labelled_values(const json& values) {
 
 }  // namespace
 
+namespace {
+
+// Whether a config value is the label: the same string, the same boolean, or the same number (1 and
+// 1.0 alike). Compared field by field, without parsing: an axis of thousands of values looks each
+// up among the others (parsing each label took 30 s under the fuzzer's sanitizers at 2,436 values).
+bool same_value(const ParamLabel& l, const json& v) {
+  bool boolean = l.json == "true" || l.json == "false";
+  if (v.is_string()) return l.is_string && l.text == v.get_ref<const std::string&>();
+  if (v.is_boolean()) return boolean && l.json == (v.get<bool>() ? "true" : "false");
+  if (v.is_number()) return !l.is_string && !boolean && l.number == v.get<double>();
+  return false;
+}
+
+}  // namespace
+
 std::optional<std::int64_t> label_position(const std::vector<ParamLabel>& labels, const json& value) {
-  std::string text = value.dump();
   for (std::size_t i = 0; i < labels.size(); ++i)
-    if (labels[i].json == text || json::parse(labels[i].json) == value) return std::int64_t(i);
+    if (same_value(labels[i], value)) return std::int64_t(i);
   return std::nullopt;
 }
 
