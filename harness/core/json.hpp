@@ -24,6 +24,12 @@ ordered_json parse_json(const std::string& text, const std::string& source);
 // "line L, column C" of a byte offset (1-based) into `text`.
 std::string line_and_column(const std::string& text, std::size_t byte);
 
+// A value as text beside its name (ids, tables, #define lines): a string as it is, any other value
+// as JSON ("float_type=double", "alpha=0.5", "use_fma=true").
+inline std::string value_text(const ordered_json& value) {
+  return value.is_string() ? value.get<std::string>() : value.dump();
+}
+
 // record[section][key] as a number, or `missing` (NaN unless given).
 inline double number_at(const ordered_json& record, const char* section, const char* key, double missing = NAN) {
   if (!record.contains(section) || !record[section].is_object()) return missing;

@@ -1,6 +1,7 @@
 #include "harness/records/best.hpp"
 
 #include "harness/core/format.hpp"
+#include "harness/core/json.hpp"
 #include "harness/records/record_writer.hpp"
 
 #include <fmt/format.h>
@@ -161,8 +162,7 @@ std::string best_header(const std::vector<BestPoint>& best, const ShardOutput& i
                         format_duration_ms(b.record.contains("timing") ? b.record["timing"].value("median_ms", 0.0) : 0.0),
                         b.candidates);
     for (const auto& item : b.params.items())  // a string as it is: "float_type": "double" -> #define ..._FLOAT_TYPE double
-      text += fmt::format("#define {}_{} {}\n", stem, macro_part(item.key()),
-                          item.value().is_string() ? item.value().get<std::string>() : item.value().dump());
+      text += fmt::format("#define {}_{} {}\n", stem, macro_part(item.key()), value_text(item.value()));
   }
   return text;
 }

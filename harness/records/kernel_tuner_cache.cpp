@@ -1,4 +1,5 @@
 #include "harness/records/kernel_tuner_cache.hpp"
+#include "harness/core/json.hpp"
 
 #include "harness/records/report.hpp"
 
@@ -43,7 +44,7 @@ ordered_json cache_record(const std::string& path, const std::string& key, const
       throw cache_error(path, where + "." + name,
                         fmt::format("expected a number, a string or true/false, got {}", entry.contains(name) ? entry[name].dump() : "nothing"));
     params[name] = entry[name];
-    id += fmt::format("/{}={}", name, entry[name].is_string() ? entry[name].get<std::string>() : entry[name].dump());
+    id += fmt::format("/{}={}", name, value_text(entry[name]));
   }
   ordered_json r = {{"point_id", id}, {"family", "kernel_tuner"}, {"variant", kernel}, {"params", params}, {"device", 0}};
   const ordered_json time = entry.value("time", ordered_json(nullptr));

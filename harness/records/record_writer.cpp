@@ -349,8 +349,7 @@ std::string pairs_text(const ordered_json& values, const char* separator) {
   std::string text;
   if (values.is_object())
     for (const auto& item : values.items())  // a string as in point ids: float_type=double
-      text += fmt::format("{}{}={}", text.empty() ? "" : separator, item.key(),
-                          item.value().is_string() ? item.value().get<std::string>() : item.value().dump());
+      text += fmt::format("{}{}={}", text.empty() ? "" : separator, item.key(), value_text(item.value()));
   return text;
 }
 

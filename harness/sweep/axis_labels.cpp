@@ -1,5 +1,7 @@
 #include "harness/sweep/axis_labels.hpp"
 
+#include "harness/core/json.hpp"
+
 #include <algorithm>
 #include <set>
 #include <string>
@@ -12,7 +14,7 @@ namespace {
 ParamLabel make_label(const Reader& r, const json& v, const std::string& path) {
   ParamLabel l;
   l.json = v.dump();
-  l.text = v.is_string() ? v.get<std::string>() : l.json;
+  l.text = value_text(v);
   if (v.is_string()) {
     if (l.text.empty() || l.text.find_first_of("/\"'\\\n\r") != std::string::npos)
       r.fail(path, fmt::format("expected a value without '/', quotes, backslashes or line breaks (it is part of each point's id), got {}", l.json));
