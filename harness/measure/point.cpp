@@ -28,10 +28,7 @@ ordered_json base_record(const Point& point) {
   r["point_id"] = point.id;
   r["family"] = point.family->name;
   r["variant"] = point.variant->name;
-  ordered_json params = ordered_json::object();
-  for (const auto& [name, value] : point.params.items())  // a labelled axis: its label (a string, a number, a boolean)
-    params[name] = point.params.label(name) ? ordered_json::parse(point.params.json_text(name)) : ordered_json(value);
-  r["params"] = params;
+  r["params"] = params_json(point.params);
   r["status"] = "ok";
   r["reason"] = "";
   r["launch"] = nullptr;
@@ -184,6 +181,13 @@ void add_timing_and_metrics(const TimingStats& timing, const WorkModel& work, bo
 }
 
 }  // namespace
+
+ordered_json params_json(const Params& params) {
+  ordered_json out = ordered_json::object();
+  for (const auto& [name, value] : params.items())
+    out[name] = params.label(name) ? ordered_json::parse(params.json_text(name)) : ordered_json(value);
+  return out;
+}
 
 ordered_json unrun_record(const Point& point, const std::string& status, const std::string& reason) {
   ordered_json r = base_record(point);

@@ -84,6 +84,10 @@ class ProblemCache {
 // A record for a point that never ran (skipped before launch, or failed to set up).
 ordered_json unrun_record(const Point& point, const std::string& status, const std::string& reason);
 
+// A point's params as its record holds them: integers, and a labelled axis's values themselves
+// (a string, a number, a boolean).
+ordered_json params_json(const Params& params);
+
 // The record's occupancy section from the calculator and cudaOccupancyMaxActiveBlocksPerMultiprocessor.
 ordered_json occupancy_json(const OccupancyResult& occupancy, int api_active_blocks_per_sm);
 

@@ -1,6 +1,7 @@
 #include "harness/search/search_source.hpp"
 
 #include "harness/core/json.hpp"
+#include "harness/measure/point.hpp"
 #include "harness/records/time_use.hpp"
 #include "harness/sweep/claims.hpp"
 
@@ -24,9 +25,8 @@ std::string slot_id(std::size_t space, std::size_t k) { return fmt::format("spac
 Coordinates point_coordinates(const Point& point) {
   Coordinates coordinates = {{"variant", point.variant->name}};
   // A labelled axis as its label: a string or boolean is categorical (SearchDimension::ordered), a float ordered.
-  for (const auto& [name, value] : point.params.items())
-    if (!point.sizes.has(name))
-      coordinates.emplace_back(name, point.params.label(name) ? nlohmann::json::parse(point.params.json_text(name)) : nlohmann::json(value));
+  for (const auto& item : params_json(point.params).items())
+    if (!point.sizes.has(item.key())) coordinates.emplace_back(item.key(), nlohmann::json(item.value()));
   return coordinates;
 }
 
