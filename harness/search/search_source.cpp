@@ -25,7 +25,8 @@ std::string slot_id(std::size_t space, std::size_t k) { return fmt::format("spac
 Coordinates point_coordinates(const Point& point) {
   Coordinates coordinates = {{"variant", point.variant->name}};
   // A labelled axis as its label: a string or boolean is categorical (SearchDimension::ordered), a float ordered.
-  for (const auto& item : params_json(point.params).items())
+  const ordered_json params = params_json(point.params);  // kept: items() of a temporary would dangle
+  for (const auto& item : params.items())
     if (!point.sizes.has(item.key())) coordinates.emplace_back(item.key(), nlohmann::json(item.value()));
   return coordinates;
 }
