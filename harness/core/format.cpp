@@ -39,6 +39,12 @@ std::size_t utf8_sequence(const std::string& text, std::size_t i) {
 
 }  // namespace
 
+std::string trim(const std::string& text) {
+  auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
 std::string valid_utf8(const std::string& text) {
   std::string out;
   out.reserve(text.size());

@@ -15,4 +15,7 @@ std::string format_number(double value, const char* spec);
 // a compiler's log quotes the source, whose Latin-1 byte made the record's JSON unwritable.
 std::string valid_utf8(const std::string& text);
 
+// `text` without its leading and trailing spaces and tabs.
+std::string trim(const std::string& text);
+
 }  // namespace occbench

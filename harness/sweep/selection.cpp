@@ -1,5 +1,7 @@
 #include "harness/sweep/selection.hpp"
 
+#include "harness/core/format.hpp"
+
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/sweep/id_filter.hpp"
 #include "harness/sweep/point_source.hpp"
@@ -19,12 +21,6 @@ namespace occbench {
 using json = nlohmann::ordered_json;
 
 namespace {
-
-std::string trim(const std::string& text) {
-  auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
 
 std::vector<std::string> split_commas(const std::string& text) {
   std::vector<std::string> parts;

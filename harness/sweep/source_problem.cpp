@@ -1,4 +1,5 @@
 #include "harness/sweep/source_kernels.hpp"
+#include "harness/core/format.hpp"
 
 #include "harness/sweep/compile_order.hpp"
 
@@ -102,10 +103,7 @@ namespace {
 // An expression's value in a kernel name or a #define line: a labelled axis named alone gives its
 // label (float_type: double; alpha: 0.5), any other expression its whole number.
 std::string expression_text(const Expression& expr, const Params& p) {
-  const std::string& text = expr.text();
-  std::size_t first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
-  if (first != std::string::npos)
-    if (const ParamLabel* label = p.label(std::string_view(text).substr(first, last - first + 1))) return label->text;
+  if (const ParamLabel* label = p.label(trim(expr.text()))) return label->text;
   return fmt::format("{}", expr.evaluate_integer(p, std::numeric_limits<std::int64_t>::min(), std::numeric_limits<std::int64_t>::max()));
 }
 
