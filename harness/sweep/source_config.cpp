@@ -2,6 +2,7 @@
 #include "harness/sweep/axis_labels.hpp"
 #include "harness/sweep/nvcc_compiler.hpp"
 
+#include "harness/core/format.hpp"
 #include "harness/family/harness_axes.hpp"
 
 #include <cerrno>
@@ -15,10 +16,8 @@ namespace {
 // The bits of a 64-bit integer scalar written as a whole number that its type holds ("18446744073709551615"), or nullopt.
 std::optional<std::uint64_t> integer_literal_bits(const json& v, const ElementType& type) {
   if (type.is_float || type.bytes != 8) return std::nullopt;
-  std::string text = v.is_number_integer() ? v.dump() : v.is_string() ? v.get<std::string>() : "";
-  std::size_t first = text.find_first_not_of(" \t"), last = text.find_last_not_of(" \t");
-  if (first == std::string::npos) return std::nullopt;
-  text = text.substr(first, last - first + 1);
+  std::string text = trim(v.is_number_integer() ? v.dump() : v.is_string() ? v.get<std::string>() : "");
+  if (text.empty()) return std::nullopt;
   bool is_signed = type.kind == ElementKind::int64;
   std::size_t minus = text.rfind('-');
   if (text.find_first_not_of(is_signed ? "-0123456789" : "0123456789") != std::string::npos || (minus != std::string::npos && minus != 0))
@@ -528,29 +527,18 @@ void parse_reference_variant(const Reader& r, const json& doc, const json& ref, 
   r.object(params, "$.reference.params", k.axes);
   for (const auto& axis : k.axes) {
     std::string path = "$.reference.params." + axis;
-    const std::vector<ParamLabel>* labels = nullptr;
-    if (state.labels)
-      if (auto found = state.labels->find(axis); found != state.labels->end()) labels = &found->second;
     if (params.contains(axis)) {
-      if (labels) {
-        std::optional<std::int64_t> position = label_position(*labels, params[axis]);
-        if (!position) r.fail(path, fmt::format("expected one of the values of '{}' in the config, got {}", axis, params[axis].dump()));
-        state.reference_axes.set(axis, *position);
-        continue;
-      }
-      if (!params[axis].is_number_integer()) r.fail(path, fmt::format("expected an integer, got {}", params[axis].dump()));
-      state.reference_axes.set(axis, params[axis].get<std::int64_t>());
+      std::optional<std::int64_t> value = engine_value(params[axis], axis, state.labels);
+      if (!value)
+        r.fail(path, state.labels && state.labels->count(axis)
+                         ? fmt::format("expected one of the values of '{}' in the config, got {}", axis, params[axis].dump())
+                         : fmt::format("expected an integer, got {}", params[axis].dump()));
+      state.reference_axes.set(axis, *value);
       continue;
     }
-    const json* values = nullptr;
-    if (doc.contains("variant_axes") && doc["variant_axes"].is_object() && doc["variant_axes"].contains(name) &&
-        doc["variant_axes"][name].is_object() && doc["variant_axes"][name].contains(axis))
-      values = &doc["variant_axes"][name][axis];
-    else if (doc.contains("axes") && doc["axes"].is_object() && doc["axes"].contains(axis))
-      values = &doc["axes"][axis];
+    const json* values = config_values(doc, name, axis);  // the variant's own values, else the shared ones
     std::optional<std::int64_t> first;
-    if (values && values->is_array() && !values->empty())
-      first = labels ? label_position(*labels, (*values)[0]) : (*values)[0].is_number_integer() ? std::optional((*values)[0].get<std::int64_t>()) : std::nullopt;
+    if (values && !values->empty()) first = engine_value((*values)[0], axis, state.labels);
     if (!first) r.fail(path, fmt::format("missing; expected the value of '{}' for the reference run", axis));
     state.reference_axes.set(axis, *first);
   }
