@@ -7,6 +7,9 @@
 #   bash scripts/fuzz.sh                        # CI: RUNS=1500 inputs per target, a few minutes
 #   RUNS=20000 bash scripts/fuzz.sh             # docs/developing.md: the long run (100,000+ inputs)
 #   TARGETS="config jsonl" SEED=7 bash scripts/fuzz.sh
+#   SEEDS="$(seq -s' ' 1 16)" JOBS=96 RUNS=1100 bash scripts/fuzz.sh   # many seeds a target, in parallel
+#   KEEP_CORPUS=1 SKIP_BUILD=1 ... bash scripts/fuzz.sh               # on from build-fuzz/corpus and tally/
+#   MAX_TIME=480 RUNS=1000000 ... bash scripts/fuzz.sh                 # each run stops after 480 s
 # A broken promise stops its target and saves the input in build-fuzz/findings/<target>/: keep it in
 # tests/fuzz/regressions/<target>/ under a name that says what it is, fix the cause, commit both
 # (every build replays the kept inputs: ctest -R fuzz).
@@ -15,6 +18,8 @@ cd "$(dirname "$0")/.."
 BUILD_DIR=$(realpath -m "${FUZZ_BUILD_DIR:-build-fuzz}")  # absolute: the target works in a scratch folder of its own
 RUNS=${RUNS:-1500}
 SEED=${SEED:-1}
+SEEDS=${SEEDS:-$SEED}  # each target runs once per seed; JOBS of those runs at a time
+JOBS=${JOBS:-1}
 TARGETS=${TARGETS:-config expression flags npy results jsonl}
 export PATH="$PATH:/usr/local/cuda/bin"
 
@@ -54,21 +59,37 @@ seed_corpus() {
   if [ -d "tests/fuzz/regressions/$target" ]; then cp tests/fuzz/regressions/"$target"/* "$dir/"; fi
 }
 
-mkdir -p "$BUILD_DIR/tally"
-status=0
-for target in $TARGETS; do
-  corpus="$BUILD_DIR/corpus/$target" findings="$BUILD_DIR/findings/$target"
-  seed_corpus "$target" "$corpus"
-  mkdir -p "$findings"
-  echo "fuzz.sh: target $target: $RUNS inputs, seed $SEED"
-  if ! OCCBENCH_FUZZ_TARGET=$target OCCBENCH_FUZZ_TALLY="$BUILD_DIR/tally/$target.json" \
-       "$BUILD_DIR/tests/fuzz/occbench_fuzz" "$corpus" -runs="$RUNS" -seed="$SEED" -timeout=30 -max_len=65536 \
+# One target's run with one seed; its tally in tally/TARGET.SEED.json (fuzz_tally_table.py adds them).
+fuzz_one() {
+  local target=$1 seed=$2 log="$BUILD_DIR/logs/$1.$2.log"
+  local corpus="$BUILD_DIR/corpus/$target" findings="$BUILD_DIR/findings/$target"
+  if ! OCCBENCH_FUZZ_TARGET=$target OCCBENCH_FUZZ_TALLY="$BUILD_DIR/tally/$target.$seed.json" \
+       "$BUILD_DIR/tests/fuzz/occbench_fuzz" "$corpus" -runs="$RUNS" -seed="$seed" -timeout=30 -max_len=65536 \
        -rss_limit_mb=4096 -malloc_limit_mb=2048 -close_fd_mask=3 -print_final_stats=1 -artifact_prefix="$findings/" \
-       -dict="$PWD/tests/fuzz/occbench.dict" 2>"$BUILD_DIR/$target.log"; then
-    echo "fuzz.sh: target $target broke a promise; the input is in $findings/:" >&2
-    grep -A30 "occ-fuzz: a promise broke\|ERROR: \(Address\|libFuzzer\)\|runtime error" "$BUILD_DIR/$target.log" | head -60 >&2 || tail -40 "$BUILD_DIR/$target.log" >&2
-    status=1
+       -dict="$PWD/tests/fuzz/occbench.dict" ${MAX_TIME:+-max_total_time=$MAX_TIME} 2>"$log"; then
+    echo "fuzz.sh: target $target (seed $seed) broke a promise; the input is in $findings/:" >&2
+    grep -A30 "occ-fuzz: a promise broke\|ERROR: \(Address\|libFuzzer\)\|runtime error" "$log" | head -60 >&2 || tail -40 "$log" >&2
+    return 1
   fi
-  grep -A12 "^occ-fuzz: target" "$BUILD_DIR/$target.log" || true
+  [ "$JOBS" -gt 1 ] || grep -A12 "^occ-fuzz: target" "$log" || true
+}
+
+[ -n "${KEEP_CORPUS:-}" ] || rm -rf "$BUILD_DIR/tally" "$BUILD_DIR/logs"
+mkdir -p "$BUILD_DIR/tally" "$BUILD_DIR/logs"
+for target in $TARGETS; do
+  # KEEP_CORPUS=1: go on from the corpus an earlier run grew (or one carried to another machine).
+  [ -n "${KEEP_CORPUS:-}" ] || seed_corpus "$target" "$BUILD_DIR/corpus/$target"
+  mkdir -p "$BUILD_DIR/findings/$target"
 done
+status=0 running=0
+for target in $TARGETS; do
+  for seed in $SEEDS; do
+    echo "fuzz.sh: target $target: $RUNS inputs, seed $seed"
+    if [ "$JOBS" -le 1 ]; then fuzz_one "$target" "$seed" || status=1; continue; fi
+    fuzz_one "$target" "$seed" &
+    running=$((running + 1))
+    if [ "$running" -ge "$JOBS" ]; then wait -n || status=1; running=$((running - 1)); fi
+  done
+done
+while [ "$running" -gt 0 ]; do wait -n || status=1; running=$((running - 1)); done
 exit $status
