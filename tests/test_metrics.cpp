@@ -54,3 +54,27 @@ TEST(Metrics, SpeedupsMatchTheBaselineOnSharedParameters) {
   EXPECT_TRUE(results[4]["metrics"]["speedup_vs_baseline"].is_null());
   EXPECT_FALSE(results[5]["metrics"].contains("speedup_vs_baseline"));
 }
+
+// A log's records as the fuzzer tore them (docs/fuzzing.md): no params, params that are not an
+// object, a status or a median that are not what they should be. None is a baseline, none throws,
+// and none reads past its object (AddressSanitizer found a const operator[] on a missing key).
+TEST(Speedup, RecordsWithoutParamsOrWithOddFieldsMatchNoBaseline) {
+  std::vector<json> results = {
+      result("global", {{"n", 10}}, 2.0),
+      result("shared", {{"n", 10}}, 1.0),
+  };
+  results.push_back(results[0]);
+  results.back().erase("params");
+  results.push_back(results[1]);
+  results.back()["params"] = 7;
+  results.push_back(results[0]);
+  results.back()["status"] = 3;
+  results.push_back(results[0]);
+  results.back()["timing"]["median_ms"] = "fast";
+  results.push_back(results[1]);
+  results.back().erase("params");
+  assign_speedups(results, "global");
+  EXPECT_DOUBLE_EQ(results[1]["metrics"]["speedup_vs_baseline"].get<double>(), 2.0);
+  EXPECT_TRUE(results[3]["metrics"]["speedup_vs_baseline"].is_null());
+  EXPECT_TRUE(results[6]["metrics"]["speedup_vs_baseline"].is_null());
+}

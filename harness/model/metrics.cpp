@@ -28,13 +28,22 @@ Metrics compute_metrics(const WorkModel& work, double median_ms, double peak_ban
 namespace {
 
 bool timed_ok(const json& r) {
-  return r.value("status", "") == "ok" && r.contains("timing") && r["timing"].is_object() &&
-         r["timing"].value("median_ms", 0.0) > 0;
+  if (!r.contains("status") || r["status"] != "ok" || !r.contains("timing") || !r["timing"].is_object()) return false;
+  const json& timing = r["timing"];
+  return timing.contains("median_ms") && timing["median_ms"].is_number() && timing["median_ms"].get<double>() > 0;
 }
 
-bool params_agree(const json& a, const json& b) {
-  for (const auto& item : a.items())
-    if (b.contains(item.key()) && b[item.key()] != item.value()) return false;
+// A record's params, or none where a log's record lacks them (a const operator[] on a missing key
+// reads past the object).
+const json* params_of(const json& r) {
+  auto it = r.find("params");
+  return it != r.end() && it->is_object() ? &*it : nullptr;
+}
+
+bool params_agree(const json* a, const json* b) {
+  if (!a || !b) return false;
+  for (const auto& item : a->items())
+    if (b->contains(item.key()) && (*b)[item.key()] != item.value()) return false;
   return true;
 }
 
@@ -45,8 +54,8 @@ void assign_speedups(std::vector<json>& results, const std::string& baseline_var
     if (!timed_ok(r) || !r.contains("metrics") || !r["metrics"].is_object()) continue;
     const json* best = nullptr;
     for (const auto& b : results) {
-      if (b.value("variant", "") != baseline_variant || !timed_ok(b)) continue;
-      if (!params_agree(r["params"], b["params"])) continue;
+      if (!b.contains("variant") || b["variant"] != baseline_variant || !timed_ok(b)) continue;
+      if (!params_agree(params_of(r), params_of(b))) continue;
       if (!best || b["timing"]["median_ms"].get<double>() < (*best)["timing"]["median_ms"].get<double>()) best = &b;
     }
     r["metrics"]["speedup_vs_baseline"] =
