@@ -127,8 +127,9 @@ void grow_config(json& doc, Dice& dice) {
 void make_foreign(json& doc, Dice& dice) {
   std::vector<json*> all;
   collect(doc, all);
-  for (json* value : all)
-    if (value->is_object() && value->contains("point_id") && roll(dice, 3) == 0)
+  // Last collected first: an object's new point_id may replace a subtree holding others collected.
+  for (auto it = all.rbegin(); it != all.rend(); ++it)
+    if (json* value = *it; value->is_object() && value->contains("point_id") && roll(dice, 3) == 0)
       (*value)["point_id"] = "other_family/other_variant/n=" + std::to_string(roll(dice, 100000));
   if (doc.is_object() && roll(dice, 2)) doc["shard"] = roll(dice, 2) ? json(3) : json("7/0");
   if (doc.is_object() && doc.contains("run") && doc["run"].is_object()) doc["run"]["strategy"] = {{"name", "bogus"}, {"max_points", -1}};
