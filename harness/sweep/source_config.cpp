@@ -324,6 +324,13 @@ std::vector<Params> first_config_point(const json& doc, const std::string& varia
   return {point};
 }
 
+double config_combinations(const json& doc, const std::string& variant, const std::vector<std::string>& names) {
+  double count = 1;
+  for (const auto& name : names)
+    if (const json* values = config_values(doc, variant, name)) count *= double(values->size());
+  return count;
+}
+
 std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names,
                                   const std::shared_ptr<const AxisLabels>& labels) {
   std::vector<Params> points{Params{}};

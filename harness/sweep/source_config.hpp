@@ -107,6 +107,8 @@ std::size_t parse_guard_zone(const Reader& r, const json& doc);
 // `labels`. Values that are not lists of integers or labels are left to the config's own checks.
 std::vector<Params> config_points(const json& doc, const std::string& variant, const std::vector<std::string>& names,
                                   const std::shared_ptr<const AxisLabels>& labels);
+// How many there are, counted from the lists' lengths (a double: it may pass 2^64).
+double config_combinations(const json& doc, const std::string& variant, const std::vector<std::string>& names);
 // The first of them (each name's first value), without listing the rest; none where a name has no value.
 std::vector<Params> first_config_point(const json& doc, const std::string& variant, const std::vector<std::string>& names,
                                        const std::shared_ptr<const AxisLabels>& labels);

@@ -50,12 +50,43 @@ void callers_error_as_bad_input(const std::string& file, const KernelSpec& k, F&
 // options. A kernel whose name has no template arguments has one name at every point, so there is
 // nothing to group: its first point alone (a #define-parameterised space of half a million
 // combinations took 2 GB and seconds to list here).
+// The names a kernel's compilations depend on: what its name and defines read (a caller's launch
+// may read any), so that listing them does not list the whole space.
+std::vector<std::string> compile_names(const KernelSpec& k, const std::vector<std::string>& names) {
+  if (!k.host_launch.empty()) return names;
+  std::vector<std::string> used;
+  for (const auto* parts : {&k.name_parts, &k.defines})
+    for (const auto& [_, expr] : *parts)
+      if (!expr.empty())
+        for (const auto& name : expr.used_variables()) used.push_back(name);
+  std::vector<std::string> kept;
+  for (const auto& name : names)
+    if (std::find(used.begin(), used.end(), name) != used.end()) kept.push_back(name);
+  return kept;
+}
+
+// At most this many combinations of the values a templated kernel's name and defines read: each is
+// a name to compile, listed before anything runs.
+constexpr double kMaxCompileCombinations = 100000;
+
+std::vector<Params> templated_points(const SourceState& state, const json& doc, const KernelSpec& k,
+                                     const std::vector<std::string>& names) {
+  std::vector<std::string> read = compile_names(k, names);
+  if (double count = config_combinations(doc, k.variant, read); count > kMaxCompileCombinations)
+    throw ConfigError(state.config_file, k.path + ".kernel",
+                      fmt::format("the kernel's name and defines read {} ({:.4g} combinations of their values); expected at "
+                                  "most {:.0f}, each a name to compile",
+                                  fmt::join(read, ", "), count, kMaxCompileCombinations));
+  return config_points(doc, k.variant, read, state.labels);
+}
+
 void add_sweep_points(const json& doc, const std::vector<std::string>& size_names, SourceState& state) {
   for (const auto& k : state.kernels) {
     std::vector<std::string> names = size_names;
     names.insert(names.end(), k.axes.begin(), k.axes.end());
     bool templated = std::any_of(k.name_parts.begin(), k.name_parts.end(), [](const auto& part) { return !part.second.empty(); });
-    state.sweep_points.push_back(templated ? config_points(doc, k.variant, names, state.labels) : first_config_point(doc, k.variant, names, state.labels));
+    state.sweep_points.push_back(templated ? templated_points(state, doc, k, names)
+                                           : first_config_point(doc, k.variant, names, state.labels));
   }
   if (state.reference_kernel >= 0)
     for (auto sizes : config_points(doc, "", size_names, state.labels)) {
