@@ -5,7 +5,7 @@
 # recorded results (and the inputs kept in tests/fuzz/regressions/), and runs the targets in turn,
 # seeded, so that a run repeats. No GPU needed.
 #   bash scripts/fuzz.sh                        # CI: RUNS=1500 inputs per target, a few minutes
-#   RUNS=20000 bash scripts/fuzz.sh             # docs/developing.md: the long run (100,000+ inputs)
+#   RUNS=20000 bash scripts/fuzz.sh             # a long run (100,000+ inputs; docs/fuzzing.md)
 #   TARGETS="config jsonl" SEED=7 bash scripts/fuzz.sh
 #   SEEDS="$(seq -s' ' 1 16)" JOBS=96 RUNS=1100 bash scripts/fuzz.sh   # many seeds a target, in parallel
 #   KEEP_CORPUS=1 SKIP_BUILD=1 ... bash scripts/fuzz.sh               # on from build-fuzz/corpus and tally/
