@@ -44,6 +44,12 @@ function(occbench_layer layer)
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
                                               $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/occbench>)
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
+  if(OCCBENCH_PCH)  # a first build's lever: the heavy headers parsed once per layer, not once per file
+    target_precompile_headers(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/harness/core/precompiled.hpp>)
+  endif()
+  if(OCCBENCH_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
   list(FIND OCCBENCH_LAYERS ${layer} index)
   if(index GREATER 0)
     math(EXPR below "${index} - 1")

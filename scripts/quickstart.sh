@@ -22,13 +22,15 @@ step packages
 # The architecture of the GPU here (nvidia-smi's compute capability, 9.0 -> 90), else the H100's.
 arch=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -n 1 | tr -d ' .' || true)
 [[ "$arch" =~ ^[0-9]+$ ]] || arch=90
-# No ccache for this first build: its misses would cost a third more (later builds use it).
-CUDA_ARCHS=$arch OCCBENCH_TESTS=OFF OCCBENCH_GBENCH=OFF OCCBENCH_CCACHE=OFF bash scripts/build.sh occbench
+# No ccache for this first build: its misses would cost a third more (later builds use it). The
+# build's levers for a first build instead: precompiled headers and unity builds (docs/install.md).
+first_build=(CUDA_ARCHS=$arch OCCBENCH_TESTS=OFF OCCBENCH_GBENCH=OFF OCCBENCH_CCACHE=OFF OCCBENCH_PCH=ON OCCBENCH_UNITY=ON)
+env "${first_build[@]}" bash scripts/build.sh occbench
 step "build (sm_$arch)"
 # The Python package (docs/python.md): its module over the same build, and .venv (install-deps.sh
 # made it) importing this checkout's package from build/python. `pip install .` installs it anywhere.
 if [ -x .venv/bin/python ] && .venv/bin/python -m nanobind --cmake_dir >/dev/null 2>&1; then
-  CUDA_ARCHS=$arch OCCBENCH_TESTS=OFF OCCBENCH_GBENCH=OFF OCCBENCH_CCACHE=OFF bash scripts/build.sh _engine
+  env "${first_build[@]}" bash scripts/build.sh _engine
   site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   echo "$PWD/build/python" > "$site/occbench-checkout.pth"
   step "python package"

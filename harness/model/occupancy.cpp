@@ -85,9 +85,9 @@ cudaOccResult run_calculator(const SmLimits& d, const KernelResources& k, int th
   return r;
 }
 
-std::size_t round_up(std::size_t x, std::size_t unit) { return unit ? (x + unit - 1) / unit * unit : x; }
-
 }  // namespace
+
+std::size_t round_up(std::size_t x, std::size_t unit) { return unit ? (x + unit - 1) / unit * unit : x; }
 
 std::string launch_blocker(const SmLimits& d, const KernelResources& k, int threads_per_block,
                            std::size_t dynamic_smem_bytes) {

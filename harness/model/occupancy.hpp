@@ -21,6 +21,10 @@
 
 namespace occbench {
 
+// x rounded up to a multiple of `unit` (x itself where unit is 0): shared memory and registers are
+// allocated in such units.
+std::size_t round_up(std::size_t x, std::size_t unit);
+
 struct SmLimits {                     // what occupancy needs to know about one GPU
   int compute_major = 0, compute_minor = 0;
   int sm_count = 0;                   // 0 = unknown (per-SM results do not depend on it)

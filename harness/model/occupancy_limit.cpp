@@ -1,4 +1,5 @@
 #include "harness/model/occupancy_limit.hpp"
+#include "harness/model/occupancy.hpp"
 
 
 #include <cuda_occupancy.h>
@@ -8,8 +9,6 @@
 namespace occbench {
 
 namespace {
-
-std::size_t round_up(std::size_t x, std::size_t unit) { return (x + unit - 1) / unit * unit; }
 
 // The calculator's own constant for the architecture (128 B on sm_80+, 256 B before).
 std::size_t smem_granularity(const SmLimits& d) {

@@ -7,13 +7,13 @@ namespace occbench {
 
 namespace {
 
-using json = nlohmann::json;
+using plain_json = nlohmann::json;  // the search's values (not the records' ordered_json)
 
 // Null (absent) first, then numbers ascending, then text as first seen.
 void order_values(SearchDimension& dimension) {
-  std::vector<json> nulls, numbers, other;
+  std::vector<plain_json> nulls, numbers, other;
   for (auto& value : dimension.values) (value.is_null() ? nulls : value.is_number() ? numbers : other).push_back(value);
-  std::stable_sort(numbers.begin(), numbers.end(), [](const json& a, const json& b) { return a.get<double>() < b.get<double>(); });
+  std::stable_sort(numbers.begin(), numbers.end(), [](const plain_json& a, const plain_json& b) { return a.get<double>() < b.get<double>(); });
   dimension.ordered = other.empty() && nulls.empty();
   dimension.values = nulls;
   dimension.values.insert(dimension.values.end(), numbers.begin(), numbers.end());
@@ -44,7 +44,7 @@ std::vector<SearchDimension> collect_dimensions(const std::vector<Coordinates>& 
 }
 
 int value_index(const SearchDimension& dimension, const Coordinates& candidate) {
-  json value = nullptr;
+  plain_json value = nullptr;
   for (const auto& [name, v] : candidate)
     if (name == dimension.name) value = v;
   return int(std::find(dimension.values.begin(), dimension.values.end(), value) - dimension.values.begin());

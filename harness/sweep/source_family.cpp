@@ -17,8 +17,6 @@ namespace occbench {
 
 namespace {
 
-constexpr std::int64_t kMaxInt = std::numeric_limits<std::int64_t>::max();
-
 // The family's name ($.family, else the source file's stem) and description.
 Family named_family(const Reader& r, const json& doc, const SourceState& state) {
   Family family;
