@@ -43,12 +43,17 @@ function(occbench_layer layer)
   add_library(${target} STATIC ${sources})
   target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
                                               $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}/occbench>)
-  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra>)
-  if(OCCBENCH_PCH)  # a first build's lever: the heavy headers parsed once per layer, not once per file
-    target_precompile_headers(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/harness/core/precompiled.hpp>)
+  # -pthread in every layer (re2 brings it to some): one precompiled header then serves them all.
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -pthread>)
+  if(OCCBENCH_PCH)  # a first build's lever: the heavy headers parsed once, not once per file
+    if(layer STREQUAL "core")
+      target_precompile_headers(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:${PROJECT_SOURCE_DIR}/harness/core/precompiled.hpp>)
+    else()  # core's, compiled once
+      target_precompile_headers(${target} REUSE_FROM occbench_core)
+    endif()
   endif()
   if(OCCBENCH_UNITY)
-    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 16)
   endif()
   list(FIND OCCBENCH_LAYERS ${layer} index)
   if(index GREATER 0)

@@ -1,6 +1,6 @@
 #pragma once
 // The headers most of the harness's files include (nlohmann/json and fmt above all: each file spent
-// 8-17 s of a first build parsing them), precompiled once per layer where OCCBENCH_PCH is on
+// 8-17 s of a first build parsing them), precompiled once for all layers where OCCBENCH_PCH is on
 // (cmake/OccbenchLayers.cmake; scripts/quickstart.sh's first build). No file includes it by name.
 #include <algorithm>
 #include <cstddef>

@@ -14,7 +14,8 @@
 
 namespace occbench {
 
-namespace {
+// Named, not in an anonymous namespace: CountedSweep::Block (declared in the header) holds them.
+namespace counted_sweep_detail {
 
 using Key = std::vector<std::int64_t>;
 
@@ -26,7 +27,10 @@ struct KeyHash {
   }
 };
 
-}  // namespace
+}  // namespace counted_sweep_detail
+
+using counted_sweep_detail::Key;
+using counted_sweep_detail::KeyHash;
 
 // More valid combinations than a 64-bit count holds (20 axes of ten values: 10^20).
 struct SpaceTooLarge {};
