@@ -8,10 +8,10 @@ joined to the run's records by compile.cache_key) takes the median of its measur
 seconds; every other point takes a log-linear fit on its parameters (one term per parameter
 value, plus the log of the tile's area and that times the log of the block's height, as this
 kernel's unrolled loops grow). The study's logs come from its tarball
-(results/reference/h100/search/batches/studyN_logs_csv.tar.gz), the runs named by --runs.
+(results/reference/h100/search/evidence.tar.xz, which holds every study's), the runs named by --runs.
 
   python3 scripts/compile_model_space.py results/reference/h100/search/convolution/convolution_full.jsonl \\
-      results/reference/h100/search/batches/study22to24_logs_csv.tar.gz --runs 'study24/' --out model.jsonl
+      results/reference/h100/search/evidence.tar.xz --runs 'batches/study22to24_logs_csv/study24/' --out model.jsonl
   occbench replay model.jsonl --strategy local --max-points 120 --batch 16 --compile-s 0.8 --cores 16
 """
 import argparse
@@ -65,7 +65,7 @@ def features(kernel, values):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("space", help="the .jsonl of the space measured in full")
-    parser.add_argument("tarball", help="a study's logs (studyN_logs_csv.tar.gz)")
+    parser.add_argument("tarball", help="an archive of the studies' logs (search/evidence.tar.xz)")
     parser.add_argument("--runs", default="", help="the runs' folder prefix in the tarball (e.g. study24/)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()

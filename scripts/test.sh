@@ -14,6 +14,9 @@ trap report EXIT
 
 bash scripts/install-deps.sh --test  # what the tests need besides the build (instant when present)
 step packages
+# The repository stays light enough to carry to a GPU machine (results/reference/README.md).
+python3 scripts/check_tree_size.py
+step "tree size"
 bash scripts/build.sh
 step build
 ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600

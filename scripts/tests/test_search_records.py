@@ -130,9 +130,10 @@ def test_the_compile_model_space_takes_the_measured_times_and_fits_the_rest(tmp_
     measured time, the others a fit that grows with the tile as NVRTC's did (1 x 1 against 8 x 8,
     medians)."""
     space = ROOT / "results" / "reference" / "h100" / "search" / "convolution" / "convolution_full.jsonl"
-    logs = ROOT / "results" / "reference" / "h100" / "search" / "batches" / "study22to24_logs_csv.tar.gz"
+    logs = ROOT / "results" / "reference" / "h100" / "search" / "evidence.tar.xz"
     out = tmp_path / "model.jsonl"
-    done = subprocess.run([sys.executable, SCRIPTS / "compile_model_space.py", space, logs, "--runs", "study24/", "--out", out],
+    done = subprocess.run([sys.executable, SCRIPTS / "compile_model_space.py", space, logs, "--runs", "batches/study22to24_logs_csv/study24/",
+                           "--out", out],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "3488 points, 760 with a measured compile time" in done.stdout
