@@ -22,8 +22,8 @@ for lib in $(ldd build-h100/occbench | awk '/libmuparser|libfmt|libre2/ {print $
     if [ -d "$dir" ]; then cp "$lib" "$dir/"; fi
   done
 done
-# The reference results make the working tree that travels with every device call large (the
-# limit is 64 MiB for the tree and what is carried together): carry the stripped binaries packed
+# The working tree travels whole with every device call (under 30 MB: scripts/check_tree_size.py;
+# the limit is 64 MiB for the tree and what is carried together): carry the stripped binaries packed
 # (about 3 MiB) and unpack them there with `tar -xJf build-h100-bin.tar.xz`.
 find build-h100-bin -type f \( -name 'occbench*' -o -name '_engine*.so' \) -exec strip --strip-unneeded {} +
 tar -cJf build-h100-bin.tar.xz build-h100-bin
