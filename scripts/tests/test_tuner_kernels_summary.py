@@ -10,7 +10,7 @@ from test_occbench_config import ROOT
 sys.path.insert(0, str(ROOT / "scripts"))
 from tuner_kernels_summary import trace  # noqa: E402
 
-STUDY = ROOT / "results" / "reference" / "h100" / "tuner_kernels" / "study_bab78e9"
+STUDY = ROOT / "results" / "reference" / "h100" / "tuner_kernels" / "study"
 
 
 def test_each_fault_is_its_point_then_the_teardown_then_the_hand_over(tmp_path):
