@@ -36,8 +36,9 @@ endfunction()
 # occbench_<layer> from the folder's .cpp and .cu files, linking the layer below and LINKS.
 function(occbench_layer layer)
   cmake_parse_arguments(ARG "ALLOW_KERNELS" "" "LINKS" ${ARGN})
-  file(GLOB sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/*.cu)
-  file(GLOB headers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.hpp)
+  # The folder's files and its sub-folders' (measure/counters, measure/energy): one layer.
+  file(GLOB_RECURSE sources CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.cpp ${CMAKE_CURRENT_SOURCE_DIR}/*.cu)
+  file(GLOB_RECURSE headers CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/*.hpp)
   list(REMOVE_ITEM sources ${CMAKE_CURRENT_SOURCE_DIR}/main.cpp)  # the occbench executable's
   set(target occbench_${layer})
   add_library(${target} STATIC ${sources})

@@ -1,7 +1,7 @@
 // The counters section without a GPU: derived figures, the combination over a library call's
 // kernels, the units, the reasons given where counters cannot be read, and the config switch.
 #include "harness/sweep/config.hpp"
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 #include "harness/measure/device.hpp"
 #include "harness/records/record_writer.hpp"
 #include "kernels/families.hpp"

@@ -5,7 +5,7 @@
 // the time-versus-energy front that report shows.
 #include "harness/core/files.hpp"
 #include "harness/family/harness_axes.hpp"
-#include "harness/measure/energy.hpp"
+#include "harness/measure/energy/energy.hpp"
 #include "harness/measure/sm_clock.hpp"
 #include "harness/records/compare.hpp"
 #include "harness/records/energy_front.hpp"

@@ -2,9 +2,9 @@
 // copy-like kernel, bank conflicts of the unpadded transpose tile against the padded one, and
 // achieved occupancy never above theoretical. Each goes through measure_point, as `run --counters`.
 #include "gpu_test_support.hpp"
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 #include "harness/measure/kernel_activity.hpp"
-#include "harness/measure/counters_observer.hpp"
+#include "harness/measure/counters/counters_observer.hpp"
 #include "harness/measure/point.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "harness/measure/timer.hpp"

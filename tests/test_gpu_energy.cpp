@@ -4,7 +4,7 @@
 // default is back after the run, after a run interrupted with SIGINT, and after one killed with
 // SIGKILL (the next run finds the marker).
 #include "gpu_test_support.hpp"
-#include "harness/measure/energy.hpp"
+#include "harness/measure/energy/energy.hpp"
 #include "harness/measure/nvml.hpp"
 #include "harness/measure/sm_clock.hpp"
 #include "harness/measure/timer_kernels.hpp"

@@ -1,7 +1,7 @@
 // The harness on a real GPU: occupancy against the API, the timer, a whole run and its resume.
 #include "gpu_test_support.hpp"
 #include "harness/sweep/config.hpp"
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/measure/kernel_activity.hpp"
 #include "harness/model/occupancy.hpp"

@@ -2,7 +2,7 @@
 // A per-point observer is told before and after a point's timed samples (and between them), and
 // adds its own section to the point's record. The clocks and throttle readings (ClockObserver,
 // harness/measure/conditions.hpp) and the hardware counters (CounterObserver,
-// harness/measure/counters_observer.hpp) are observers; a new reading per point is a new observer,
+// harness/measure/counters/counters_observer.hpp) are observers; a new reading per point is a new observer,
 // and neither the point's measurement nor the run loop changes for it.
 #include "harness/family/point.hpp"
 #include "harness/family/registry.hpp"

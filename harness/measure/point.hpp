@@ -28,7 +28,7 @@ using ordered_json = nlohmann::ordered_json;
 
 // The observers of every point measured in `context`: the clocks and throttle readings, and the
 // hardware counters where context.counters is set (with `batch_counters`, the points of one
-// problem are counted together once they are timed, harness/measure/counters_observer.hpp; a
+// problem are counted together once they are timed, harness/measure/counters/counters_observer.hpp; a
 // change of how they are counted is said on `log`).
 Observers point_observers(const PointContext& context, bool batch_counters = false, std::ostream* log = nullptr);
 

@@ -20,7 +20,7 @@ struct MeasurementSettings {
   double min_time_s = 0.02;     // ... and at least this much kernel time was measured
   double timeout_s = 2.0;       // per point: stop sampling after this much wall time
   std::uint64_t seed = 42;      // random inputs
-  bool counters = false;        // hardware counters after each point's timing (harness/measure/counters.hpp)
+  bool counters = false;        // hardware counters after each point's timing (harness/measure/counters/counters.hpp)
   // Cold samples timed after the event pair's by CUPTI's range profiler (gpu__time_duration, as
   // Nsight Compute), whose median becomes the point's (harness/measure/timer.hpp); 0: the event pair only
   // (the default: a profiled sample costs ~5 ms, ~8x the wall time of a sweep of short kernels).
@@ -34,7 +34,7 @@ struct MeasurementSettings {
   // kernel, left in the L2, as when the launch runs), or "per_kernel" before each of its kernels
   // too, as Nsight Compute flushes before every kernel it profiles (--cache-control all).
   std::string counters_l2_flush = "per_launch";
-  // Energy per device point (run --energy, harness/measure/energy.hpp): NVML's energy counter over
+  // Energy per device point (run --energy, harness/measure/energy/energy.hpp): NVML's energy counter over
   // a window of back-to-back launches after the timing, of about energy_window_s (whole updates
   // of the counter).
   bool energy = false;

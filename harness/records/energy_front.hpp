@@ -1,5 +1,5 @@
 #pragma once
-// Time against energy in a sweep run with energy (harness/measure/energy.hpp): for each group of
+// Time against energy in a sweep run with energy (harness/measure/energy/energy.hpp): for each group of
 // points of the same sizes, the fastest point (lowest median), the least-energy point (fewest
 // joules per launch), what choosing the second over the first saves in energy and costs in time,
 // and the Pareto front: the points no other point beats in both time and energy. `occbench

@@ -2,7 +2,7 @@
 
 #include "harness/records/record_checks.hpp"
 #include "harness/records/report.hpp"
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
 #include "harness/core/json.hpp"

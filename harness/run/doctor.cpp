@@ -4,7 +4,7 @@
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/process.hpp"
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 #include "harness/measure/device.hpp"
 #include "harness/measure/nvml.hpp"
 #include "harness/model/kernel_resources.hpp"

@@ -18,7 +18,7 @@ namespace occbench {
 namespace {
 
 // The energy meter learns the counter's period and the idle power with the GPU idle, before
-// anything runs on it (harness/measure/energy.hpp).
+// anything runs on it (harness/measure/energy/energy.hpp).
 void open_energy_meter(RunSession& s, const MeasurementSettings& m, std::ostream& log) {
   if (!m.energy) return;
   EnergySettings settings;

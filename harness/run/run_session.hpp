@@ -3,9 +3,9 @@
 // ceilings, the stream, the L2 flusher and the CUPTI profiler, the output files (the .jsonl
 // written point by point, a resumed run's finished points), and at the end the JSON and CSV
 // documents, the table and the summary.
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 #include "harness/measure/device.hpp"
-#include "harness/measure/energy.hpp"
+#include "harness/measure/energy/energy.hpp"
 #include "harness/measure/point.hpp"
 #include "harness/measure/timer.hpp"
 #include "harness/records/record_writer.hpp"

@@ -1,4 +1,4 @@
-#include "harness/measure/counters_observer.hpp"
+#include "harness/measure/counters/counters_observer.hpp"
 
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"

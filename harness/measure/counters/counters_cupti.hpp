@@ -3,7 +3,7 @@
 // run time, and the state of one CounterSession, shared by its parts: the session and its passes
 // (counters_session.cpp), the flush ranges (counters_ranges.cpp) and the instrumented shared-memory
 // counts (counters_sass.cpp).
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 
 #include <cuda.h>
 #include <cupti_callbacks.h>

@@ -1,11 +1,11 @@
 #pragma once
 // The observer that adds the energy section to every device point (run --energy,
 // measurement.energy): after its timed samples, the point's launches run back to back through
-// one window of the energy meter (harness/measure/energy.hpp), with the throttle reasons NVML
+// one window of the energy meter (harness/measure/energy/energy.hpp), with the throttle reasons NVML
 // gave during it; a second window where the counter and the driver's power samples disagree; and
 // at the board's power limit, a window over a whole cycle of its controller once the cap engaged.
 #include "harness/measure/device.hpp"
-#include "harness/measure/energy.hpp"
+#include "harness/measure/energy/energy.hpp"
 #include "harness/measure/observer.hpp"
 
 #include <optional>

@@ -1,4 +1,4 @@
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "harness/measure/counters_cupti.hpp"
+#include "harness/measure/counters/counters_cupti.hpp"
 
 #include "harness/core/clock.hpp"
 #include "harness/core/cuda_check.hpp"

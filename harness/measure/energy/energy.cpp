@@ -1,4 +1,4 @@
-#include "harness/measure/energy.hpp"
+#include "harness/measure/energy/energy.hpp"
 
 #include "harness/core/clock.hpp"
 #include "harness/core/optional_number.hpp"

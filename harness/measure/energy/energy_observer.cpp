@@ -1,4 +1,4 @@
-#include "harness/measure/energy_observer.hpp"
+#include "harness/measure/energy/energy_observer.hpp"
 
 #include "harness/core/clock.hpp"
 #include "harness/core/optional_number.hpp"
@@ -20,7 +20,7 @@ namespace occbench {
 namespace {
 
 // The point's launches queued in chunks of about 3 ms, each closed by an event. The meter says
-// how far ahead of the GPU to queue (harness/measure/energy.hpp): enough that the GPU never waits
+// how far ahead of the GPU to queue (harness/measure/energy/energy.hpp): enough that the GPU never waits
 // while the host reads NVML, and little past the window's close, so finish() waits briefly. How
 // long a chunk takes comes from the chunks already done (the shortest: a gap before one only
 // lengthens it), at first from the timed median.

@@ -188,7 +188,7 @@ class CounterSession {
     return available() ? durations_unavailable_reason_ : unavailable_reason_;
   }
 
-  // Its parts' shared state and one collection's (harness/measure/counters_cupti.hpp, counters_session.cpp).
+  // Its parts' shared state and one collection's (harness/measure/counters/counters_cupti.hpp, counters_session.cpp).
   struct State;
   struct Collection;
 

@@ -1,9 +1,9 @@
 #pragma once
 // The hardware counters as a per-point observer (run --counters): after a point's timing, its
-// launch is replayed through the run's CounterSession (harness/measure/counters.hpp) and the
+// launch is replayed through the run's CounterSession (harness/measure/counters/counters.hpp) and the
 // record gets its `counters` section. The points of one problem may be counted together once they
 // are all timed (one collection, CUPTI's start paid once): their records wait for the section.
-#include "harness/measure/counters.hpp"
+#include "harness/measure/counters/counters.hpp"
 #include "harness/measure/observer.hpp"
 #include "harness/measure/context.hpp"
 
@@ -63,7 +63,7 @@ class CounterObserver : public PointObserver {
 };
 
 // Points counted in one collection at most: CUPTI's ~37 ms start of a collection is shared by
-// them; each adds its flush and kernels as ranges (kMaxBatchRanges in harness/measure/counters_session.cpp).
+// them; each adds its flush and kernels as ranges (kMaxBatchRanges in harness/measure/counters/counters_session.cpp).
 constexpr std::size_t kCounterBatchPoints = 16;
 
 }  // namespace occbench
