@@ -1,5 +1,6 @@
 #include "harness/model/metrics.hpp"
 
+#include "harness/core/json.hpp"
 #include "harness/core/optional_number.hpp"
 
 namespace occbench {
@@ -28,9 +29,7 @@ Metrics compute_metrics(const WorkModel& work, double median_ms, double peak_ban
 namespace {
 
 bool timed_ok(const json& r) {
-  if (!r.contains("status") || r["status"] != "ok" || !r.contains("timing") || !r["timing"].is_object()) return false;
-  const json& timing = r["timing"];
-  return timing.contains("median_ms") && timing["median_ms"].is_number() && timing["median_ms"].get<double>() > 0;
+  return r.contains("status") && r["status"] == "ok" && number_at(r, "timing", "median_ms") > 0;  // NaN where missing
 }
 
 // A record's params, or none where a log's record lacks them (a const operator[] on a missing key
