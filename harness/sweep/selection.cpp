@@ -65,10 +65,11 @@ json override_value(const std::string& item) {
 }  // namespace
 
 void add_axis_override(PointSelection& selection, const std::string& flag, const std::string& text) {
-  std::string as_typed = fmt::format("{} {}", flag, valid_utf8(text));
+  const std::string shown = valid_utf8(text);
+  std::string as_typed = fmt::format("{} {}", flag, shown);
   auto expected = [&](const std::string& what) { return ConfigError("command line", as_typed, what); };
   // Values become labels, which the record writes as JSON text.
-  if (valid_utf8(text) != text) throw expected("expected UTF-8 text (a byte here is not)");
+  if (shown != text) throw expected("expected UTF-8 text (a byte here is not)");
   auto equals = text.find('=');
   if (equals == std::string::npos || trim(text.substr(0, equals)).empty())
     throw expected("expected AXIS=V1,V2,... or AXIS=[V1,V2,...] (e.g. block_size=128,256)");
