@@ -44,10 +44,6 @@ void callers_error_as_bad_input(const std::string& file, const KernelSpec& k, F&
   }
 }
 
-// The points each kernel can take, so that one NVRTC compilation serves all names with the same
-// options. A kernel whose name has no template arguments has one name at every point, so there is
-// nothing to group: its first point alone (a #define-parameterised space of half a million
-// combinations took 2 GB and seconds to list here).
 // The names a kernel's compilations depend on: what its name and defines read (a caller's launch
 // may read any), so that listing them does not list the whole space.
 std::vector<std::string> compile_names(const KernelSpec& k, const std::vector<std::string>& names) {
@@ -78,6 +74,10 @@ std::vector<Params> templated_points(const SourceState& state, const json& doc, 
   return config_points(doc, k.variant, read, state.labels);
 }
 
+// The points each kernel can take, so that one NVRTC compilation serves all names with the same
+// options. A kernel whose name has no template arguments has one name at every point, so there is
+// nothing to group: its first point alone (a #define-parameterised space of half a million
+// combinations took 2 GB and seconds to list here).
 void add_sweep_points(const json& doc, const std::vector<std::string>& size_names, SourceState& state) {
   for (const auto& k : state.kernels) {
     std::vector<std::string> names = size_names;
