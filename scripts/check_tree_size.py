@@ -39,6 +39,9 @@ def problems(sizes):
 
 
 if __name__ == "__main__":
+    if not (ROOT / ".git").exists():
+        print("check_tree_size: not a git checkout: no tracked tree to measure")
+        sys.exit(0)
     found, total = problems(tracked_sizes())
     for p in found:
         print(f"check_tree_size: {p}", file=sys.stderr)
