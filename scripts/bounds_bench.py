@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Each command's wall time and peak memory on a space of 9*10^9 points (ten axes of ten values,
-one restriction; also with a templated kernel, and a restriction over every axis at 1 and 100 sizes), the bound issue 59 sets: within 10 s and 1 GB on 2 cores, or refused at once.
+one restriction; also with a templated kernel, and a restriction over every axis at 1 and 100
+sizes), the bound issue 59 sets: within 10 s and 1 GB on 2 cores, or refused at once.
 The same space as tests/test_counted_sweep.cpp's EveryCommandAnswersATenBillionPointSpaceInBoundedMemory,
 which holds the memory bound in CI; the times are measured here, on an idle machine.
 

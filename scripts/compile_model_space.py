@@ -66,7 +66,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("space", help="the .jsonl of the space measured in full")
     parser.add_argument("tarball", help="an archive of the studies' logs (search/evidence.tar.xz)")
-    parser.add_argument("--runs", default="", help="the runs' folder prefix in the tarball (e.g. study24/)")
+    parser.add_argument("--runs", default="", help="the runs' folder prefix in the archive (e.g. batches/study22to24_logs_csv/study24/)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args()
     measured = read_runs(args.tarball, args.runs)
