@@ -2,7 +2,7 @@
 # library, occbench_<layer>, that links the layer below it and so every layer under that. Data
 # flows one way: a file may include headers of its own layer and of the layers below, never above;
 # check_layer_includes.cmake fails the build where one does.
-set(OCCBENCH_LAYERS core family model measure sweep records search run cli)
+set(OCCBENCH_LAYERS core family model measure compile sweep records search run cli)
 
 # The layers a file of `layer` may include: itself and those below it.
 function(occbench_layers_up_to layer out)

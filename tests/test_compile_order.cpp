@@ -1,7 +1,7 @@
-// The order in which a compile worker takes a list's kernels (harness/sweep/compile_order.hpp):
+// The order in which a compile worker takes a list's kernels (harness/compile/compile_order.hpp):
 // its own order until enough compilations are seen, then the costliest guessed first, leaving
 // what is compiled or claimed elsewhere. NVRTC compiles without a GPU.
-#include "harness/sweep/compile_order.hpp"
+#include "harness/compile/compile_order.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

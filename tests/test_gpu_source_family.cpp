@@ -10,7 +10,7 @@
 #include "harness/measure/kernel_attributes.hpp"
 #include "harness/records/record_writer.hpp"
 #include "harness/run/runner.hpp"
-#include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/compile/nvcc_compiler.hpp"
 #include "harness/sweep/source_kernels.hpp"
 
 #include <fmt/format.h>

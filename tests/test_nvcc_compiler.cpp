@@ -1,14 +1,14 @@
 // "compile": {"compiler": "nvcc"}: the toolkit's nvcc builds a request's cubin instead of NVRTC,
 // with the same options, names and cache. These run without a GPU; those that need nvcc skip
 // where none runs.
-#include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/compile/nvcc_compiler.hpp"
 #include "data_dir.hpp"
 #include "harness/cli/cli.hpp"
 #include "harness/core/files.hpp"
 #include "harness/run/plan.hpp"
 #include "kernels/families.hpp"
 #include "harness/model/kernel_resources.hpp"
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -6,7 +6,7 @@
 #include "harness/sweep/config.hpp"
 #include "harness/sweep/expression.hpp"
 #include "harness/family/npy.hpp"
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/run/plan.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"

@@ -4,7 +4,7 @@
 // small for the argument is bad input naming the argument's path. Filling it: test_gpu_source_family.
 #include "harness/sweep/config.hpp"
 #include "data_dir.hpp"
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/sweep/sweep.hpp"
 #include "kernels/families.hpp"
 #include "results_test_support.hpp"

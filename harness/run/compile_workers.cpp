@@ -1,6 +1,6 @@
 #include "harness/run/compile_workers.hpp"
 
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 
 #include <fmt/format.h>
 

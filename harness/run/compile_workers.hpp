@@ -1,7 +1,7 @@
 #pragma once
 // Worker processes that compile a user-kernel sweep's instantiations into NVRTC's disk cache,
 // worker W of N (occbench plan CONFIG --compile-share W/N), each taking the next kernel no other
-// has taken, the costliest guessed first (harness/sweep/compile_order.hpp): processes, because NVRTC compiles
+// has taken, the costliest guessed first (harness/compile/compile_order.hpp): processes, because NVRTC compiles
 // one program at a time per process. `plan` waits for them before planning; `run` lets them work
 // ahead of its points while the GPU measures (a point then loads its kernel from the cache instead
 // of waiting for NVRTC) and stops them when the run ends.

@@ -1,5 +1,5 @@
 #include "harness/run/doctor.hpp"
-#include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/compile/nvcc_compiler.hpp"
 
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/files.hpp"
@@ -9,7 +9,7 @@
 #include "harness/measure/nvml.hpp"
 #include "harness/model/kernel_resources.hpp"
 #include "harness/sweep/expression.hpp"
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>

@@ -9,7 +9,7 @@
 #include "harness/model/occupancy_limit.hpp"
 #include "harness/run/clock_axis.hpp"
 #include "harness/run/supervisor.hpp"
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/optional_number.hpp"
 #include "harness/measure/point.hpp"
 #include "harness/sweep/counted_sweep.hpp"

@@ -4,7 +4,7 @@
 // which the strategy learns from like any result), ask again. The same seed and the same costs
 // give the same candidates, so a resumed search proposes what the killed one would have.
 #include "harness/search/space.hpp"
-#include "harness/sweep/compile_order.hpp"
+#include "harness/compile/compile_order.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,6 +1,6 @@
 #include "harness/sweep/source_config.hpp"
 #include "harness/sweep/axis_labels.hpp"
-#include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/compile/nvcc_compiler.hpp"
 
 #include "harness/core/format.hpp"
 #include "harness/family/harness_axes.hpp"
@@ -397,7 +397,7 @@ Axis free_axis(const Reader& r, const std::string& name, const std::string& path
   return axis;
 }
 
-// $.compile.compiler: NVRTC (in process) or the toolkit's nvcc (harness/sweep/nvcc_compiler.hpp).
+// $.compile.compiler: NVRTC (in process) or the toolkit's nvcc (harness/compile/nvcc_compiler.hpp).
 Compiler parse_compiler(const Reader& r, const json& v) {
   std::string name = r.string(v, "$.compile.compiler");
   if (name != compiler_name(Compiler::nvrtc) && name != compiler_name(Compiler::nvcc))

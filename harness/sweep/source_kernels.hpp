@@ -8,7 +8,7 @@
 #include "harness/family/verify_device.hpp"
 #include "harness/family/registry.hpp"
 #include "harness/sweep/expression.hpp"
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 
 #include <cuda_runtime.h>
 #include <fmt/format.h>
@@ -193,7 +193,7 @@ struct SourceState {
                            const std::function<bool(const std::string& name)>& compiled) const;
   // Compiles, as worker `index` of `count`, the requests the points' first instance() calls will
   // make that no process has compiled or claimed, one after another, into NVRTC's disk cache, in
-  // CompileTurns' order (harness/sweep/compile_order.hpp: the costliest guessed first).
+  // CompileTurns' order (harness/compile/compile_order.hpp: the costliest guessed first).
   void precompile(const std::vector<std::pair<std::string, Params>>& points, int arch, unsigned index, unsigned count) const;
   // The record's compile block of an instance; the first point that uses it reports its NVRTC time.
   std::string compile_json(Instance& inst, int arch);

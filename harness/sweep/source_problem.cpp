@@ -1,7 +1,7 @@
 #include "harness/sweep/source_kernels.hpp"
 #include "harness/core/format.hpp"
 
-#include "harness/sweep/compile_order.hpp"
+#include "harness/compile/compile_order.hpp"
 
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/hash.hpp"

@@ -4,7 +4,7 @@
 // NVVM 32-bit shared-memory addresses where NVRTC's gives 64-bit ones, and on heavily unrolled
 // kernels nvcc's optimizer takes about 0.7x NVRTC's CPU time (results/reference/h200/search/
 // batches/README.md); a small kernel costs nvcc's start, about 0.3 s. nvrtc_compile caches either.
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 
 #include <map>
 #include <string>

@@ -1,4 +1,4 @@
-#include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/compile/nvcc_compiler.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
 #include "harness/core/process.hpp"

@@ -16,7 +16,7 @@
 namespace occbench {
 
 // What builds a request's cubin: NVRTC in this process (the default), or the toolkit's nvcc
-// ("compile": {"compiler": "nvcc"}, harness/sweep/nvcc_compiler.hpp).
+// ("compile": {"compiler": "nvcc"}, harness/compile/nvcc_compiler.hpp).
 enum class Compiler { nvrtc, nvcc };
 // Its name in a config and in keys: "nvrtc" or "nvcc".
 const char* compiler_name(Compiler compiler);

@@ -1,4 +1,4 @@
-#include "harness/sweep/compile_order.hpp"
+#include "harness/compile/compile_order.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -11,7 +11,7 @@
 // of them last (on the H100 a 6 x 8 tile, its kind unseen among the finished, was started 7.6 s
 // into a random sample and ended 4.9 s after every other kernel).
 #include "harness/family/registry.hpp"
-#include "harness/sweep/nvrtc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,5 +1,5 @@
-#include "harness/sweep/nvrtc_compiler.hpp"
-#include "harness/sweep/nvcc_compiler.hpp"
+#include "harness/compile/nvrtc_compiler.hpp"
+#include "harness/compile/nvcc_compiler.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
 #include "harness/core/hash.hpp"
