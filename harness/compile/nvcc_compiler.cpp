@@ -1,4 +1,5 @@
 #include "harness/compile/nvcc_compiler.hpp"
+#include "harness/compile/cubin.hpp"
 #include "harness/core/files.hpp"
 #include "harness/core/format.hpp"
 #include "harness/core/process.hpp"

@@ -3,11 +3,14 @@
 // options, built as a CMake project's build builds it. The code differs: nvcc's front end gives
 // NVVM 32-bit shared-memory addresses where NVRTC's gives 64-bit ones, and on heavily unrolled
 // kernels nvcc's optimizer takes about 0.7x NVRTC's CPU time (results/reference/h200/search/
-// batches/README.md); a small kernel costs nvcc's start, about 0.3 s. nvrtc_compile caches either.
-#include "harness/compile/nvrtc_compiler.hpp"
+// batches/README.md); a small kernel costs nvcc's start, about 0.3 s. nvrtc_compile caches either
+// (nvrtc_compiler.hpp); this file knows nothing of the cache.
+#include "harness/compile/request.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace occbench {
