@@ -1,0 +1,3 @@
+#pragma once
+// A fixture of the layering check: loop_a and loop_b include each other (a circle inside a layer).
+#include "harness/model/loop_b.hpp"
