@@ -32,7 +32,7 @@ occbench_require(nlohmann_json nlohmann_json::nlohmann_json "nlohmann/json (JSON
                  https://github.com/nlohmann/json/releases/download/v3.11.3/json.tar.xz)
 # fmt as a library, not header-only: header-only, every file compiled fmt's implementation again
 # (a 2-core build of occbench took 179 s against 116 s). The GPU machine gets libfmt beside the
-# binaries (scripts/device_build.sh).
+# binaries (scripts/device/device_build.sh).
 occbench_require(fmt fmt::fmt "fmt (C++ formatting)" libfmt-dev
                  https://github.com/fmtlib/fmt/releases/download/10.2.1/fmt-10.2.1.zip)
 occbench_require(CLI11 CLI11::CLI11 "CLI11 (the command line)" libcli11-dev

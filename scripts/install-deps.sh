@@ -16,7 +16,7 @@ packages=(cmake ninja-build g++ git
 if [ "${1:-}" = "--test" ]; then
   packages+=(ccache libgtest-dev libbenchmark-dev python3-pytest python3-jsonschema
              python3-jinja2  # a Kernel Tuner script's Jinja template as kernel_source
-             clang libclang-rt-dev  # scripts/fuzz.sh: libFuzzer, AddressSanitizer, UBSan
+             clang libclang-rt-dev  # scripts/fuzz/fuzz.sh: libFuzzer, AddressSanitizer, UBSan
              slurm-wlm munge)  # scripts/slurm/test_slurm.sh: a single-node Slurm
 fi
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command (README, CI): builds if needed, then runs every C++ test through CTest, a short
-# seeded fuzzing run (scripts/fuzz.sh), the plotting tests and the Python package's through pytest. GPU tests skip,
+# seeded fuzzing run (scripts/fuzz/fuzz.sh), the plotting tests and the Python package's through pytest. GPU tests skip,
 # saying why, where no GPU can be used.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ trap report EXIT
 bash scripts/install-deps.sh --test  # what the tests need besides the build (instant when present)
 step packages
 # The repository stays light enough to carry to a GPU machine (results/reference/README.md).
-python3 scripts/check_tree_size.py
+python3 scripts/checks/check_tree_size.py
 step "tree size"
 bash scripts/build.sh
 step build
@@ -23,7 +23,7 @@ ctest --test-dir "$BUILD_DIR" --output-on-failure --timeout 600
 step ctest
 # The fuzzer, short and seeded: every reader of user input held to its promise on a few thousand
 # inputs made from the shipped files (docs/fuzzing.md; a Clang build in build-fuzz/).
-bash scripts/fuzz.sh
+bash scripts/fuzz/fuzz.sh
 step fuzz
 # A real single-node Slurm (slurm-wlm, munge) running shards and the merge step; skips saying why.
 bash scripts/slurm/test_slurm.sh "$BUILD_DIR/occbench"

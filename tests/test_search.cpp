@@ -458,7 +458,7 @@ TEST(SearchCli, DryRunDescribesTheSearchAndBadCombinationsExit2) {
 
 // run --resume F --dry-run of a search names the point it measures next after F's records: what
 // the killed search would have measured (checked against the GPU's searches in
-// results/reference/h100/search.md with scripts/search_resume_check.py).
+// results/reference/h100/search.md with scripts/search/search_resume_check.py).
 TEST(SearchCli, DryRunOfAResumedSearchNamesItsNextPoint) {
   testing_support::TempDir dir;
   std::string config = dir.write("two.json", kTwoSizes);

@@ -153,7 +153,7 @@ void verify_once(const Point& point, Problem& problem, const LaunchSpec& launch,
 TimingStats time_point(const Point& point, Problem& problem, const LaunchSpec& launch, const PointContext& context,
                        Observers& observers) {
   // Each timed launch inside an NVTX range named by the point id (free without a tool attached):
-  // `ncu --nvtx --print-nvtx-rename kernel` then names its kernels by point (scripts/ncu_agreement.py).
+  // `ncu --nvtx --print-nvtx-rename kernel` then names its kernels by point (scripts/ncu/ncu_agreement.py).
   auto run_once = [&](cudaStream_t stream) {
     nvtxRangePushA(point.id.c_str());
     run_point_once(point, problem, launch, stream);

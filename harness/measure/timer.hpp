@@ -29,7 +29,7 @@ namespace occbench {
 // nor the counted DRAM writes of outputs that leave the L2; those of an output that stays in the
 // L2 moved a third of the way to ncu's (results/reference/h100/counters/agreement_runs/summary.md).
 // `read` stays the default.
-// OCCBENCH_L2_FLUSH=write|write_read|read|read_discard picks one (scripts/ncu_agreement.py --methods).
+// OCCBENCH_L2_FLUSH=write|write_read|read|read_discard picks one (scripts/ncu/ncu_agreement.py --methods).
 enum class FlushMethod { read, write, write_read, read_discard };
 FlushMethod flush_method_from_env();  // OCCBENCH_L2_FLUSH, default read; throws on an unknown value
 const char* to_string(FlushMethod method);

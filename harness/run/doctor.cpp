@@ -196,8 +196,8 @@ std::vector<Capability> check_capabilities() {
   checks.push_back(cache_check());
   checks.push_back(shipped_files_check());
   checks.push_back(plotting_check());
-  checks.push_back(tool("ncu", "Nsight Compute, for scripts/ncu_agreement.py", "install Nsight Compute (it comes with the CUDA toolkit) and put it on the PATH"));
-  checks.push_back(tool("compute-sanitizer", "for scripts/device_check.sh", "it comes with the CUDA toolkit: put its bin/ on the PATH"));
+  checks.push_back(tool("ncu", "Nsight Compute, for scripts/ncu/ncu_agreement.py", "install Nsight Compute (it comes with the CUDA toolkit) and put it on the PATH"));
+  checks.push_back(tool("compute-sanitizer", "for scripts/device/device_check.sh", "it comes with the CUDA toolkit: put its bin/ on the PATH"));
   return checks;
 }
 

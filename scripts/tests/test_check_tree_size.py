@@ -1,9 +1,9 @@
-"""scripts/check_tree_size.py: the limits it holds the repository to, on made-up trees."""
+"""scripts/checks/check_tree_size.py: the limits it holds the repository to, on made-up trees."""
 import sys
 
 from test_occbench_config import ROOT
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "checks"))
 import check_tree_size  # noqa: E402
 
 

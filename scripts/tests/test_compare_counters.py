@@ -1,10 +1,10 @@
-"""scripts/compare_counters.py on two synthetic records shaped like occbench's."""
+"""scripts/studies/compare_counters.py on two synthetic records shaped like occbench's."""
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "compare_counters.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "studies" / "compare_counters.py"
 
 
 def counters(**changes):

@@ -1,4 +1,4 @@
-"""scripts/covariance_report.py on a synthetic results file shaped like occbench's records."""
+"""scripts/studies/covariance_report.py on a synthetic results file shaped like occbench's records."""
 import json
 import subprocess
 import sys
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "covariance_report.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "studies" / "covariance_report.py"
 sys.path.insert(0, str(SCRIPT.parent))
 import covariance_report  # noqa: E402
 

@@ -1,11 +1,11 @@
-"""scripts/energy_agreement.py on runs made here: the run-to-run spread of joules per launch, the
+"""scripts/studies/energy_agreement.py on runs made here: the run-to-run spread of joules per launch, the
 counter against the power samples, and the cost from walls.tsv."""
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[1] / "energy_agreement.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "studies" / "energy_agreement.py"
 
 
 def write_run(folder, sweep, joules, average_w=400.0, samples_w=410.0, again=False, at_limit=()):

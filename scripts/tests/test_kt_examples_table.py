@@ -5,7 +5,7 @@ import sys
 
 from test_occbench_config import ROOT
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "kernel_tuner"))
 from kt_examples_summary import table  # noqa: E402
 import json  # noqa: E402
 

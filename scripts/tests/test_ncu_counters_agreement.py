@@ -1,4 +1,4 @@
-"""scripts/ncu_counters_agreement.py end to end, with stand-ins for occbench and ncu that count
+"""scripts/ncu/ncu_counters_agreement.py end to end, with stand-ins for occbench and ncu that count
 known values: the columns, the repeat runs and the run-to-run verdicts."""
 import csv
 import json
@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = Path(__file__).resolve().parents[1]
+SCRIPTS = Path(__file__).resolve().parents[1] / "ncu"
 sys.path.insert(0, str(SCRIPTS))
 from ncu_counters_agreement import range_gap, spread  # noqa: E402
 

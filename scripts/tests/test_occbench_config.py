@@ -1,4 +1,4 @@
-"""scripts/occbench_config.py: a config copied into another folder still finds the files it names,
+"""scripts/ncu/occbench_config.py: a config copied into another folder still finds the files it names,
 so the agreement scripts run a user kernel's config as `occbench run` does."""
 import json
 import os
@@ -11,7 +11,7 @@ import pytest
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 ROOT = SCRIPTS.parent
-sys.path.insert(0, str(SCRIPTS))
+sys.path.insert(0, str(SCRIPTS / "ncu"))
 from occbench_config import relocated  # noqa: E402
 
 

@@ -23,7 +23,7 @@ def test_a_slimmed_record_keeps_the_header_and_what_replay_reads(tmp_path):
               "compile": {"options": ["-DX=1"]}, "time_use": {"point_s": 0.1}, "metrics": {"gflops": 1.0}}
     full.write_text(json.dumps({"occbench_jsonl": 1, "config": {"name": "x"}}) + "\n" + json.dumps(record) + "\n")
     slim = tmp_path / "slim.jsonl"
-    done = subprocess.run([sys.executable, SCRIPTS / "slim_record.py", full, slim], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, SCRIPTS / "search" / "slim_record.py", full, slim], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     header, point = [json.loads(line) for line in slim.read_text().splitlines()]
     assert header == {"occbench_jsonl": 1, "config": {"name": "x"}}
@@ -39,7 +39,7 @@ def resume_check(tmp_path, lines):
         pytest.skip("no occbench binary (set OCCBENCH or build into build/)")
     run = tmp_path / "run.jsonl"
     run.write_text("".join(lines))
-    return subprocess.run([sys.executable, SCRIPTS / "search_resume_check.py", run, "--occbench", occbench],
+    return subprocess.run([sys.executable, SCRIPTS / "search" / "search_resume_check.py", run, "--occbench", occbench],
                           capture_output=True, text=True, cwd=ROOT)
 
 
@@ -75,7 +75,7 @@ def test_search_bests_names_each_runs_best_and_compares_them_timed_again_togethe
     (tmp_path / "walls.txt").write_text("a rc=0 wall_s=1e-3\nb rc=0 wall_s=2e-3\n")
     (tmp_path / "kt-greedy_ils.json").write_text(json.dumps({"best_ms_by_kernel_tuner": 0.5, "best": {"x": 1}}))
     (tmp_path / "kt-failed.json").write_text("")  # a strategy that failed writes nothing
-    script = SCRIPTS / "search_bests.py"
+    script = SCRIPTS / "search" / "search_bests.py"
     ids = subprocess.run([sys.executable, script, "ids", tmp_path], capture_output=True, text=True)
     assert ids.returncode == 0, ids.stderr
     assert ids.stdout.strip() == ("^(convolution/tiled/image_width=4096/image_height=4096/x=1|"
@@ -100,7 +100,7 @@ def replay_document(means):
 def test_replay_compare_sets_two_replays_side_by_side_by_mean(tmp_path):
     (tmp_path / "a.json").write_text(json.dumps(replay_document([0.90, 0.95])))
     (tmp_path / "b.json").write_text(json.dumps(replay_document([0.92, 0.94])))
-    done = subprocess.run([sys.executable, SCRIPTS / "replay_compare.py", tmp_path / "a.json", tmp_path / "b.json"],
+    done = subprocess.run([sys.executable, SCRIPTS / "search" / "replay_compare.py", tmp_path / "a.json", tmp_path / "b.json"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "| model | 1% | 10 | 0.900 → 0.920 (+0.020) | 0.900 → 0.920 |" in done.stdout
@@ -118,7 +118,7 @@ def test_the_batch_study_table_counts_every_wait_for_a_worker_and_the_kernels_co
     (run / "r.json").write_text(json.dumps({"run": {"time_use_s": {"compile_s": 4.0}}}))
     (tmp_path / "walls.txt").write_text("random-s1 rc=0 wall_s=9500e-3\ntile8x8 x1 wall_s=5882e-3\n")
     (tmp_path / "walls_compile.txt").write_text("random-s1 kernels=2 compile_s_sum=12.5 compile_s_max=10.0\n")
-    done = subprocess.run([sys.executable, SCRIPTS / "search_batch_summary.py", tmp_path], capture_output=True, text=True)
+    done = subprocess.run([sys.executable, SCRIPTS / "search" / "search_batch_summary.py", tmp_path], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     row = done.stdout.splitlines()[2]
     assert row == "| random-s1 | 9.5 | 4.0 | 1 (2.0) | 2.0 | 1 | 12.5 / 10.0 | 0.1000 |", row
@@ -132,7 +132,7 @@ def test_the_compile_model_space_takes_the_measured_times_and_fits_the_rest(tmp_
     space = ROOT / "results" / "reference" / "h100" / "search" / "convolution" / "convolution_full.jsonl"
     logs = ROOT / "results" / "reference" / "h100" / "search" / "evidence.tar.xz"
     out = tmp_path / "model.jsonl"
-    done = subprocess.run([sys.executable, SCRIPTS / "compile_model_space.py", space, logs, "--runs", "batches/study22to24_logs_csv/study24/",
+    done = subprocess.run([sys.executable, SCRIPTS / "search" / "compile_model_space.py", space, logs, "--runs", "batches/study22to24_logs_csv/study24/",
                            "--out", out],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr

@@ -7,7 +7,7 @@ import pytest
 
 from test_occbench_config import ROOT
 
-sys.path.insert(0, str(ROOT / "scripts"))
+sys.path.insert(0, str(ROOT / "scripts" / "studies"))
 from tuner_kernels_summary import trace  # noqa: E402
 
 STUDY = ROOT / "results" / "reference" / "h100" / "tuner_kernels" / "study"
@@ -36,7 +36,7 @@ def test_the_committed_one_thread_runs_have_twelve_faults_each_within_the_bound(
     faults = trace(STUDY / "faults-onethread-1.log")
     assert len(faults) == 12
     assert all(f[0] < 0.3 for f in faults), [f[0] for f in faults]
-    table = subprocess.run([sys.executable, str(ROOT / "scripts" / "tuner_kernels_summary.py"), str(STUDY)],
+    table = subprocess.run([sys.executable, str(ROOT / "scripts" / "studies" / "tuner_kernels_summary.py"), str(STUDY)],
                            capture_output=True, text=True, check=True).stdout
     row = next(line for line in table.splitlines() if line.startswith("| faults-onethread-1 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]

@@ -1,4 +1,4 @@
-// The structure-aware mutator of the libFuzzer build (scripts/fuzz.sh): JSON inputs are mutated as
+// The structure-aware mutator of the libFuzzer build (scripts/fuzz/fuzz.sh): JSON inputs are mutated as
 // JSON most of the time (a value replaced by a hostile one, a key dropped or borrowed, a value
 // nested deep, a .jsonl's lines torn, doubled or swapped), else byte by byte as libFuzzer does.
 #include "tests/fuzz/fuzz_support.hpp"

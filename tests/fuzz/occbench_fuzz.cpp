@@ -1,11 +1,11 @@
 // occbench's fuzz target: every entry point that reads user input, run in-process through the
 // command line itself (cli_main), on inputs a structure-aware mutator makes from the shipped
 // configs, examples and recorded results. Built with Clang's -fsanitize=fuzzer,address,undefined
-// (scripts/fuzz.sh), and without libFuzzer as a replayer of kept inputs (standalone_main.cpp,
+// (scripts/fuzz/fuzz.sh), and without libFuzzer as a replayer of kept inputs (standalone_main.cpp,
 // a CTest test). One input, one target: OCCBENCH_FUZZ_TARGET names it (targets.hpp).
 //
 // The promise each input is held to (a broken one aborts, so libFuzzer keeps the input):
-//  - no crash, no sanitizer report, no run over libFuzzer's -timeout (10 s in scripts/fuzz.sh);
+//  - no crash, no sanitizer report, no run over libFuzzer's -timeout (10 s in scripts/fuzz/fuzz.sh);
 //  - every command exits 0 or 2 (3, no GPU, for a run that would measure; 1 where the target
 //    says a failure is an answer), and an exit 2 says "error:" with the file or the flag, never
 //    a library's words (nlohmann's "[json.exception", libstdc++'s "basic_filebuf");

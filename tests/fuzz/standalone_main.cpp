@@ -1,7 +1,7 @@
 // The fuzz target without libFuzzer: replays the files (or every file of the folders) named on
 // the command line through the same checks, one input after another; a broken promise aborts.
 // CTest runs it over tests/fuzz/regressions/, so every input the fuzzer ever broke occbench with
-// is tried again by every build (scripts/fuzz.sh keeps new ones there).
+// is tried again by every build (scripts/fuzz/fuzz.sh keeps new ones there).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>

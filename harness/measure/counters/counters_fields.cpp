@@ -199,7 +199,7 @@ ordered_json counters_units() {
   u["counters.added_decode_s"] = "s of added_s spent decoding the counter data and evaluating the metrics";
   u["counters.added_instrumented_s"] = "s of added_s spent on the instrumented launch that counts shared-memory wavefronts";
   // Instrumented (CUPTI SASS metrics, each shared instruction patched to count); the name in
-  // parentheses is Nsight Compute's for the same count (scripts/ncu_counters_agreement.py reads it).
+  // parentheses is Nsight Compute's for the same count (scripts/ncu/ncu_counters_agreement.py reads it).
   u["counters.shared_load_wavefronts"] =
       "wavefronts of shared loads (LDS, LD), instrumented: CUPTI SASS smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared "
       "of those instructions (ncu smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld.sum)";

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""The best point of each search of scripts/search/search_batch_study.sh (Kernel Tuner's too), timed
+again in one process.
+
+    python3 scripts/search/search_bests.py ids STUDY_FOLDER     # a --filter regular expression of every run's best point
+    python3 scripts/search/search_bests.py table STUDY_FOLDER   # per run: its best, its time then and in STUDY_FOLDER/bests
+    python3 scripts/search/search_bests.py table STUDY_FOLDER bests_nvcc   # ... and in STUDY_FOLDER/bests_nvcc
+
+A search's own time of its best is one run's measurement; timed again together in one process
+(run --filter ... --out STUDY_FOLDER/bests), the searches' bests compare without run-to-run noise.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+
+def records(folder):
+    for path in sorted(folder.glob("*.jsonl")):
+        for line in path.read_text().splitlines()[1:]:
+            record = json.loads(line)
+            if "point_id" in record:
+                yield record
+
+
+def best_of(folder):
+    ok = [r for r in records(folder) if r.get("status") == "ok" and r.get("variant") != "naive"]
+    return min(ok, key=lambda r: r["timing"]["median_ms"]) if ok else None
+
+
+def kernel_tuner_best(path):
+    """Kernel Tuner's best (scripts/kernel_tuner/kt_convolution_search.py's line) as occbench's record of its point."""
+    line = json.loads(path.read_text())
+    axes = "/".join(f"{k}={v}" for k, v in line["best"].items())
+    return {"point_id": f"convolution/tiled/image_width=4096/image_height=4096/{axes}",
+            "timing": {"median_ms": line["best_ms_by_kernel_tuner"]}}
+
+
+def searches(study):
+    walls = study / "walls.txt"
+    for line in walls.read_text().splitlines() if walls.exists() else []:
+        name = line.split()[0]
+        best = best_of(study / name)
+        if best:
+            yield name, best
+    for path in sorted(study.glob("kt-*.json")):
+        if path.stat().st_size:  # empty where that strategy failed (its .log says why)
+            yield path.stem, kernel_tuner_best(path)
+
+
+def main():
+    command, study = sys.argv[1], Path(sys.argv[2])
+    if command == "ids":
+        ids = sorted({best["point_id"] for _, best in searches(study)})
+        print("^(" + "|".join(re.escape(i) for i in ids) + ")$")
+        return
+    timed_again = study / (sys.argv[3] if len(sys.argv) > 3 else "bests")
+    again = {r["point_id"]: r["timing"]["median_ms"] for r in records(timed_again) if r.get("status") == "ok"}
+    fastest = min(again.values())
+    print("| run | its best | its time ms | timed again together ms | fraction of the fastest of them |")
+    print("|---|---|---:|---:|---:|")
+    for name, best in searches(study):
+        short = "/".join(best["point_id"].split("/")[4:])
+        time = again.get(best["point_id"])
+        print(f"| {name} | {short} | {best['timing']['median_ms']:.4f} | {time:.4f} | {fastest / time:.3f} |" if time else
+              f"| {name} | {short} | {best['timing']['median_ms']:.4f} | – | – |")
+
+
+if __name__ == "__main__":
+    main()

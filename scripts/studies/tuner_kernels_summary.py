@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""The tables of results/reference/<gpu>/tuner_kernels.md from what scripts/studies/tuner_kernels_study.sh
+left in OUT_DIR:
+
+    python3 scripts/studies/tuner_kernels_summary.py OUT_DIR
+
+Compile ahead: per run, the wall, the seconds the measuring process compiled itself and waited for
+a worker compiling the kernel it needed (the compile blocks' compile_ms and waited_ms: the GPU idle
+between points on the compiler's account) and how many kernels came from the workers' cache.
+Faults: each sweep's wall against its correct points alone (the issue's bound: 1.5 x that plus 0.3 s
+per failed point), how many of its failed points lost the context, and where the rest went (from the
+supervisor's trace, OCCBENCH_SUPERVISOR_TRACE=1: each fault from its point's start to the child's
+"lost", the lost child's teardown, and the hand-over to the next point's start)."""
+import glob
+import json
+import os
+import re
+import sys
+
+
+def document(folder):
+    paths = sorted(glob.glob(os.path.join(folder, "*.json")))
+    return json.load(open(paths[0])) if paths else None
+
+
+def walls(out):
+    table = {}
+    for line in open(os.path.join(out, "walls.tsv")):
+        name, ms = line.split("\t")[:2]
+        table[name] = int(ms) / 1000
+    return table
+
+
+def compile_table(out, wall):
+    print("| run | points | wall s | compiled by the measuring process s | waited for a worker s | kernels from the workers' cache |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for name in ("matmul-before", "matmul-after", "matmul-2core-before", "matmul-2core-after", "kt-conv17"):
+        doc = document(os.path.join(out, name))
+        if not doc:
+            continue
+        compiles = [r.get("compile") or {} for r in doc["results"]]
+        compiled = sum(c.get("compile_ms", 0.0) for c in compiles) / 1000
+        waited = sum(c.get("waited_ms", 0.0) for c in compiles) / 1000
+        hits = sum(bool(c.get("cache_hit")) for c in compiles)
+        print(f"| {name} | {len(compiles)} | {wall.get(name, doc['run']['wall_s']):.1f} | {compiled:.1f} | {waited:.1f} | {hits} |")
+
+
+def trace(log_path):
+    """Per fault: (its point's time to "lost", the lost child's teardown, the hand-over to the next start)."""
+    events = [(float(m.group(1)), m.group(2)) for m in
+              (re.match(r"supervisor ([\d.]+) s: (.*)", line) for line in open(log_path)) if m]
+    faults, begin, lost, gone = [], None, None, None
+    for t, what in events:
+        if what.startswith("begin "):
+            if lost is not None:
+                faults.append((lost - begin, (gone or lost) - lost, t - lost))
+                lost = gone = None
+            begin = t
+        elif what == "lost":
+            lost = t
+        elif what == "lost child gone":
+            gone = t
+    if lost is not None:  # the last fault: no point after it
+        faults.append((lost - begin, (gone or lost) - lost, None))
+    return faults
+
+
+def faults_table(out, wall):
+    correct = wall.get("faults-correct")
+    if correct is None:
+        return
+    print(f"\nfaults: the correct points alone (--variants copy) {correct:.2f} s\n")
+    print("| run | failed points | of them lost the context | wall s | bound s | faults' own s | teardown s per fault | hand-over s per fault |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for name in sorted(n for n in wall if n.startswith("faults-") and n != "faults-correct"):
+        doc = document(os.path.join(out, name))
+        log = os.path.join(out, name + ".log")
+        faults = trace(log) if os.path.exists(log) else []
+        if not doc and not faults:
+            continue
+        # The record's failed points, each named; the trace's faults where only the log was kept.
+        failed = [r for r in doc["results"] if r["status"] == "failed" and r.get("reason")] if doc else faults
+        own = sum(f[0] for f in faults) if faults else sum(r["time_use"]["point_s"] for r in failed)
+        def per(i):
+            values = [f[i] for f in faults if f[i] is not None]
+            return f"{sum(values) / len(values):.3f}" if values else "–"
+        bound = 1.5 * correct + 0.3 * len(failed)
+        print(f"| {name} | {len(failed)} | {len(faults)} | {wall[name]:.2f} | {bound:.2f} | {own:.2f} | {per(1)} | {per(2)} |")
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    wall = walls(sys.argv[1])
+    compile_table(sys.argv[1], wall)
+    faults_table(sys.argv[1], wall)
+
+
+if __name__ == "__main__":
+    main()
