@@ -232,6 +232,37 @@ TEST(SearchWalkers, TheRunLoopsSourceMeasuresTheSamePointsWhicheverAreReadyFirst
   EXPECT_EQ(a, b);
 }
 
+// The run loop's source with batches by the width rule (adapt_batches): where a point measures in
+// twice its kernel's compile time it asks one point at a time after its random start and chooses
+// what one point at a time does; where compiling takes ten times a point's measuring, it goes to
+// batches of ten with three walkers. The log says each width and why.
+TEST(SearchWalkers, TheRunLoopsSourceAsksAsWideAsTheCompilerNeeds) {
+  SweepSpec spec = parse_sweep_file(kSource + "/examples/search/convolution/convolution.json", builtin_registry());
+  auto drive = [&](double compile_ms, double point_s, bool adaptive, std::vector<std::string>* notes) {
+    SearchSource source(expand_sweep(spec, builtin_registry()), Strategy{"local", 120, 3});
+    if (adaptive) source.adapt_batches([notes](const std::string& line) { notes->push_back(line); });
+    source.set_batches(adaptive ? 16 : 1, nullptr);
+    std::vector<std::string> ids;
+    while (const Point* p = source.next()) {
+      ids.push_back(p->id);
+      double median = 1.0 + 0.01 * double(std::hash<std::string>()(p->id) % 97);
+      source.tell(*p, {{"point_id", p->id}, {"status", "ok"}, {"timing", {{"median_ms", median}}},
+                       {"compile", {{"nvrtc_ms", compile_ms}}}, {"time_use", {{"point_s", point_s}}}});
+    }
+    return ids;
+  };
+  std::vector<std::string> gpu_bound, compile_bound;
+  EXPECT_EQ(drive(100, 0.2, true, &gpu_bound), drive(100, 0.2, false, nullptr));
+  ASSERT_GE(gpu_bound.size(), 2u);
+  EXPECT_NE(gpu_bound.front().find("search: from point 1: batches of"), std::string::npos) << gpu_bound.front();
+  EXPECT_NE(gpu_bound.front().find("do not depend on results"), std::string::npos) << gpu_bound.front();
+  EXPECT_NE(gpu_bound.back().find("one point at a time: compiling 0.1 s a kernel, measuring 0.2 s a point"), std::string::npos)
+      << gpu_bound.back();
+  EXPECT_EQ(drive(1000, 0.1, true, &compile_bound).size(), 120u);
+  EXPECT_NE(compile_bound.back().find("batches of 10: compiling 1 s a kernel, measuring 0.1 s a point"), std::string::npos)
+      << compile_bound.back();
+}
+
 // The live search's model: with compile times that grow with the tile (the synthetic space), the
 // GPU of a 120-point local search in batches waits less with two walkers than with one, and with
 // three (walkers_for's) less than with two, finding as good; and with no compile time at all the

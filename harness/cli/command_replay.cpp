@@ -17,8 +17,8 @@ namespace {
 
 struct ReplayFlags {
   std::string input, strategies = "random,local,genetic,model", budgets = "1,2,5,10,20", objective = "timing.median_ms", out;
-  std::size_t max_points = 0, batch = 1, cores = 1;
-  double compile_s = 0;
+  std::size_t max_points = 0, batch = 0, cores = 1;
+  double compile_s = 0, measure_s = 0;
   int seeds = 50;
   std::uint64_t seed = 0;
 };
@@ -59,6 +59,7 @@ ReplayOptions replay_options(const ReplayFlags& flags) {
   options.seeds = flags.seeds;
   options.batch = flags.batch;
   options.compile_s = flags.compile_s;
+  options.measure_s = flags.measure_s;
   options.cores = flags.cores;
   options.first_seed = flags.seed;
   return options;
@@ -98,11 +99,15 @@ Command add_replay_command(CLI::App& app, const Registry& registry) {
       ->check(whole_number(1, 1'000'000'000));
   replay->add_option("--seeds", flags->seeds, "Searches per strategy, seeds --seed, --seed+1, ...")
       ->check(whole_number(1, 100000))->capture_default_str();
-  replay->add_option("--batch", flags->batch, "The strategies ask in batches of N, as a run with N compile workers does")
-      ->check(whole_number(1, 1024))
+  replay->add_option("--batch", flags->batch, "The strategies ask in batches of N (1: one point at a time); 0: as wide as keeps the GPU "
+                     "busy, from the compile and measuring times (--compile-s, --measure-s, --cores), as run does")
+      ->check(whole_number(0, 1024))
       ->capture_default_str();
   replay->add_option("--compile-s", flags->compile_s, "Model a live search's wall: seconds to compile a point whose record keeps no measured time (compile.nvrtc_ms; 0: no model)")
       ->check(finite_number(0, false, 3600))  // an hour a compile: more is no compile time
+      ->capture_default_str();
+  replay->add_option("--measure-s", flags->measure_s, "Seconds to measure a point whose record keeps no measured time (time_use.point_s), for the wall model and the batch width")
+      ->check(finite_number(0, false, 3600))
       ->capture_default_str();
   replay->add_option("--cores", flags->cores, "Cores in the wall model: one measures, the others compile what the search is likely to ask next (as run's workers)")
       ->check(whole_number(1, 1024))

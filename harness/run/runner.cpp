@@ -227,14 +227,16 @@ ReadinessOf point_readiness(const RunSession& session) {
 // would hold back the measurement of all they compile meanwhile; it waits for their first instead.
 bool compile_here_alongside_workers() { return compile_worker_count(1) < 4; }
 
-// A search whose compile workers follow its queue proposes batches as large as the compilers are
-// many (the workers and this process), or OCCBENCH_SEARCH_BATCH (1: one point at a time), handed
-// out recorded points first (a resumed run), then those whose kernels are compiled: the GPU
-// measures while the workers compile the rest (harness/search/search_source.hpp).
-void batch_search(SearchSource& search, const RunSession& session, const std::shared_ptr<CompileQueue>& queue) {
+// A search whose compile workers follow its queue proposes batches as wide as keeps the GPU busy
+// (harness/search/batch_width.hpp), at most as the compilers are many (the workers and this
+// process), each width and why in the log; or OCCBENCH_SEARCH_BATCH's width throughout (1: one
+// point at a time). Handed out recorded points first (a resumed run), then those whose kernels are
+// compiled: the GPU measures while the workers compile the rest (harness/search/search_source.hpp).
+void batch_search(SearchSource& search, const RunSession& session, const std::shared_ptr<CompileQueue>& queue, std::ostream& log) {
   if (!queue) return;
   std::size_t size = compile_worker_count(1) + 1;  // the workers, and this process when a point is not compiled yet
   if (const char* wanted = std::getenv("OCCBENCH_SEARCH_BATCH"); wanted && std::atoi(wanted) > 0) size = std::size_t(std::atoi(wanted));
+  else search.adapt_batches([&log](const std::string& line) { log << line << std::endl; });
   // The workers hear of each new batch as it is asked, not once its first point is measured.
   search.set_batches(size, point_readiness(session), compile_here_alongside_workers(),
                      [queue, &search] { queue->offer(search.likely_next(kCompileLookahead)); });
@@ -264,7 +266,7 @@ RunSummary run_sweep(const SweepSpec& spec, const Registry& registry, const RunO
     list = make_point_source(spec, registry, options.strategy);
   std::unique_ptr<RunSession> session = open_run_session(spec, options, log);
   std::shared_ptr<CompileQueue> queue = compile_queue_from_environment();
-  if (search && options.claim_dir.empty()) batch_search(*search, *session, queue);
+  if (search && options.claim_dir.empty()) batch_search(*search, *session, queue, log);
   // A list's points measured compiled first (the same points; their records in the list's order;
   // not under a time limit: ListSource).
   if (list && options.claim_dir.empty()) list->set_readiness(point_readiness(*session), compile_here_alongside_workers());

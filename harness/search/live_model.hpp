@@ -18,7 +18,7 @@
 namespace occbench {
 
 struct LiveModel {
-  std::size_t batch = 16;      // points a batch at most (1: one at a time)
+  std::size_t batch = 16;      // points a batch at most (1: one at a time; 0: as the search's width rule says)
   std::size_t compilers = 16;  // compile workers
   std::size_t lookahead = kCompileLookahead;  // candidates an offer names (the run loop's)
 };

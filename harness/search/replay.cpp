@@ -99,9 +99,15 @@ LiveCosts live_costs(const RecordedSpace& recorded, const ReplayOptions& options
     costs.cost.push_back(value && options.objective.maximize ? std::optional<double>(-*value) : value);
     double measured = recorded.compile_s[c];
     costs.compile_s.push_back(measured > 0 ? measured : options.compile_s);
-    costs.measure_s.push_back(recorded.seconds[c]);
+    costs.measure_s.push_back(recorded.seconds[c] > 0 ? recorded.seconds[c] : options.measure_s);
   }
   return costs;
+}
+
+// Batches by the width rule (--batch 0), where compiling costs anything: with nothing to compile
+// the rule asks one point at a time throughout, as --batch 1 does.
+bool adaptive(const LiveCosts& costs, const ReplayOptions& options) {
+  return options.batch == 0 && std::any_of(costs.compile_s.begin(), costs.compile_s.end(), [](double s) { return s > 0; });
 }
 
 // `run --strategy random` draws its whole sample before the run and measures it as a list, whose
@@ -112,8 +118,12 @@ bool sampled_before_the_run(const std::string& strategy) { return strategy == "r
 // (live_model): its candidates in the order measured, and when.
 LiveSearch live_search(const std::string& strategy, const SearchSpace& space, const LiveCosts& costs, std::uint64_t seed,
                        std::size_t steps, std::size_t walkers, const ReplayOptions& options) {
+  if (adaptive(costs, options) && !sampled_before_the_run(strategy)) {
+    SearchWalkers search(strategy, space, seed, steps, AdaptiveBatches{walkers, BatchWidthRule{compile_workers(options) + 1}});
+    return simulate_live_search(search, costs, LiveModel{0, compile_workers(options)});
+  }
   SearchWalkers search(strategy, space, seed, steps, walkers);
-  std::size_t batch = sampled_before_the_run(strategy) ? steps : options.batch;
+  std::size_t batch = sampled_before_the_run(strategy) ? steps : std::max<std::size_t>(1, options.batch);
   return simulate_live_search(search, costs, LiveModel{batch, compile_workers(options)});
 }
 
@@ -125,7 +135,8 @@ LiveSearch live_search(const std::string& strategy, const SearchSpace& space, co
 Trajectory trajectory(const std::string& strategy, const SearchSpace& space, const RecordedSpace& recorded, const LiveCosts& costs,
                       double optimum, std::uint64_t seed, const std::vector<std::size_t>& budgets, const ReplayOptions& options) {
   const Objective& objective = options.objective;
-  auto walkers_of = [&](std::size_t budget) { return options.batch <= 1 ? std::size_t(1) : walkers_for(strategy, budget); };
+  bool in_batches = options.batch > 1 || adaptive(costs, options);
+  auto walkers_of = [&](std::size_t budget) { return in_batches ? walkers_for(strategy, budget) : std::size_t(1); };
   // The search a budget reads: its walkers and its points.
   auto search_of = [&](std::size_t budget) {
     std::size_t walkers = walkers_of(budget);
@@ -216,6 +227,10 @@ ReplayCurve replay_curve(const std::string& strategy, const SearchSpace& space, 
     for (const auto& run : runs)
       reached.push_back(run.reached[k]), time_share.push_back(run.time_share[k]), wall_s.push_back(run.wall_s[k]);
     curve.steps.push_back(summarize(reached, time_share, k + 1));
+    if (std::binary_search(budgets.begin(), budgets.end(), k + 1)) {  // in seed order, before wall_s is sorted
+      curve.steps.back().seed_fractions = reached;
+      curve.steps.back().seed_walls_s = wall_s;
+    }
     std::sort(wall_s.begin(), wall_s.end());
     curve.steps.back().wall_s = quantile(wall_s, 0.5);
   }
@@ -260,8 +275,10 @@ std::string cell(const ReplayStep& s) {
 }
 
 json step_json(const ReplayStep& s) {
-  return {{"points", s.points}, {"median", s.median}, {"lower_quartile", s.lower_quartile}, {"upper_quartile", s.upper_quartile},
-          {"worst", s.worst}, {"mean", s.mean}, {"reached_95", s.reached_95}, {"time_share", s.time_share}, {"wall_s", s.wall_s}};
+  json out = {{"points", s.points}, {"median", s.median}, {"lower_quartile", s.lower_quartile}, {"upper_quartile", s.upper_quartile},
+              {"worst", s.worst}, {"mean", s.mean}, {"reached_95", s.reached_95}, {"time_share", s.time_share}, {"wall_s", s.wall_s}};
+  if (!s.seed_fractions.empty()) out["seed_fractions"] = s.seed_fractions, out["seed_walls_s"] = s.seed_walls_s;
+  return out;
 }
 
 }  // namespace
@@ -280,13 +297,18 @@ std::vector<ReplaySpace> replay(const ShardOutput& input, const ReplayOptions& o
   return out;
 }
 
+// How the strategies ask: "one point at a time", "batches of 16", or by the width rule.
+std::string batches_text(const ReplayOptions& options) {
+  if (options.batch == 0) return fmt::format("batches as wide as keep the GPU busy (the width rule, at most {})", compile_workers(options) + 1);
+  return options.batch > 1 ? fmt::format("batches of {}", options.batch) : std::string("one point at a time");
+}
+
 // The median wall a live search of each budget would take under the compile-cost model.
 std::string modeled_wall_table(const ReplaySpace& space, const ReplayOptions& options) {
   std::string text = fmt::format("\nwall of a live search, modeled: each point's compile time as measured (compile.nvrtc_ms), "
                                  "else {} s, {} core(s) ({} compile worker(s) ahead of the GPU), {} (random: its whole "
                                  "sample, drawn before the run), median s\n",
-                                 options.compile_s, options.cores, compile_workers(options),
-                                 options.batch > 1 ? fmt::format("batches of {}", options.batch) : std::string("one point at a time")) +
+                                 options.compile_s, options.cores, compile_workers(options), batches_text(options)) +
                      header(space);
   for (std::size_t b : space.budgets) {
     text += fmt::format("| {:.1f}% | {} |", 100.0 * double(b) / double(space.points), b);
@@ -301,8 +323,8 @@ std::string format_replay(const std::vector<ReplaySpace>& spaces, const ReplayOp
   for (const auto& space : spaces) {
     text += fmt::format("space {}: {} points, {} with a value; optimum {:.6g} ({}) at {}\n", space.sizes.empty() ? "–" : space.sizes,
                         space.points, space.with_value, space.optimum, options.objective.text(), space.optimum_point);
-    text += fmt::format("fraction of the optimum found, median [quartiles] of {} seeds{}\n", options.seeds,
-                        options.batch > 1 ? fmt::format(", asked in batches of {}", options.batch) : "") + header(space);
+    text += fmt::format("fraction of the optimum found, median [quartiles] of {} seeds, asked in {}\n", options.seeds,
+                        batches_text(options)) + header(space);
     for (std::size_t b : space.budgets) {
       text += fmt::format("| {:.1f}% | {} |", 100.0 * double(b) / double(space.points), b);
       for (const auto& curve : space.curves) text += " " + cell(curve.steps[b - 1]) + " |";

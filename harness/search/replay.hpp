@@ -23,10 +23,13 @@ struct ReplayOptions {
   std::vector<std::string> strategies = {"random", "local", "genetic", "model"};
   std::vector<double> budget_percents = {1, 2, 5, 10, 20};  // of the space's points
   std::optional<std::size_t> max_points;  // one budget in points instead
-  std::size_t batch = 1;  // the strategies ask in batches of this many (Searcher::ask_batch), as run with compile workers
+  // The strategies ask in batches of this many (Searcher::ask_batch), as run with compile workers;
+  // 0: as wide as keeps the GPU busy (batch_width.hpp), from the compile and measuring times, as run does.
+  std::size_t batch = 0;
   // The compile-cost model of a live search's wall (0: none): seconds to compile a point where its
   // record keeps no measured time (compile.nvrtc_ms), compilers at once.
   double compile_s = 0;
+  double measure_s = 0;  // seconds to measure a point where its record keeps none (time_use.point_s)
   std::size_t cores = 1;
   int seeds = 50;
   std::uint64_t first_seed = 0;
@@ -40,6 +43,8 @@ struct ReplayStep {
   double reached_95 = 0;  // the share of seeds within 95% of the optimum
   double time_share = 0;  // median over seeds: the measuring time of the points so far over the whole space's (time_use.point_s)
   double wall_s = 0;      // median over seeds: a live search's wall under the compile-cost model (ReplayOptions::compile_s)
+  // At the budgets: each seed's fraction and modeled wall, in seed order (for tests of significance).
+  std::vector<double> seed_fractions, seed_walls_s;
 };
 
 struct ReplayCurve {

@@ -62,9 +62,22 @@ void SearchSource::set_batches(std::size_t size, ReadinessOf readiness, bool com
   batch_size_ = std::max<std::size_t>(1, size);
   ready_ = ReadiestFirst(std::move(readiness), compile_here_alongside);
   offer_ = std::move(offer);
-  if (batch_size_ > 1)
-    for (Group& group : groups_)
-      group.walkers = std::make_unique<SearchWalkers>(strategy_, *group.space, group.seed, group.budget, walkers_for(strategy_, group.budget));
+  if (batch_size_ <= 1) return;
+  for (Group& group : groups_) {
+    std::size_t walkers = walkers_for(strategy_, group.budget);
+    group.walkers = adaptive_ ? std::make_unique<SearchWalkers>(strategy_, *group.space, group.seed, group.budget,
+                                                                AdaptiveBatches{walkers, BatchWidthRule{batch_size_}})
+                              : std::make_unique<SearchWalkers>(strategy_, *group.space, group.seed, group.budget, walkers);
+  }
+}
+
+void SearchSource::note_widths(Group& group) {
+  const auto& changes = group.walkers->width_changes();
+  for (; note_ && group.widths_noted < changes.size(); ++group.widths_noted) {
+    const auto& change = changes[group.widths_noted];
+    std::string space = groups_.size() > 1 ? fmt::format("space {} of {}, ", &group - groups_.data() + 1, groups_.size()) : "";
+    note_(fmt::format("search: {}from point {}: {}", space, change.after_points + 1, describe(change.width, group.walkers->rule())));
+  }
 }
 
 const Point* SearchSource::next_of_batch() {
@@ -72,7 +85,8 @@ const Point* SearchSource::next_of_batch() {
     Group& group = groups_[current_];
     if (!out_of_time(group)) {
       std::size_t asked = group.walkers->asked();
-      group.walkers->ask(batch_size_);
+      group.walkers->ask(adaptive_ ? 0 : batch_size_);
+      note_widths(group);
       if (offer_ && group.walkers->asked() > asked) offer_();
       if (const Point* point = readiest_of_batch(group)) return point;
     }
@@ -129,9 +143,13 @@ void SearchSource::learn(const std::string& point_id, const nlohmann::ordered_js
   if (group.walkers->was_told(candidate)) return;  // a record read again (a shared search reads its own too)
   std::optional<double> value = objective_value(record, objective_);
   if (value && objective_.maximize) *value = -*value;
-  group.seconds += number_at(record, "time_use", "point_s", 0.0);
+  double point_s = number_at(record, "time_use", "point_s", 0.0);
+  group.seconds += point_s;
+  // The kernel's compile seconds whoever compiled it, whenever: a warm cache gives the same widths
+  // as a cold one, so the same seed and records give the same search.
   double compile_s = kernel_compile_s(record);
-  if (group.walkers->result(candidate, value, compile_s)) return;  // told with the rest of its batch
+  PointTimes times{compile_s, point_s};
+  if (group.walkers->result(candidate, value, compile_s, times)) return;  // told with the rest of its batch
   group.walkers->first().tell_compile_s(candidate, compile_s);
   group.walkers->first().tell(candidate, value);
 }

@@ -45,6 +45,12 @@ class SearchSource : public PointSource {
   // beside many (`compile_here_alongside` false) it waits for the first one a worker finishes, as
   // a list's does. `offer` is called as new batches are asked: their kernels to the workers at once.
   void set_batches(std::size_t size, ReadinessOf readiness, bool compile_here_alongside = true, std::function<void()> offer = {});
+  // Before set_batches: batches as wide as the rule says (harness/search/batch_width.hpp), at most
+  // set_batches' `size`; `note` is told each width walker 0 takes, and why (the run's log).
+  void adapt_batches(std::function<void(const std::string&)> note) {
+    adaptive_ = true;
+    note_ = std::move(note);
+  }
   double take_compiler_wait_s() override { return ready_.take_waited_s(); }
   // At most this many points (the budget, or every point where only a time limit is given).
   std::size_t planned() const;
@@ -75,7 +81,9 @@ class SearchSource : public PointSource {
     std::size_t budget = 0;
     std::uint64_t seed = 0;
     double seconds = 0;
+    std::size_t widths_noted = 0;
   };
+  void note_widths(Group& group);
   bool exhausted(const Group& group) const;
   bool out_of_time(const Group& group) const;
   const Point* next_of_batch();
@@ -89,6 +97,8 @@ class SearchSource : public PointSource {
   std::size_t current_ = 0;
   bool lost_ = false;
   std::size_t batch_size_ = 1;
+  bool adaptive_ = false;
+  std::function<void(const std::string&)> note_;
   ReadiestFirst ready_;
   std::function<void()> offer_;
 };

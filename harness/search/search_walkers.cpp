@@ -20,25 +20,73 @@ std::size_t walkers_for(const std::string& strategy, std::size_t budget) {
 
 SearchWalkers::SearchWalkers(const std::string& strategy, const SearchSpace& space, std::uint64_t seed, std::size_t budget,
                              std::size_t walkers)
-    : space_(space), walkers_(std::max<std::size_t>(1, walkers)), budget_(budget) {
-  for (std::size_t k = 0; k < walkers_.size(); ++k) {
-    // Walker 0 searches as a single search of the seed would; the others draw unrelated streams.
-    walkers_[k].searcher = make_searcher(strategy, space, seed ^ (k * 0x9E3779B97F4A7C15ULL));
-    walkers_[k].budget = budget / walkers_.size() + (k < budget % walkers_.size());
-  }
+    : space_(space), strategy_(strategy), seed_(seed), budget_(budget) {
+  std::size_t count = std::max<std::size_t>(1, walkers);
+  for (std::size_t k = 0; k < count; ++k) add_walker(k, budget / count + (k < budget % count));
+}
+
+SearchWalkers::SearchWalkers(const std::string& strategy, const SearchSpace& space, std::uint64_t seed, std::size_t budget,
+                             AdaptiveBatches adaptive)
+    : SearchWalkers(strategy, space, seed, budget, std::size_t(1)) {
+  adaptive_ = adaptive;
+  is_adaptive_ = true;
+}
+
+void SearchWalkers::add_walker(std::size_t k, std::size_t budget) {
+  Walker w;
+  // Walker 0 searches as a single search of the seed would; the others draw unrelated streams.
+  w.searcher = make_searcher(strategy_, space_, seed_ ^ (k * 0x9E3779B97F4A7C15ULL));
+  w.budget = budget;
+  walkers_.push_back(std::move(w));
 }
 
 void SearchWalkers::ask(std::size_t batch_size) {
   do {
-    for (Walker& w : walkers_)
-      while (!w.done) {
+    for (std::size_t k = 0; k < walkers_.size(); ++k)
+      while (!walkers_[k].done) {
+        Walker& w = walkers_[k];
         if (!w.batch.members.empty()) {
           if (!all_in(w.batch)) break;  // in flight
-          w.batch.tell(*w.searcher);
+          tell_batch(w);
         }
-        ask_next(w, batch_size);  // a batch of candidates measured before is told at once, and the next asked
+        // A batch of candidates measured before is told at once, and the next asked.
+        ask_next(w, batch_size > 0 || !is_adaptive_ ? batch_size : width_of(k));
       }
-  } while (done() && share_what_is_left());
+  } while ((done() && share_what_is_left()) || widen());
+}
+
+void SearchWalkers::tell_batch(Walker& w) {
+  for (std::size_t i = 0; i < w.batch.members.size(); ++i)
+    if (auto known = results_.find(w.batch.members[i]); w.batch.results[i] && known != results_.end()) {
+      w.times.compile_s += known->second.times.compile_s;
+      w.times.measure_s += known->second.times.measure_s;
+      ++w.timed;
+    }
+  w.batch.tell(*w.searcher);
+}
+
+std::size_t SearchWalkers::width_of(std::size_t k) {
+  BatchWidth width = batch_width(adaptive_.rule, walkers_[k].times, walkers_[k].timed, walkers_[k].searcher->free_room());
+  bool changed = widths_.empty() || widths_.back().width.width != width.width || widths_.back().width.for_compiling != width.for_compiling;
+  if (k == 0 && changed) widths_.push_back({told(), width});
+  return width.width;
+}
+
+bool SearchWalkers::widen() {
+  if (!is_adaptive_ || walkers_.size() != 1 || adaptive_.walkers <= 1 || widths_.empty() || widths_.back().width.for_compiling <= 1)
+    return false;
+  Walker& first = walkers_.front();
+  std::size_t committed = first.searcher->told() + first.batch.members.size();
+  std::size_t left = first.budget > committed ? first.budget - committed : 0;
+  std::size_t count = adaptive_.walkers;
+  if (first.done || left < count) return false;
+  first.budget = committed + left / count + (left % count > 0);
+  for (std::size_t k = 1; k < count; ++k) {
+    add_walker(k, left / count + (k < left % count));
+    walkers_.back().times = walkers_.front().times;  // as wide as walker 0 from the start
+    walkers_.back().timed = walkers_.front().timed;
+  }
+  return true;
 }
 
 // Decided where every walker is done, all told: the same for the same records.
@@ -85,8 +133,8 @@ void SearchWalkers::hand(const Member& member) {
     if (std::optional<std::size_t> i = w.batch.index_of(member.candidate)) w.batch.handed[*i] = 1;
 }
 
-bool SearchWalkers::result(std::size_t candidate, std::optional<double> cost, double compile_s) {
-  results_[candidate] = {cost, compile_s};
+bool SearchWalkers::result(std::size_t candidate, std::optional<double> cost, double compile_s, PointTimes times) {
+  results_[candidate] = {cost, compile_s, times};
   bool held = false;
   for (Walker& w : walkers_)
     if (std::optional<std::size_t> i = w.batch.index_of(candidate)) {
@@ -99,7 +147,7 @@ bool SearchWalkers::result(std::size_t candidate, std::optional<double> cost, do
 }
 
 void SearchWalkers::tell_what_came_in() {
-  for (Walker& w : walkers_) w.batch.tell(*w.searcher);
+  for (Walker& w : walkers_) tell_batch(w);
 }
 
 std::vector<std::size_t> SearchWalkers::likely_next(std::size_t limit) const {

@@ -12,6 +12,7 @@
 // candidate two walkers want is measured once; once every walker has spent its share, what the
 // budget has left is shared out again, so the search measures its budget.
 // The live search (search_source) and its simulation (live_model) both drive one.
+#include "harness/search/batch_width.hpp"
 #include "harness/search/search_batch.hpp"
 #include "harness/search/searcher.hpp"
 
@@ -35,15 +36,26 @@ constexpr std::size_t kTwoWalkersFrom = 100;
 constexpr std::size_t kPointsPerWalker = 40;
 constexpr std::size_t kMaxWalkers = 4;
 
+// Batches as wide as the rule says (batch_width.hpp): the search starts as one walker with the whole
+// budget, asking one point at a time until it has measured something; the first time walker 0's
+// width passes 1, the budget it has left is shared with `walkers` - 1 more (walkers_for), each of
+// which starts from walker 0's times. Each walker's width follows its own results, so the same
+// records give the same search.
+struct AdaptiveBatches {
+  std::size_t walkers = 1;
+  BatchWidthRule rule;
+};
+
 class SearchWalkers {
  public:
   // Throws std::invalid_argument for an unknown strategy (make_searcher).
   SearchWalkers(const std::string& strategy, const SearchSpace& space, std::uint64_t seed, std::size_t budget, std::size_t walkers = 1);
+  SearchWalkers(const std::string& strategy, const SearchSpace& space, std::uint64_t seed, std::size_t budget, AdaptiveBatches adaptive);
 
   // Tells each batch whose results are all in, then asks each walker without a batch in flight
-  // for its next, of at most `batch_size`; a walker whose budget is spent or whose strategy
-  // proposes nothing is done.
-  void ask(std::size_t batch_size);
+  // for its next, of at most `batch_size` (0: the width the rule gives that walker, an adaptive
+  // search); a walker whose budget is spent or whose strategy proposes nothing is done.
+  void ask(std::size_t batch_size = 0);
   struct Member {
     std::size_t walker = 0, index = 0, candidate = 0;
   };
@@ -53,7 +65,8 @@ class SearchWalkers {
   void hand(const Member& member);  // in every batch that holds its candidate
   // A candidate's result, for every batch in flight that holds it (and any that asks for it
   // later): false where no batch holds it.
-  bool result(std::size_t candidate, std::optional<double> cost, double compile_s);
+  // `times`: what compiling and measuring it took, for the width rule.
+  bool result(std::size_t candidate, std::optional<double> cost, double compile_s, PointTimes times = {});
   // Every batch told as far as its results came in (a time limit cut the search).
   void tell_what_came_in();
   // What the walkers are likely to ask for next (SearchBatch::likely_next), up to `limit` of each,
@@ -67,6 +80,13 @@ class SearchWalkers {
   std::size_t asked() const { return asked_; }  // batches asked so far, by every walker
   // Walker 0: a search one point at a time (no batches) is its alone.
   Searcher& first() { return *walkers_.front().searcher; }
+  // Walker 0's widths as they changed (an adaptive search): each with the points told before it.
+  struct WidthChange {
+    std::size_t after_points = 0;
+    BatchWidth width;
+  };
+  const std::vector<WidthChange>& width_changes() const { return widths_; }
+  const BatchWidthRule& rule() const { return adaptive_.rule; }
 
  private:
   struct Walker {
@@ -75,16 +95,32 @@ class SearchWalkers {
     std::size_t budget = 0;
     bool done = false;       // its share spent, or its strategy has nothing left
     bool exhausted = false;  // its strategy has nothing left
+    PointTimes times;        // summed over the points it was told, for its width
+    std::size_t timed = 0;
   };
   struct Result {
     std::optional<double> cost;
     double compile_s = 0;
+    PointTimes times;
   };
+  void add_walker(std::size_t k, std::size_t budget);
+  // Tells the walker's batch, its times first.
+  void tell_batch(Walker& walker);
+  // The walker's width by the rule (an adaptive search), walker 0's changes kept.
+  std::size_t width_of(std::size_t k);
+  // An adaptive search's walker 0 first wider than 1: the budget it has left shared with the
+  // rest of its walkers (true where some were added).
+  bool widen();
   // The walker's next batch, its members measured before filled in, or the walker done.
   void ask_next(Walker& walker, std::size_t batch_size);
   // Once every walker is done: the budget not measured yet, shared among those that can go on.
   bool share_what_is_left();
   const SearchSpace& space_;
+  std::string strategy_;
+  std::uint64_t seed_ = 0;
+  AdaptiveBatches adaptive_;
+  bool is_adaptive_ = false;
+  std::vector<WidthChange> widths_;
   std::vector<Walker> walkers_;
   std::map<std::size_t, Result> results_;  // every candidate measured, by candidate
   std::size_t budget_;

@@ -50,6 +50,10 @@ class Searcher {
   // A strategy that knows its next asks (a local search's untried neighbours, a genetic search's
   // queued children) names them first.
   virtual std::vector<std::size_t> likely_next(std::size_t limit) const;
+  // How many candidates the strategy asks next whatever the results of those asked before them
+  // (a random start, a genetic search's generation): a batch as wide chooses what one point at a
+  // time would. 0 where the next one depends on results.
+  virtual std::size_t free_room() const { return 0; }
 
  protected:
   // The strategy's choice; may return an evaluated candidate, which ask replaces by a random one.

@@ -11,6 +11,7 @@ namespace occbench {
 class RandomSearch : public Searcher {
  public:
   using Searcher::Searcher;
+  std::size_t free_room() const override { return SIZE_MAX; }
 
  protected:
   std::optional<std::size_t> propose() override { return random_unevaluated(); }
@@ -36,6 +37,10 @@ class LocalSearch : public Searcher {
   // The initial sample, or the current neighbourhood's untried candidates (the cheap to compile,
   // else the costly), or one restart.
   std::size_t batch_room() const override;
+
+ public:
+  // The rest of the initial sample (a random draw).
+  std::size_t free_room() const override { return evaluated() < initial_sample() ? initial_sample() - evaluated() : 0; }
 
  private:
   void move_to(std::size_t candidate);
@@ -63,6 +68,10 @@ class GeneticSearch : public Searcher {
   // The rest of this generation, or the next whole one.
   std::size_t batch_room() const override { return queued_.empty() ? population_size_ : queued_.size(); }
 
+ public:
+  // A generation is bred from the whole one before it: the rest of this one, or the next.
+  std::size_t free_room() const override { return batch_room(); }
+
  private:
   void next_generation();
   std::size_t tournament();
@@ -87,6 +96,10 @@ class ModelSearch : public Searcher {
   void learn(std::size_t, std::optional<double>) override {}
   // The rest of the random start (the model's first fit waits for all of it), then any number.
   std::size_t batch_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : SIZE_MAX; }
+
+ public:
+  // The rest of the random start.
+  std::size_t free_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : 0; }
 
  private:
   // What the model learns from the told candidates: their features and costs, log costs where
