@@ -13,7 +13,9 @@ namespace {
 
 // `told` points each compiled in `compile_s` and measured in `measure_s`.
 BatchWidth width_after(std::size_t told, double compile_s, double measure_s, std::size_t free_room = 0) {
-  return batch_width(BatchWidthRule{16}, PointTimes{compile_s * double(told), measure_s * double(told)}, told, free_room);
+  TimesTold times;
+  for (std::size_t k = 0; k < told; ++k) times.add({compile_s, measure_s});
+  return batch_width(BatchWidthRule{16}, times, free_room);
 }
 
 }  // namespace
@@ -35,7 +37,22 @@ TEST(BatchWidth, AsWideAsCompilingNeedsAndNoWiderThanTheCompilers) {
   EXPECT_EQ(width_after(4, 10.0, 0.1).width, 16u);
   EXPECT_EQ(width_after(4, 1.0, 0.0).width, 16u) << "no measuring time kept: as wide as the compilers";
   EXPECT_EQ(describe(width_after(4, 1.0, 0.25), BatchWidthRule{16}),
-            "batches of 4: compiling 1 s a kernel, measuring 0.25 s a point (means over 4 point(s)), at most 16");
+            "batches of 4: the slowest kernel so far compiled in 1 s, a point measures in 0.25 s (median of 4), at most 16");
+}
+
+// A batch waits for its slowest compilation, and a first point's setup (its inputs, its
+// reference) must not make measuring look slow: the slowest compile over the median measure.
+TEST(BatchWidth, TheSlowestCompileOverTheMedianMeasure) {
+  TimesTold times;
+  times.add({0.5, 3.0});  // the first point: its problem built and checked
+  times.add({4.0, 0.5});
+  times.add({0.3, 0.5});
+  EXPECT_EQ(times.slowest_compile_s(), 4.0);
+  EXPECT_EQ(times.median_measure_s(), 0.5);
+  EXPECT_EQ(batch_width(BatchWidthRule{16}, times).width, 8u);
+  times.add({0.2, 0.7});
+  EXPECT_EQ(times.median_measure_s(), 0.6);
+  EXPECT_EQ(batch_width(BatchWidthRule{16}, times).width, 7u);
 }
 
 TEST(BatchWidth, WiderWhereTheStrategysNextPointsDoNotDependOnResults) {

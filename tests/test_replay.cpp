@@ -240,9 +240,10 @@ TEST(Replay, WhereMeasuringIsTheSlowerPartTheDefaultChoosesAsOneAtATime) {
 }
 
 // Where compiling is the bottleneck (0.8 s a kernel against a point measured in 0.06-0.2 s), the
-// default is about as fast as today's batches of 16: its modeled wall within 15% of theirs at
-// every budget (its walkers start once walker 0 has measured its first batch) and under half of
-// one point at a time's from 5% of the space.
+// default is about as fast as batches of 16 throughout: its modeled wall within 10% of theirs from
+// 10% of the space (0-3% over 50 seeds, 7% over these 10), within 20% below it (at 5%, 133-175
+// points, its walkers start only once walker 0 has measured its random start: 7-14% slower over 50
+// seeds), and under half of one point at a time's from 5% of the space.
 TEST(Replay, WhereCompilingIsTheBottleneckTheDefaultIsAsFastAsBatches) {
   for (const std::string& record : {kConvolutionRecord, kSyrkRecord}) {
     ShardOutput input = read_shard_output(record);
@@ -257,7 +258,7 @@ TEST(Replay, WhereCompilingIsTheBottleneckTheDefaultIsAsFastAsBatches) {
     };
     std::vector<double> rule = walls(0), sixteen = walls(16), one = walls(1);
     for (std::size_t k = 0; k < rule.size(); ++k) {
-      EXPECT_LE(rule[k], 1.15 * sixteen[k]) << record << " budget " << k;
+      EXPECT_LE(rule[k], (k >= 3 ? 1.1 : 1.2) * sixteen[k]) << record << " budget " << k;
       if (k >= 2) EXPECT_LT(rule[k], 0.5 * one[k]) << record << " budget " << k;
     }
   }

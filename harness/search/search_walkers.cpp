@@ -57,16 +57,12 @@ void SearchWalkers::ask(std::size_t batch_size) {
 
 void SearchWalkers::tell_batch(Walker& w) {
   for (std::size_t i = 0; i < w.batch.members.size(); ++i)
-    if (auto known = results_.find(w.batch.members[i]); w.batch.results[i] && known != results_.end()) {
-      w.times.compile_s += known->second.times.compile_s;
-      w.times.measure_s += known->second.times.measure_s;
-      ++w.timed;
-    }
+    if (auto known = results_.find(w.batch.members[i]); w.batch.results[i] && known != results_.end()) w.times.add(known->second.times);
   w.batch.tell(*w.searcher);
 }
 
 std::size_t SearchWalkers::width_of(std::size_t k) {
-  BatchWidth width = batch_width(adaptive_.rule, walkers_[k].times, walkers_[k].timed, walkers_[k].searcher->free_room());
+  BatchWidth width = batch_width(adaptive_.rule, walkers_[k].times, walkers_[k].searcher->free_room());
   bool changed = widths_.empty() || widths_.back().width.width != width.width || widths_.back().width.for_compiling != width.for_compiling;
   if (k == 0 && changed) widths_.push_back({told(), width});
   return width.width;
@@ -84,7 +80,6 @@ bool SearchWalkers::widen() {
   for (std::size_t k = 1; k < count; ++k) {
     add_walker(k, left / count + (k < left % count));
     walkers_.back().times = walkers_.front().times;  // as wide as walker 0 from the start
-    walkers_.back().timed = walkers_.front().timed;
   }
   return true;
 }

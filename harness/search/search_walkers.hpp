@@ -95,8 +95,7 @@ class SearchWalkers {
     std::size_t budget = 0;
     bool done = false;       // its share spent, or its strategy has nothing left
     bool exhausted = false;  // its strategy has nothing left
-    PointTimes times;        // summed over the points it was told, for its width
-    std::size_t timed = 0;
+    TimesTold times;         // of the points it was told, for its width
   };
   struct Result {
     std::optional<double> cost;
