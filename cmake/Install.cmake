@@ -9,7 +9,9 @@
 #                                                 and Google Benchmark install theirs:
 #                                                 find_package(occbench) gives occbench::cli, ...,
 #                                                 occbench::kernels (a program of your own with your
-#                                                 families beside the built-in ones).
+#                                                 families beside the built-in ones), and
+#                                                 occbench::launch (tuned kernels in an
+#                                                 application, launch/launch.hpp).
 include(CMakePackageConfigHelpers)
 set(occbench_data ${CMAKE_INSTALL_DATADIR}/occbench)
 
@@ -25,7 +27,7 @@ install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(DIRECTORY docs/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 
 # The libraries, their headers and the package files.
-set(occbench_libraries occbench_kernels occbench_kernel_resources)
+set(occbench_libraries occbench_kernels occbench_kernel_resources occbench_launch)
 foreach(layer IN LISTS OCCBENCH_LAYERS)
   list(APPEND occbench_libraries occbench_${layer})
 endforeach()
@@ -36,6 +38,7 @@ endforeach()
 install(TARGETS ${occbench_libraries} EXPORT occbenchTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY harness/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/occbench/harness FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY kernels/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/occbench/kernels FILES_MATCHING PATTERN "*.hpp")
+install(FILES launch/launch.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/occbench/launch)
 install(EXPORT occbenchTargets NAMESPACE occbench:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/occbench)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/occbenchConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/occbenchConfig.cmake

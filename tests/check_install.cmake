@@ -53,4 +53,5 @@ step("configure a project with find_package(occbench)" ${CMAKE_COMMAND} -S "${SO
      -G Ninja "-DCMAKE_PREFIX_PATH=${moved}")
 step("build it" ${CMAKE_COMMAND} --build "${WORK}/own")
 step("run it" "${WORK}/own/my_occbench" list)
+step("run the application on occbench::launch" "${WORK}/own/my_app")
 message(STATUS "install check: the moved install works")

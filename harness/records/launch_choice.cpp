@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 
 namespace occbench {
 
@@ -19,17 +20,12 @@ bool names_variant(const BestPoint& best, const std::string& variant) {
   return variant == best.variant || variant == best.family + "/" + best.variant;
 }
 
-std::string sizes_text(const nlohmann::ordered_json& sizes) {
+std::string recorded_text(const nlohmann::ordered_json& sizes) {
   std::string text;
   for (const auto& [name, value] : sizes.items()) text += (text.empty() ? "" : " ") + name + "=" + value.dump();
   return text;
 }
 
-std::string wanted_text(const std::map<std::string, double>& sizes) {
-  std::string text;
-  for (const auto& [name, value] : sizes) text += fmt::format("{}{}={:g}", text.empty() ? "" : " ", name, value);
-  return text;
-}
 
 // Every variant's best at every recorded size, on every GPU, at a known distance from the target.
 std::vector<Candidate> candidates(const std::vector<ShardOutput>& results, const std::string& variant, const LaunchTarget& target,
@@ -69,12 +65,22 @@ LaunchChoice chosen_from(const Candidate& c, LaunchChoice::From from, const Laun
   choice.gpu = c.gpu;
   std::string whose = from == LaunchChoice::From::this_gpu ? "this GPU's (" + c.gpu + ")"
                                                             : fmt::format("{}'s, the same architecture (sm {})", c.gpu, c.compute_capability);
-  std::string where = c.distance == 0 ? "at this size" : fmt::format("at {}, the recorded size nearest {}", sizes_text(c.best.sizes), wanted_text(target.sizes));
+  std::string where = c.distance == 0 ? "at this size" : fmt::format("at {}, the recorded size nearest {}", recorded_text(c.best.sizes),
+                                                                        sizes_text(target.sizes));
   choice.reason = fmt::format("{}/{}: {} best {} ({} {:.6g})", c.best.family, c.best.variant, whose, where, objective.text(), c.best.value);
   return choice;
 }
 
 }  // namespace
+
+std::string sizes_text(const std::map<std::string, double>& sizes) {
+  std::string text;
+  for (const auto& [name, value] : sizes) {  // whole sizes as integers: n=1048579, not 1.04858e+06
+    bool whole = value == std::floor(value) && std::abs(value) < 1e15;
+    text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, whole ? fmt::format("{}", std::int64_t(value)) : fmt::format("{:g}", value));
+  }
+  return text;
+}
 
 std::optional<double> size_distance(const nlohmann::ordered_json& recorded, const std::map<std::string, double>& wanted) {
   if (!recorded.is_object() || recorded.size() != wanted.size()) return std::nullopt;
@@ -99,7 +105,7 @@ LaunchChoice choose_launch(const std::vector<ShardOutput>& results, const std::s
   if (const Candidate* c = nearest(same_arch, objective)) return chosen_from(*c, LaunchChoice::From::same_architecture, target, objective);
   LaunchChoice defaults;
   defaults.reason = fmt::format("{}: the defaults: no results of {} (sm {}){} at sizes {}", variant, target.gpu_name, target.compute_capability,
-                                all.empty() ? " or of any GPU" : " or of its architecture", wanted_text(target.sizes));
+                                all.empty() ? " or of any GPU" : " or of its architecture", sizes_text(target.sizes));
   return defaults;
 }
 

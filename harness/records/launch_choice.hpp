@@ -41,6 +41,9 @@ struct LaunchChoice {
 LaunchChoice choose_launch(const std::vector<ShardOutput>& results, const std::string& variant, const LaunchTarget& target,
                            const Objective& objective = {});
 
+// "m=4000 n=4096" (whole sizes as integers), as the reasons and the log name a problem.
+std::string sizes_text(const std::map<std::string, double>& sizes);
+
 // How far a recorded size is from the wanted one (see above); nullopt where their axes differ or
 // a size is not a positive number.
 std::optional<double> size_distance(const nlohmann::ordered_json& recorded, const std::map<std::string, double>& wanted);
