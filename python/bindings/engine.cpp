@@ -5,11 +5,13 @@
 // supervised run forks this process for its children, which keep the arrays and functions.
 #include "harness/cli/cli.hpp"
 #include "harness/family/host_hooks.hpp"
+#include "harness/records/launch_choice.hpp"
 #include "kernels/families.hpp"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/function.h>
+#include <nanobind/stl/map.h>
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -231,6 +233,27 @@ int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::
   return code;
 }
 
+// The selection rule of occbench::launch (harness/records/launch_choice.hpp) over results files:
+// (where it came from, the chosen point's params as JSON or "" for the defaults, the reason, the
+// files left out and why).
+std::tuple<std::string, std::string, std::string, std::vector<std::string>> choose_launch(
+    const std::vector<std::string>& files, const std::string& variant, const std::string& gpu, const std::string& compute_capability,
+    const std::map<std::string, double>& sizes, const std::string& objective) {
+  std::vector<occbench::ShardOutput> results;
+  std::vector<std::string> left_out;
+  for (const auto& file : files) {
+    try {
+      results.push_back(occbench::read_shard_output(file));
+    } catch (const std::exception& e) {
+      left_out.push_back(e.what());
+    }
+  }
+  occbench::LaunchChoice choice = occbench::choose_launch(results, variant, {gpu, compute_capability, sizes}, occbench::parse_objective(objective));
+  const char* from = choice.from == occbench::LaunchChoice::From::this_gpu ? "this_gpu"
+                     : choice.from == occbench::LaunchChoice::From::same_architecture ? "same_architecture" : "defaults";
+  return {from, choice.best ? choice.best->params.dump() : "", choice.reason, left_out};
+}
+
 }  // namespace
 
 NB_MODULE(_engine, m) {
@@ -239,6 +262,8 @@ NB_MODULE(_engine, m) {
         "record_written"_a = nb::none(), "observers"_a = nb::none(),
         "Runs an occbench command line (['occbench', 'run', CONFIG, ...]) with arrays and functions handed over in memory; "
         "returns its exit code.");
+  m.def("choose_launch", &choose_launch, "files"_a, "variant"_a, "gpu"_a, "compute_capability"_a, "sizes"_a, "objective"_a,
+        "occbench::launch's choice of a configuration from results files (occbench.launch.choose).");
   m.def("version", [] { return occbench::version_text(); });
   m.def("cuda_initialized", &cuda_initialized,
         "Whether this process has initialized the CUDA driver (its forked children could then not use the GPU).");
