@@ -71,10 +71,13 @@ cudaKernel_t Kernel::compile(int device, const std::vector<std::pair<std::string
   OCCBENCH_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
   NvrtcRequest request;
   request.source_path = declaration_.source;
-  request.source_text = source_text_;
+  // The parameters as #define lines above the source, as a config's `defines` and Kernel Tuner
+  // write them (a -D option would also reach NVRTC's built-in headers).
+  std::string prefix;
+  for (const auto& [name, value] : parameters) prefix += fmt::format("#define {} {}\n", name, value);
+  request.source_text = prefix + "#line 1\n" + source_text_;
   request.name_expressions = {declaration_.name};
-  for (const auto& [name, value] : parameters) request.options.push_back(fmt::format("-D{}={}", name, value));
-  request.options.insert(request.options.end(), declaration_.options.begin(), declaration_.options.end());
+  request.options = declaration_.options;
   request.arch = major * 10 + minor;
   NvrtcResult compiled = nvrtc_compile(request);
   how = compiled.cache_hit ? "from occbench's NVRTC cache" : fmt::format("compiled by NVRTC in {:.2f} s", compiled.compile_ms / 1e3);

@@ -27,7 +27,7 @@ struct KernelDeclaration {
   std::string source;   // the kernel's .cu file
   std::string name;     // the kernel's name (extern "C", or a name expression: "tiled<TILE>")
   std::string variant;  // its records' variant: "family/variant", or the variant's name
-  // The tunable parameters and their defaults, given to NVRTC as -DNAME=value.
+  // The tunable parameters and their defaults, #define lines above the source (as a config's defines).
   std::vector<std::pair<std::string, std::int64_t>> parameters;
   // The launch, as expressions of the parameters and the problem's sizes ("ceil_div(n, BLOCK)").
   std::array<std::string, 3> grid = {"1", "1", "1"}, block = {"1", "1", "1"};
