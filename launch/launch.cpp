@@ -54,7 +54,7 @@ Kernel::Kernel(KernelDeclaration declaration, std::ostream& log) : declaration_(
   source_text_ = std::move(*text);
   for (const std::string& path : declaration_.results) {
     try {
-      results_.push_back(read_shard_output(path));
+      for (ShardOutput& output : read_launch_results(path)) results_.push_back(std::move(output));
     } catch (const std::exception& e) {  // tuning data missing or broken: the defaults, never a crash
       log_ << fmt::format("occbench::launch: {}: results file {} left out: {}\n", declaration_.name, path, e.what());
     }

@@ -32,7 +32,8 @@ struct KernelDeclaration {
   // The launch, as expressions of the parameters and the problem's sizes ("ceil_div(n, BLOCK)").
   std::array<std::string, 3> grid = {"1", "1", "1"}, block = {"1", "1", "1"};
   std::string dynamic_smem_bytes = "0";
-  std::vector<std::string> results;  // `occbench run` results files (.json or .jsonl) of this kernel
+  // `occbench run` results files (.json or .jsonl) of this kernel, or Kernel Launcher wisdom files (.wisdom).
+  std::vector<std::string> results;
   std::vector<std::string> options;  // more NVRTC options (-I..., -D...)
 };
 

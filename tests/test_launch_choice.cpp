@@ -2,10 +2,13 @@
 // GPU's best at the nearest recorded size, else its architecture's, else the defaults, each with
 // a reason; and where a size is too far to compare, never that size.
 #include "harness/records/launch_choice.hpp"
+#include "harness/records/kernel_launcher_wisdom.hpp"
+#include "harness/records/report.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
 
 using namespace occbench;
 using nlohmann::ordered_json;
@@ -73,4 +76,26 @@ TEST(LaunchChoice, TiesGoToTheLargerSizeAndOtherAxesNeverMatch) {
   EXPECT_FALSE(size_distance({{"m", 0}, {"n", 2048}}, {{"m", 4096}, {"n", 4096}})) << "not a positive size";
   LaunchTarget other_axes{"NVIDIA H200", "9.0", {{"width", 4096}}};
   EXPECT_EQ(choose_launch(results, "tiled", other_axes).from, LaunchChoice::From::defaults);
+}
+
+// Kernel Launcher's wisdom files are read as results (harness/records/kernel_launcher_wisdom.hpp):
+// per device, the problem size as x, y, z, the tunable parameters as axes, "time" the median.
+TEST(LaunchChoice, KernelLaunchersWisdomFilesChooseAsResultsDo) {
+  std::string path = testing::TempDir() + "vector_add.wisdom";
+  std::ofstream(path) << R"({"version": "1.0", "key": "vector_add", "objective": "time", "tunable_parameters": ["BLOCK", "ITEMS"]}
+{"config": [128, 1], "problem_size": [1000000], "environment": {"device_name": "NVIDIA H200"}, "time": 0.05}
+{"config": [256, 2], "problem_size": [1000000], "environment": {"device_name": "NVIDIA H200"}, "time": 0.03}
+{"config": [512, 4], "problem_size": [4000000], "environment": {"device_name": "NVIDIA H200"}, "time": 0.09}
+{"config": [64, 1], "problem_size": [1000000], "environment": {"device_name": "NVIDIA A100-SXM4-80GB"}, "time": 0.02}
+{"config": ["wide", 1], "problem_size": [1000000], "environment": {"device_name": "NVIDIA H200"}, "time": 0.001}
+)";
+  ASSERT_TRUE(is_kernel_launcher_wisdom(path));
+  std::vector<ShardOutput> results = kernel_launcher_wisdom(path);
+  ASSERT_EQ(results.size(), 2u) << "one per device";
+  LaunchChoice h200 = choose_launch(results, "vector_add", {"NVIDIA H200", "9.0", {{"x", 1.2e6}, {"y", 1}, {"z", 1}}});
+  EXPECT_EQ(h200.from, LaunchChoice::From::this_gpu);
+  EXPECT_EQ(h200.best->params["BLOCK"], 256) << "a string value does not map: its line is left out";
+  EXPECT_EQ(h200.best->params["ITEMS"], 2);
+  std::ofstream(path) << R"({"version": "1.0", "key": "vector_add", "objective": "gflops", "tunable_parameters": ["BLOCK"]})" << "\n";
+  EXPECT_THROW(kernel_launcher_wisdom(path), ResultsFileError);
 }

@@ -1,5 +1,7 @@
 #include "harness/records/launch_choice.hpp"
 
+#include "harness/records/kernel_launcher_wisdom.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -80,6 +82,11 @@ std::string sizes_text(const std::map<std::string, double>& sizes) {
     text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, whole ? fmt::format("{}", std::int64_t(value)) : fmt::format("{:g}", value));
   }
   return text;
+}
+
+std::vector<ShardOutput> read_launch_results(const std::string& path) {
+  if (is_kernel_launcher_wisdom(path)) return kernel_launcher_wisdom(path);
+  return {read_shard_output(path)};
 }
 
 std::optional<double> size_distance(const nlohmann::ordered_json& recorded, const std::map<std::string, double>& wanted) {

@@ -37,6 +37,11 @@ struct LaunchChoice {
   std::string reason;             // one line
 };
 
+// The results a launch chooses from in one file: an `occbench run` results file (.json or .jsonl),
+// or a Kernel Launcher wisdom file (.wisdom, one per device: kernel_launcher_wisdom.hpp). Throws
+// ResultsFileError naming the file.
+std::vector<ShardOutput> read_launch_results(const std::string& path);
+
 // The choice for `variant` ("family/variant", or a variant's name alone) among `results`.
 LaunchChoice choose_launch(const std::vector<ShardOutput>& results, const std::string& variant, const LaunchTarget& target,
                            const Objective& objective = {});

@@ -243,7 +243,7 @@ std::tuple<std::string, std::string, std::string, std::vector<std::string>> choo
   std::vector<std::string> left_out;
   for (const auto& file : files) {
     try {
-      results.push_back(occbench::read_shard_output(file));
+      for (occbench::ShardOutput& output : occbench::read_launch_results(file)) results.push_back(std::move(output));
     } catch (const std::exception& e) {
       left_out.push_back(e.what());
     }

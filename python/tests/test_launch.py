@@ -28,3 +28,12 @@ def test_this_gpus_best_at_the_nearest_size_else_its_architectures_else_the_defa
                    gpu="NVIDIA B200", compute_capability="10.0")
     assert (other.params, other.source) == ({"BLOCK": 256}, "defaults")
     assert len(other.left_out) == 1 and "missing.json" in other.left_out[0]
+
+
+def test_kernel_launchers_wisdom_files_too(tmp_path):
+    wisdom = tmp_path / "vector_add.wisdom"
+    wisdom.write_text('{"version": "1.0", "key": "vector_add", "objective": "time", "tunable_parameters": ["BLOCK"]}\n'
+                      '{"config": [128], "problem_size": [1000], "environment": {"device_name": "NVIDIA H200"}, "time": 0.05}\n'
+                      '{"config": [512], "problem_size": [1000], "environment": {"device_name": "NVIDIA H200"}, "time": 0.02}\n')
+    chosen = choose([wisdom], "vector_add", {"x": 1000, "y": 1, "z": 1}, defaults={"BLOCK": 256}, gpu="NVIDIA H200", compute_capability="9.0")
+    assert (chosen.params, chosen.source) == ({"BLOCK": 512}, "this_gpu")

@@ -2,6 +2,8 @@
 #include "tests/data_dir.hpp"
 
 #include "harness/cli/cli.hpp"
+#include "harness/core/bad_input.hpp"
+#include "harness/records/launch_choice.hpp"
 #include "kernels/families.hpp"
 
 #include <fmt/format.h>
@@ -285,6 +287,14 @@ void Session::results_target(const std::string& input) {
   command("best", {"best", "input.json", "--out", "out/best"}, {0, 2}, in);
   command("replay", {"replay", "input.json", "--seeds", "1", "--budgets", "10", "--strategy", "local"}, {0, 2}, in);
   command("merge", {"merge", "out/merged.json", "input.json"}, {0, 2}, in);
+  // The same bytes as a Kernel Launcher wisdom file, which occbench::launch reads: taken, or refused
+  // as bad input naming the file, never otherwise.
+  write_file("input.wisdom", input);
+  try {
+    (void)read_launch_results("input.wisdom");
+  } catch (const BadInput& refused) {
+    if (std::string(refused.what()).find("input.wisdom") == std::string::npos) broken(std::string("a wisdom file refused unnamed: ") + refused.what());
+  }
 }
 
 void Session::jsonl_target(const std::string& input) {
