@@ -181,7 +181,7 @@ TEST(SearchWalkers, MeasureTheSameWhicheverOrderResultsComeIn) {
       if (open.empty()) break;
       const SearchWalkers::Member& member = reversed ? open.back() : open.front();
       walkers.hand(member);
-      EXPECT_TRUE(walkers.result(member.candidate, s.costs[member.candidate], synthetic_compile_s(space, member.candidate)));
+      EXPECT_TRUE(walkers.result(member.candidate, s.costs[member.candidate], {synthetic_compile_s(space, member.candidate), 0.0}));
       measured.push_back(member.candidate);
       by_walker.insert(member.walker);
     }

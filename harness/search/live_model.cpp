@@ -101,8 +101,7 @@ LiveSearch simulate_live_search(SearchWalkers& search, const LiveCosts& costs, c
     search.hand(member);
     workers.offer(gpu, search.likely_next(model.lookahead));  // as the run loop, before each point
     gpu += costs.measure_s[member.candidate];
-    search.result(member.candidate, costs.cost[member.candidate], costs.compile_s[member.candidate],
-                  PointTimes{costs.compile_s[member.candidate], costs.measure_s[member.candidate]});
+    search.result(member.candidate, costs.cost[member.candidate], {costs.compile_s[member.candidate], costs.measure_s[member.candidate]});
     out.measured.push_back(member.candidate);
     out.measured_at_s.push_back(gpu);
   }

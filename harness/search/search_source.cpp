@@ -148,8 +148,7 @@ void SearchSource::learn(const std::string& point_id, const nlohmann::ordered_js
   // The kernel's compile seconds whoever compiled it, whenever: a warm cache gives the same widths
   // as a cold one, so the same seed and records give the same search.
   double compile_s = kernel_compile_s(record);
-  PointTimes times{compile_s, point_s};
-  if (group.walkers->result(candidate, value, compile_s, times)) return;  // told with the rest of its batch
+  if (group.walkers->result(candidate, value, {compile_s, point_s})) return;  // told with the rest of its batch
   group.walkers->first().tell_compile_s(candidate, compile_s);
   group.walkers->first().tell(candidate, value);
 }

@@ -29,7 +29,6 @@ SearchWalkers::SearchWalkers(const std::string& strategy, const SearchSpace& spa
                              AdaptiveBatches adaptive)
     : SearchWalkers(strategy, space, seed, budget, std::size_t(1)) {
   adaptive_ = adaptive;
-  is_adaptive_ = true;
 }
 
 void SearchWalkers::add_walker(std::size_t k, std::size_t budget) {
@@ -50,7 +49,7 @@ void SearchWalkers::ask(std::size_t batch_size) {
           tell_batch(w);
         }
         // A batch of candidates measured before is told at once, and the next asked.
-        ask_next(w, batch_size > 0 || !is_adaptive_ ? batch_size : width_of(k));
+        ask_next(w, batch_size > 0 || !adaptive_ ? batch_size : width_of(k));
       }
   } while ((done() && share_what_is_left()) || widen());
 }
@@ -62,19 +61,19 @@ void SearchWalkers::tell_batch(Walker& w) {
 }
 
 std::size_t SearchWalkers::width_of(std::size_t k) {
-  BatchWidth width = batch_width(adaptive_.rule, walkers_[k].times, walkers_[k].searcher->free_room());
+  BatchWidth width = batch_width(adaptive_->rule, walkers_[k].times, walkers_[k].searcher->free_room());
   bool changed = widths_.empty() || widths_.back().width.width != width.width || widths_.back().width.for_compiling != width.for_compiling;
   if (k == 0 && changed) widths_.push_back({told(), width});
   return width.width;
 }
 
 bool SearchWalkers::widen() {
-  if (!is_adaptive_ || walkers_.size() != 1 || adaptive_.walkers <= 1 || widths_.empty() || widths_.back().width.for_compiling <= 1)
+  if (!adaptive_ || walkers_.size() != 1 || adaptive_->walkers <= 1 || widths_.empty() || widths_.back().width.for_compiling <= 1)
     return false;
   Walker& first = walkers_.front();
   std::size_t committed = first.searcher->told() + first.batch.members.size();
   std::size_t left = first.budget > committed ? first.budget - committed : 0;
-  std::size_t count = adaptive_.walkers;
+  std::size_t count = adaptive_->walkers;
   if (first.done || left < count) return false;
   first.budget = committed + left / count + (left % count > 0);
   for (std::size_t k = 1; k < count; ++k) {
@@ -109,7 +108,7 @@ void SearchWalkers::ask_next(Walker& w, std::size_t batch_size) {
     if (auto known = results_.find(w.batch.members[i]); known != results_.end()) {
       w.batch.handed[i] = 1;
       w.batch.results[i] = known->second.cost;
-      w.batch.compile_s[i] = known->second.compile_s;
+      w.batch.compile_s[i] = known->second.times.compile_s;
     }
 }
 
@@ -128,14 +127,14 @@ void SearchWalkers::hand(const Member& member) {
     if (std::optional<std::size_t> i = w.batch.index_of(member.candidate)) w.batch.handed[*i] = 1;
 }
 
-bool SearchWalkers::result(std::size_t candidate, std::optional<double> cost, double compile_s, PointTimes times) {
-  results_[candidate] = {cost, compile_s, times};
+bool SearchWalkers::result(std::size_t candidate, std::optional<double> cost, PointTimes times) {
+  results_[candidate] = {cost, times};
   bool held = false;
   for (Walker& w : walkers_)
     if (std::optional<std::size_t> i = w.batch.index_of(candidate)) {
       w.batch.handed[*i] = 1;
       w.batch.results[*i] = cost;
-      w.batch.compile_s[*i] = compile_s;
+      w.batch.compile_s[*i] = times.compile_s;
       held = true;
     }
   return held;

@@ -65,8 +65,8 @@ class SearchWalkers {
   void hand(const Member& member);  // in every batch that holds its candidate
   // A candidate's result, for every batch in flight that holds it (and any that asks for it
   // later): false where no batch holds it.
-  // `times`: what compiling and measuring it took, for the width rule.
-  bool result(std::size_t candidate, std::optional<double> cost, double compile_s, PointTimes times = {});
+  // `times`: what compiling (told to the strategy too) and measuring it took, for the width rule.
+  bool result(std::size_t candidate, std::optional<double> cost, PointTimes times);
   // Every batch told as far as its results came in (a time limit cut the search).
   void tell_what_came_in();
   // What the walkers are likely to ask for next (SearchBatch::likely_next), up to `limit` of each,
@@ -86,7 +86,7 @@ class SearchWalkers {
     BatchWidth width;
   };
   const std::vector<WidthChange>& width_changes() const { return widths_; }
-  const BatchWidthRule& rule() const { return adaptive_.rule; }
+  BatchWidthRule rule() const { return adaptive_ ? adaptive_->rule : BatchWidthRule{}; }
 
  private:
   struct Walker {
@@ -99,7 +99,6 @@ class SearchWalkers {
   };
   struct Result {
     std::optional<double> cost;
-    double compile_s = 0;
     PointTimes times;
   };
   void add_walker(std::size_t k, std::size_t budget);
@@ -117,8 +116,7 @@ class SearchWalkers {
   const SearchSpace& space_;
   std::string strategy_;
   std::uint64_t seed_ = 0;
-  AdaptiveBatches adaptive_;
-  bool is_adaptive_ = false;
+  std::optional<AdaptiveBatches> adaptive_;  // none: batches of the width each ask() names
   std::vector<WidthChange> widths_;
   std::vector<Walker> walkers_;
   std::map<std::size_t, Result> results_;  // every candidate measured, by candidate
