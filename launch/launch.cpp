@@ -39,10 +39,17 @@ Params expression_values(const std::vector<std::pair<std::string, std::int64_t>>
   return values;
 }
 
-std::int64_t evaluate(const std::string& text, const char* where, const Params& values, std::int64_t least) {
+std::int64_t evaluate(const std::string& text, const std::string& where, const Params& values, std::int64_t least) {
   std::vector<std::string> names;
   for (const auto& [name, value] : values.items()) names.push_back(name);
   return Expression(text, names, "occbench::launch", where).evaluate_integer(values, least, INT_MAX);
+}
+
+// A grid's or a block's three expressions ("grid[0]", ...), each at least 1.
+dim3 dimensions(const std::array<std::string, 3>& texts, const char* what, const Params& values) {
+  std::array<unsigned, 3> d{};
+  for (std::size_t i = 0; i < 3; ++i) d[i] = unsigned(evaluate(texts[i], fmt::format("{}[{}]", what, i), values, 1));
+  return dim3(d[0], d[1], d[2]);
 }
 
 }  // namespace
@@ -52,13 +59,10 @@ Kernel::Kernel(KernelDeclaration declaration, std::ostream& log) : declaration_(
   std::optional<std::string> text = read_file(declaration_.source, &why);
   if (!text) throw std::runtime_error(fmt::format("occbench::launch: cannot read the kernel's source {}: {}", declaration_.source, why));
   source_text_ = std::move(*text);
-  for (const std::string& path : declaration_.results) {
-    try {
-      for (ShardOutput& output : read_launch_results(path)) results_.push_back(std::move(output));
-    } catch (const std::exception& e) {  // tuning data missing or broken: the defaults, never a crash
-      log_ << fmt::format("occbench::launch: {}: results file {} left out: {}\n", declaration_.name, path, e.what());
-    }
-  }
+  LaunchResults read = read_launch_results(declaration_.results);
+  results_ = std::move(read.results);
+  for (const auto& [path, why] : read.left_out)
+    log_ << fmt::format("occbench::launch: {}: results file {} left out: {}\n", declaration_.name, path, why);
 }
 
 Kernel::~Kernel() {
@@ -107,10 +111,8 @@ Kernel::Ready Kernel::prepare(int device, const std::map<std::string, double>& s
     r.kernel = compile(device, r.parameters, how);
   }
   Params values = expression_values(r.parameters, sizes);
-  r.grid = dim3(unsigned(evaluate(declaration_.grid[0], "grid[0]", values, 1)), unsigned(evaluate(declaration_.grid[1], "grid[1]", values, 1)),
-                unsigned(evaluate(declaration_.grid[2], "grid[2]", values, 1)));
-  r.block = dim3(unsigned(evaluate(declaration_.block[0], "block[0]", values, 1)), unsigned(evaluate(declaration_.block[1], "block[1]", values, 1)),
-                 unsigned(evaluate(declaration_.block[2], "block[2]", values, 1)));
+  r.grid = dimensions(declaration_.grid, "grid", values);
+  r.block = dimensions(declaration_.block, "block", values);
   r.dynamic_smem_bytes = std::size_t(evaluate(declaration_.dynamic_smem_bytes, "dynamic_smem_bytes", values, 0));
   log_ << fmt::format("occbench::launch: {} on {} (device {}) at {}: {}; {}; {}\n", declaration_.name, prop.name, device, sizes_text(sizes),
                       r.choice.reason, parameters_text(r.parameters), how);

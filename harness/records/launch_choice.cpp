@@ -89,6 +89,18 @@ std::vector<ShardOutput> read_launch_results(const std::string& path) {
   return {read_shard_output(path)};
 }
 
+LaunchResults read_launch_results(const std::vector<std::string>& paths) {
+  LaunchResults out;
+  for (const std::string& path : paths) {
+    try {
+      for (ShardOutput& output : read_launch_results(path)) out.results.push_back(std::move(output));
+    } catch (const std::exception& e) {
+      out.left_out.emplace_back(path, e.what());
+    }
+  }
+  return out;
+}
+
 std::optional<double> size_distance(const nlohmann::ordered_json& recorded, const std::map<std::string, double>& wanted) {
   if (!recorded.is_object() || recorded.size() != wanted.size()) return std::nullopt;
   double distance = 0;

@@ -41,6 +41,13 @@ struct LaunchChoice {
 // or a Kernel Launcher wisdom file (.wisdom, one per device: kernel_launcher_wisdom.hpp). Throws
 // ResultsFileError naming the file.
 std::vector<ShardOutput> read_launch_results(const std::string& path);
+// Those of every file of `paths`; a file that cannot be read is left out, with why (path, message):
+// tuning data missing or broken means the defaults, never an error.
+struct LaunchResults {
+  std::vector<ShardOutput> results;
+  std::vector<std::pair<std::string, std::string>> left_out;
+};
+LaunchResults read_launch_results(const std::vector<std::string>& paths);
 
 // The choice for `variant` ("family/variant", or a variant's name alone) among `results`.
 LaunchChoice choose_launch(const std::vector<ShardOutput>& results, const std::string& variant, const LaunchTarget& target,

@@ -239,16 +239,10 @@ int run(const std::vector<std::string>& argv, const nb::dict& arrays, const nb::
 std::tuple<std::string, std::string, std::string, std::vector<std::string>> choose_launch(
     const std::vector<std::string>& files, const std::string& variant, const std::string& gpu, const std::string& compute_capability,
     const std::map<std::string, double>& sizes, const std::string& objective) {
-  std::vector<occbench::ShardOutput> results;
+  occbench::LaunchResults read = occbench::read_launch_results(files);
   std::vector<std::string> left_out;
-  for (const auto& file : files) {
-    try {
-      for (occbench::ShardOutput& output : occbench::read_launch_results(file)) results.push_back(std::move(output));
-    } catch (const std::exception& e) {
-      left_out.push_back(e.what());
-    }
-  }
-  occbench::LaunchChoice choice = occbench::choose_launch(results, variant, {gpu, compute_capability, sizes}, occbench::parse_objective(objective));
+  for (const auto& [path, why] : read.left_out) left_out.push_back(why);
+  occbench::LaunchChoice choice = occbench::choose_launch(read.results, variant, {gpu, compute_capability, sizes}, occbench::parse_objective(objective));
   const char* from = choice.from == occbench::LaunchChoice::From::this_gpu ? "this_gpu"
                      : choice.from == occbench::LaunchChoice::From::same_architecture ? "same_architecture" : "defaults";
   return {from, choice.best ? choice.best->params.dump() : "", choice.reason, left_out};
