@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_cli import bench_main
+
 KERNEL = "__global__ void k(float* out, unsigned n) { unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 1.0f; }\n"
 
 
@@ -93,13 +95,4 @@ def table(data):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--occbench", default="build/occbench")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--out")
-    ap.add_argument("--table")
-    a = ap.parse_args()
-    if a.table:
-        print(table(json.loads(Path(a.table).read_text())), end="")
-    else:
-        data = run(a.occbench, a.runs)
-        text = json.dumps(data, indent=1) + "\n"
-        Path(a.out).write_text(text) if a.out else print(text, end="")
+    bench_main(ap, lambda a: run(a.occbench, a.runs), table)

@@ -7,7 +7,6 @@ step` line of each kept (docs/install.md quotes the median).
     python3 scripts/checks/quickstart_bench.py --table results/reference/cpu/quickstart.json
 """
 import argparse
-import json
 import os
 import platform
 import re
@@ -16,6 +15,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from bench_cli import bench_main
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP = re.compile(r"([^,]+?) (\d+) s")
@@ -57,13 +58,4 @@ def table(data):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--out")
-    ap.add_argument("--table")
-    a = ap.parse_args()
-    if a.table:
-        print(table(json.loads(Path(a.table).read_text())), end="")
-    else:
-        text = json.dumps(run(a.runs), indent=1) + "\n"
-        Path(a.out).write_text(text) if a.out else print(text, end="")
+    bench_main(argparse.ArgumentParser(description=__doc__.splitlines()[0]), lambda a: run(a.runs), table)

@@ -34,9 +34,10 @@ def walls(study):
 def collect(args):
     study = Path(args.study)
     again = {r["point_id"]: r["timing"]["median_ms"] for r in records(study / "bests") if r.get("status") == "ok"}
+    bests = dict(searches(study))  # each run's records read once
     runs = []
     for name, wall in walls(study).items():
-        best = dict(searches(study)).get(name)
+        best = bests.get(name)
         runs.append({"run": name, "search": re.sub(r"-s\d+$", "", name), "wall_s": wall,
                      "best_point": best["point_id"] if best else None,
                      "best_ms_in_its_run": best["timing"]["median_ms"] if best else None,
