@@ -38,7 +38,7 @@ endforeach()
 install(TARGETS ${occbench_libraries} EXPORT occbenchTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY harness/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/occbench/harness FILES_MATCHING PATTERN "*.hpp")
 install(DIRECTORY kernels/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/occbench/kernels FILES_MATCHING PATTERN "*.hpp")
-install(FILES launch/launch.hpp DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/occbench/launch)
+install(DIRECTORY launch/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/occbench/launch FILES_MATCHING PATTERN "*.hpp")
 install(EXPORT occbenchTargets NAMESPACE occbench:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/occbench)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/occbenchConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/occbenchConfig.cmake
