@@ -113,13 +113,13 @@ TEST(HostHooks, TheCommandLineWithoutACallerSaysWhereHostItemsComeFrom) {
   EXPECT_NE(why.find("none was (host items come from the Python package"), std::string::npos) << why;
 }
 
-TEST(HostHooks, OutputsComparedBySumsOnlyAndStartingValuesOnlyFromMemory) {
+TEST(HostHooks, OutputsComparedBySumsOnlyAndStartingValuesOnlyFromMemoryOrAFile) {
   HostConfig c;
   c.doc["arguments"][0]["compare"] = "max";
   EXPECT_NE(c.refusal().find("expected one of: elements, sum"), std::string::npos) << c.refusal();
   HostConfig d;
   d.doc["arguments"][0]["init"] = {{"kind", "uniform"}};
-  EXPECT_NE(d.refusal().find("expected \"host\" for an output"), std::string::npos) << d.refusal();
+  EXPECT_NE(d.refusal().find("expected \"host\" or \"npy\" for an output"), std::string::npos) << d.refusal();
   HostConfig e;
   e.doc["arguments"][0]["compare"] = "sum";
   EXPECT_EQ(e.refusal(), "accepted");

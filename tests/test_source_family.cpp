@@ -204,7 +204,7 @@ INSTANTIATE_TEST_SUITE_P(
                   "$.arguments[1].count", "unknown name 'block_size'"},
         BadConfig{"duplicate_argument", [](json& d) { d["arguments"][2]["name"] = "a"; }, "$.arguments[2].name", "names two arguments"},
         BadConfig{"init_on_output", [](json& d) { d["arguments"][0]["init"] = {{"kind", "iota"}}; }, "$.arguments[0].init.kind",
-                  "expected \"host\" for an output"},
+                  "expected \"host\" or \"npy\" for an output"},
         BadConfig{"unknown_init", [](json& d) { d["arguments"][1]["init"]["kind"] = "gaussian"; }, "$.arguments[1].init.kind",
                   "uniform, normal, iota, constant, npy"},
         BadConfig{"empty_random_range", [](json& d) { d["arguments"][1]["init"] = {{"kind", "uniform"}, {"min", 0}, {"max", 0}}; },

@@ -128,12 +128,13 @@ Argument parse_argument(const Reader& r, const json& v, const std::string& path,
     else if (!a.type->is_float) a.init.low = 0, a.init.high = a.type->bytes == 1 ? 255 : 1000;
     return a;
   }
-  // An output's starting values, instead of NaN before each verified launch: only from memory
-  // (Kernel Tuner's arguments, whose outputs start as the caller's arrays).
+  // An output's starting values, instead of NaN before each verified launch: from memory (Kernel
+  // Tuner's arguments, whose outputs start as the caller's arrays) or from a file (a captured
+  // launch's buffer that the kernel reads and writes).
   if (v.contains("init")) {
     a.init = parse_init(r, v["init"], path + ".init", *a.type, base);
-    if (a.init.kind != "host")
-      r.fail(path + ".init.kind", "expected \"host\" for an output (its starting values, handed over in memory); an output "
+    if (a.init.kind != "host" && a.init.kind != "npy")
+      r.fail(path + ".init.kind", "expected \"host\" or \"npy\" for an output (its starting values); an output "
                                   "otherwise starts as NaN so that an element the kernel never writes cannot pass");
   }
   if (v.contains("compare"))

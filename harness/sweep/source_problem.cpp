@@ -365,7 +365,7 @@ class SourceProblem : public Problem {
           buffers_[i].upload(initial_values(a, count, seed, i));
         }
       } else {
-        if (a.init.kind == "host") {  // the output's starting values, restored before each verified launch
+        if (a.init.kind == "host" || a.init.kind == "npy") {  // its starting values, restored before each verified launch
           std::vector<unsigned char> bytes = initial_values(a, count, seed, i);
           initial_[i] = DeviceBuffer<unsigned char>(bytes.size());
           initial_[i].upload(bytes);
