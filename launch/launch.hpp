@@ -8,7 +8,8 @@
 // in the log which and why, and compiles it with NVRTC through occbench's on-disk cache; a later
 // launch there costs a map lookup more than a plain one. Never a crash for lack of tuning data: a
 // results file that cannot be read, or a tuned configuration that does not compile, leaves the
-// defaults, with a line saying so.
+// defaults, with a line saying so. With OCCBENCH_CAPTURE naming the kernel, its first launch at
+// each size is also written out as a config that occbench tunes (capture.hpp).
 #include "harness/records/launch_choice.hpp"
 #include "launch/declaration.hpp"
 
@@ -48,9 +49,12 @@ class Kernel {
     cudaKernel_t kernel = nullptr;
     dim3 grid, block;
     std::size_t dynamic_smem_bytes = 0;
+    std::string gpu_name;
+    bool capture_pending = false;  // OCCBENCH_CAPTURE names the kernel: its first launch here is written out
   };
   Ready& ready(const std::map<std::string, double>& sizes);
   Ready prepare(int device, const std::map<std::string, double>& sizes);
+  void capture_launch(Ready& r, const std::map<std::string, double>& sizes, void** args, cudaStream_t stream);
   cudaKernel_t compile(int device, const std::vector<std::pair<std::string, std::int64_t>>& parameters, std::string& how);
   KernelDeclaration declaration_;
   std::ostream& log_;
@@ -58,6 +62,7 @@ class Kernel {
   std::vector<ShardOutput> results_;
   std::map<std::pair<int, std::map<std::string, double>>, Ready> ready_;  // by device and sizes
   std::vector<cudaLibrary_t> libraries_;
+  bool capture_ = false;  // OCCBENCH_CAPTURE names this kernel and it can be captured
 };
 
 }  // namespace occbench::launch
