@@ -231,6 +231,7 @@ std::string write_capture(const KernelDeclaration& d, const std::map<std::string
   for (const auto& [name, value] : origin.parameters) launched += fmt::format(" {}={}", name, value);
   ojson config = {
       {"name", family},
+      {"family", family},  // the records' family (else the source file's name): the declaration's variant is family/variant
       {"description", fmt::format("{} captured from the application's launch on {} at {} (launched with{}); verified against "
                                   "what that launch left in its outputs",
                                   d.name, origin.gpu_name, sizes_text(sizes), launched)},

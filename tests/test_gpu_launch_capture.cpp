@@ -96,7 +96,11 @@ struct CaptureWorkspace {
     RunSummary summary = run_sweep(spec, builtin_registry(), options, log);
     EXPECT_EQ(summary.exit_code, 0) << log.str();
     std::vector<std::string> statuses;
-    for (const auto& r : read_json_file(summary.json_path)["results"]) statuses.push_back(r["verification"]["status"].get<std::string>());
+    ordered_json doc = read_json_file(summary.json_path);  // kept: the loop reads inside it
+    for (const auto& r : doc["results"]) {
+      statuses.push_back(r["verification"]["status"].get<std::string>());
+      EXPECT_EQ(r["family"], "app") << "the declaration's variant, app/" << folder;
+    }
     return statuses;
   }
 };
@@ -138,7 +142,9 @@ TEST(GpuLaunchCapture, TheApplicationsLaunchIsWrittenAndRunsInOccbenchAsItIs) {
   std::string text = log.str();
   EXPECT_NE(text.find("scale at n=100003: captured in"), std::string::npos) << text;
   EXPECT_NE(text.find("accumulate at n=100003: captured in"), std::string::npos) << text;
-  EXPECT_EQ(text.find("captured in", text.find("accumulate at n=100003: captured in") + 1), std::string::npos) << "captured twice: " << text;
+  std::size_t captures = 0;
+  for (std::size_t at = text.find(": captured in"); at != std::string::npos; at = text.find(": captured in", at + 1)) ++captures;
+  EXPECT_EQ(captures, 2u) << "each kernel captured once at its size: " << text;
 
   // The files: the inputs before the launch, the outputs after it; an inout both.
   fs::path scale_dir = ws.dir / "captures" / "scale_n100003", acc_dir = ws.dir / "captures" / "accumulate_n100003";

@@ -87,6 +87,9 @@ TEST(LaunchCapture, WritesAConfigThatOccbenchPlansAsItIs) {
 
   auto config = read_json_file(path);
   EXPECT_EQ(config["name"], "app");
+  SweepSpec spec = parse_sweep_file(path, builtin_registry());
+  EXPECT_EQ(spec.family, "app");  // so the tuning's records name the declaration's variant, app/scale
+  EXPECT_EQ(spec.variants, std::vector<std::string>{"scale"});
   EXPECT_EQ(config["source"], fs::absolute(d.source).string());
   EXPECT_EQ(config["sizes"]["n"], nlohmann::ordered_json::array({n}));
   EXPECT_EQ(config["axes"]["BLOCK"], nlohmann::ordered_json::array({128, 256, 512}));

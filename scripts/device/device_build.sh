@@ -15,16 +15,21 @@ if [ -d build-h100/python/occbench ]; then mkdir -p build-h100-bin/python && cp 
 cp build-h100/occbench build-h100-bin/
 cp build-h100/tests/occbench_gpu_tests build-h100/tests/occbench_cpu_tests build-h100-bin/tests/
 if [ -x build-h100/bench/occbench_gbench ]; then cp build-h100/bench/occbench_gbench build-h100/bench/libbenchmark* build-h100-bin/bench/; fi
+# examples/launch_matmul: the application on occbench::launch, its kernel's source beside it.
+if [ -x build-h100/examples/launch_matmul/launch_matmul ]; then
+  mkdir -p build-h100-bin/examples/launch_matmul
+  cp build-h100/examples/launch_matmul/launch_matmul build-h100/examples/launch_matmul/matmul.cu build-h100-bin/examples/launch_matmul/
+fi
 # muparser (user kernels' expressions), fmt and re2 (--filter) are not on the device machine: carried beside each
 # binary, where its RPATH ($ORIGIN) finds them.
 for lib in $(ldd build-h100/occbench | awk '/libmuparser|libfmt|libre2/ {print $3}'); do
-  for dir in build-h100-bin build-h100-bin/tests build-h100-bin/bench build-h100-bin/python/occbench; do
+  for dir in build-h100-bin build-h100-bin/tests build-h100-bin/bench build-h100-bin/python/occbench build-h100-bin/examples/launch_matmul; do
     if [ -d "$dir" ]; then cp "$lib" "$dir/"; fi
   done
 done
 # The working tree travels whole with every device call (under 30 MB: scripts/checks/check_tree_size.py;
 # the limit is 64 MiB for the tree and what is carried together): carry the stripped binaries packed
 # (about 3 MiB) and unpack them there with `tar -xJf build-h100-bin.tar.xz`.
-find build-h100-bin -type f \( -name 'occbench*' -o -name '_engine*.so' \) -exec strip --strip-unneeded {} +
+find build-h100-bin -type f \( -name 'occbench*' -o -name '_engine*.so' -o -name launch_matmul \) -exec strip --strip-unneeded {} +
 tar -cJf build-h100-bin.tar.xz build-h100-bin
 du -sh build-h100-bin build-h100-bin.tar.xz
