@@ -7,6 +7,10 @@
 
     python3 scripts/checks/generated_tables.py            # lists each marked table, and whether it is current
     python3 scripts/checks/generated_tables.py --write    # writes what each command prints now into its file
+    python3 scripts/checks/generated_tables.py --typed    # the tables of numbers still typed, per file
+
+scripts/checks/typed_tables.txt is the ledger of those typed before they had to be made: a file may
+hold fewer, never more (scripts/tests/test_generated_tables.py), so the debt only shrinks.
 
 scripts/tests/test_generated_tables.py fails when a committed table differs from what its command prints.
 """
@@ -33,6 +37,33 @@ def printed(command):
     return subprocess.run([sys.executable, *args[1:]], cwd=ROOT, capture_output=True, text=True, check=True).stdout
 
 
+# A table's separator row (|---|---:|), and a body cell holding a number (a measurement, a ratio).
+SEPARATOR = re.compile(r"^\|(?:\s*:?-{3,}:?\s*\|)+\s*$", re.M)
+NUMBER = re.compile(r"\d\.\d|\d\s*(?:%|x|×|s|ms|µs|us|GB/s)\b")
+LEDGER = ROOT / "scripts" / "checks" / "typed_tables.txt"
+
+
+def typed_tables(md):
+    """How many tables of numbers in `md` lie outside every generated marker: typed, not made."""
+    text = MARKED.sub("", md.read_text())
+    count = 0
+    for sep in SEPARATOR.finditer(text):
+        body = text[sep.end():].split("\n\n", 1)[0]
+        if any(line.startswith("|") and NUMBER.search(line) for line in body.splitlines()):
+            count += 1
+    return count
+
+
+def ledger():
+    """{file: typed tables} of the ledger: the tables typed before issue 56, not made yet (debt)."""
+    out = {}
+    for line in LEDGER.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            count, path = line.split(maxsplit=1)
+            out[path] = int(count)
+    return out
+
+
 def tables(md):
     """(command, committed table) of each marker in `md`."""
     return [(m.group(2), m.group(3)) for m in MARKED.finditer(md.read_text())]
@@ -50,7 +81,13 @@ def rewrite(md):
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write", action="store_true", help="write each table as its command prints it now")
+    ap.add_argument("--typed", action="store_true", help="list the tables of numbers typed outside any marker, per file")
     a = ap.parse_args()
+    if a.typed:
+        for md in marked_files():
+            if typed_tables(md):
+                print(typed_tables(md), md.relative_to(ROOT))
+        sys.exit(0)
     for md in marked_files():
         if a.write:
             if rewrite(md):
