@@ -2,6 +2,7 @@
 written here (no GPU: the GPU is named)."""
 import json
 
+from conftest import requires_gpu
 from occbench.launch import choose
 
 
@@ -37,3 +38,29 @@ def test_kernel_launchers_wisdom_files_too(tmp_path):
                       '{"config": [512], "problem_size": [1000], "environment": {"device_name": "NVIDIA H200"}, "time": 0.02}\n')
     chosen = choose([wisdom], "vector_add", {"x": 1000, "y": 1, "z": 1}, defaults={"BLOCK": 256}, gpu="NVIDIA H200", compute_capability="9.0")
     assert (chosen.params, chosen.source) == ({"BLOCK": 512}, "this_gpu")
+
+
+@requires_gpu
+def test_a_kernel_launches_with_cupy_in_the_configuration_chosen(tmp_path):
+    import cupy
+    import numpy as np
+    from occbench.launch import Kernel, this_gpu
+
+    gpu, cc = this_gpu()
+    source = tmp_path / "scale.cu"
+    source.write_text('extern "C" __global__ void scale(float* out, const float* in, float a, int n) {\n'
+                      "  int i = blockIdx.x * BLOCK + threadIdx.x;\n  if (i < n) out[i] = a * in[i];\n}\n")
+    n = 100003
+    tuned = results_file(tmp_path / "tuned.json", gpu, cc, n, [(128, 1.0), (512, 0.5)])
+    lines = []
+    declared = dict(name="scale", variant="app/scale", parameters={"BLOCK": 256}, grid=lambda p, s: ((s["n"] + p["BLOCK"] - 1) // p["BLOCK"],),
+                    block=lambda p, s: (p["BLOCK"],), log=lines.append)
+    x = cupy.asarray(np.random.default_rng(3).uniform(-1, 1, n).astype(np.float32))
+    for results, block in (([tuned], 512), ([], 256), ([tuned, tmp_path / "missing.json"], 512)):
+        kernel = Kernel(str(source), results=results, **declared)
+        out = cupy.full(n, cupy.nan, dtype=cupy.float32)
+        kernel({"n": n}, out, x, np.float32(1.5), np.int32(n))
+        assert kernel.choice({"n": n}).params == {"BLOCK": block}
+        np.testing.assert_array_equal(out.get(), np.float32(1.5) * x.get())
+    assert any("this GPU's" in line and "BLOCK=512" in line for line in lines), lines
+    assert any("missing.json" in line for line in lines), lines
