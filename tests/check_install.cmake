@@ -2,8 +2,8 @@
 # `cmake --install` into a prefix, the prefix moved elsewhere, then, from outside the source tree
 # and with no build folder in reach: occbench --version, list, doctor (it must find its shipped
 # files in the moved prefix), plan and run --dry-run of a shipped config by name, validate of an
-# installed example, the files an install must hold, and a program of one's own built against the
-# installed CMake package. Fails naming the step.
+# installed example, the files an install must hold, and a program of one's own and
+# examples/launch_matmul built against the installed CMake package. Fails naming the step.
 cmake_minimum_required(VERSION 3.24)
 file(REMOVE_RECURSE "${WORK}")
 file(MAKE_DIRECTORY "${WORK}")
@@ -54,4 +54,8 @@ step("configure a project with find_package(occbench)" ${CMAKE_COMMAND} -S "${SO
 step("build it" ${CMAKE_COMMAND} --build "${WORK}/own")
 step("run it" "${WORK}/own/my_occbench" list)
 step("run the application on occbench::launch" "${WORK}/own/my_app")
+# examples/launch_matmul as an application of one's own builds it: its own CMakeLists, the package.
+step("configure examples/launch_matmul against the package" ${CMAKE_COMMAND} -S "${SOURCE}/examples/launch_matmul"
+     -B "${WORK}/launch_matmul" -G Ninja "-DCMAKE_PREFIX_PATH=${moved}")
+step("build examples/launch_matmul" ${CMAKE_COMMAND} --build "${WORK}/launch_matmul")
 message(STATUS "install check: the moved install works")
