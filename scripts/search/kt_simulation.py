@@ -160,7 +160,17 @@ def run(args):
         confirm(space, args.occbench, args.strategy, args.confirm_seeds, kt_tasks_for, args.jobs)
         del space["record"]
         summary["spaces"].append(space)
-    Path(args.out).write_text(json.dumps(summary, indent=1) + "\n")
+    write_summary(summary, args.out)
+
+
+def write_summary(summary, path):
+    """The summary, each fraction to 4 decimals (a table shows 3), one space a line: small enough to commit."""
+    for space in summary["spaces"]:
+        space["occbench"] = {b: [round(f, 4) for f in fs] for b, fs in space["occbench"].items()}
+        space["kernel_tuner"] = {n: {b: [round(f, 4) for f in fs] for b, fs in by.items()} for n, by in space["kernel_tuner"].items()}
+    text = json.dumps({k: v for k, v in summary.items() if k != "spaces"}, separators=(",", ":"))[:-1]
+    text += ',"spaces":[\n' + ",\n".join(json.dumps(s, separators=(",", ":")) for s in summary["spaces"]) + "]}\n"
+    Path(path).write_text(text)
 
 
 def verdict(test):

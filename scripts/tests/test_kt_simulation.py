@@ -1,0 +1,47 @@
+"""scripts/search/kt_simulation.py without Kernel Tuner: the space it hands both tools is the searched
+variant's recorded points, as a record and as Kernel Tuner's cache (each point's median as `time`);
+a verdict needs its difference confirmed on fresh seeds; the table says better and worse apart."""
+import json
+import sys
+
+from test_occbench_config import ROOT
+
+sys.path.insert(0, str(ROOT / "scripts" / "search"))
+from kt_simulation import read_space, table, verdict, write_space, write_summary  # noqa: E402
+
+SYRK = ROOT / "results" / "reference" / "h100" / "search" / "syrk" / "syrk_full.jsonl"
+
+
+def test_the_space_is_the_searched_variants_points_in_both_formats(tmp_path):
+    header, points, keys = read_space(SYRK)
+    assert len(points) == 2640 and {p["variant"] for p in points} == {"register_tiled"}  # not the naive reference
+    assert keys == ["block_tile", "thread_rows", "thread_cols", "k_step", "smem_vector", "padding", "double_buffer", "split_k"]
+    record, kt_cache, tune_params = write_space(header, points, keys, tmp_path)
+    assert len(record.read_text().splitlines()) == 2641
+    cache = json.loads(kt_cache.read_text())
+    assert cache["tune_params_keys"] == keys and len(cache["cache"]) == 2640
+    p = points[0]
+    entry = cache["cache"][",".join(str(p["params"][k]) for k in keys)]
+    assert entry["time"] == p["timing"]["median_ms"] and entry["block_tile"] == p["params"]["block_tile"]
+    assert tune_params["split_k"] == [1, 2, 4]
+
+
+def test_a_verdict_needs_the_fresh_seeds_to_agree():
+    assert verdict({"better_p": 0.01, "worse_p": 0.9}) == "▲"
+    assert verdict({"better_p": 0.01, "worse_p": 0.9, "confirm_better_p": 0.2, "confirm_worse_p": 0.7}) == ""
+    assert verdict({"better_p": 0.9, "worse_p": 0.001, "confirm_better_p": 0.9, "confirm_worse_p": 0.01}) == "▼"
+    assert verdict({"better_p": 0.3, "worse_p": 0.4}) == ""
+
+
+def test_the_table_marks_better_and_worse_cells(tmp_path):
+    space = {"name": "s", "points": 100, "budgets": [1, 10], "occbench": {"1": [0.9, 1.0], "10": [1.0, 1.0]},
+             "kernel_tuner": {"a": {"1": [0.5, 0.6], "10": [1.0, 1.0]}, "b": {"1": [1.0, 1.0], "10": [1.0, 1.0]}},
+             "tests": {"a": {"1": {"better_p": 0.01, "worse_p": 1, "confirm_better_p": 0.02, "confirm_worse_p": 1},
+                             "10": {"better_p": 1, "worse_p": 1}},
+                       "b": {"1": {"better_p": 1, "worse_p": 0.03, "confirm_better_p": 1, "confirm_worse_p": 0.04},
+                             "10": {"better_p": 1, "worse_p": 1}}}}
+    summary = {"kernel_tuner": "1.5.0", "occbench_strategy": "local", "seeds": 2, "confirm_seeds": 4, "spaces": [space]}
+    write_summary(summary, tmp_path / "s.json")
+    text = table(tmp_path / "s.json")
+    assert "| a | 0.550 ▲ | 1.000 |" in text and "| b | 1.000 ▼ | 1.000 |" in text
+    assert "better in 1 of 4 strategy-budget cells, worse in 1." in text
