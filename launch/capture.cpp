@@ -1,9 +1,10 @@
 #include "launch/capture.hpp"
 
+#include "launch/values.hpp"
+
 #include "harness/core/files.hpp"
 #include "harness/family/npy.hpp"
 #include "harness/records/launch_choice.hpp"
-#include "harness/sweep/expression.hpp"
 #include "harness/sweep/source_kernels.hpp"
 
 #include <fmt/format.h>
@@ -51,22 +52,18 @@ bool wildcard_match(const std::string& pattern, const std::string& text) {
   return p == pattern.size();
 }
 
-std::string last_part(const std::string& variant) {
+// (family, variant) of a declaration's variant ("app/scale"; a variant alone is its own family;
+// none: the kernel's name).
+std::pair<std::string, std::string> variant_parts(const std::string& variant) {
   std::size_t slash = variant.rfind('/');
-  return slash == std::string::npos ? variant : variant.substr(slash + 1);
+  if (slash == std::string::npos) return {variant, variant};
+  return {variant.substr(0, slash), variant.substr(slash + 1)};
 }
 
-Params size_values(const std::map<std::string, double>& sizes) {
-  Params values;
-  for (const auto& [name, value] : sizes) values.set(name, std::llround(value));
-  return values;
-}
+std::pair<std::string, std::string> variant_parts(const KernelDeclaration& d) { return variant_parts(d.variant.empty() ? d.name : d.variant); }
 
 std::size_t buffer_count(const ArgumentDeclaration& a, const std::map<std::string, double>& sizes) {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : sizes) names.push_back(name);
-  Expression count(a.count, names, "occbench::launch", fmt::format("arguments.{}.count", a.name));
-  return std::size_t(count.evaluate_integer(size_values(sizes), 0, std::int64_t(1) << 40));
+  return std::size_t(evaluate(a.count, fmt::format("arguments.{}.count", a.name), expression_values({}, sizes), 0, std::int64_t(1) << 40));
 }
 
 // A scalar's bytes as a config's value: the shortest text that reads back as the same value.
@@ -173,7 +170,7 @@ bool capture_wanted(const std::string& wanted, const KernelDeclaration& d) {
   std::stringstream list(wanted);
   std::string pattern;
   while (std::getline(list, pattern, ','))
-    for (const std::string& name : {d.name, d.variant, last_part(d.variant)})
+    for (const std::string& name : {d.name, d.variant, variant_parts(d.variant).second})
       if (!pattern.empty() && wildcard_match(pattern, name)) return true;
   return false;
 }
@@ -208,7 +205,7 @@ std::size_t element_bytes(const std::string& type) {
 }
 
 std::string capture_directory(const std::string& root, const KernelDeclaration& d, const std::map<std::string, double>& sizes) {
-  std::string name = last_part(d.variant.empty() ? d.name : d.variant);
+  std::string name = variant_parts(d).second;
   for (const auto& [size, value] : sizes) name += fmt::format("_{}{}", size, std::llround(value));
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_' && c != '-' && c != '.') c = '_';
@@ -221,25 +218,21 @@ std::string write_capture(const KernelDeclaration& d, const std::map<std::string
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) throw std::runtime_error(fmt::format("cannot make the capture's folder {}: {}", directory, error.message()));
-  std::string variant = d.variant.empty() ? d.name : d.variant;
-  std::size_t slash = variant.rfind('/');
-  std::string family = slash == std::string::npos ? variant : variant.substr(0, slash);
+  auto [family, variant] = variant_parts(d);
   ojson sizes_json = ojson::object(), expected = ojson::object(), args = ojson::array();
   for (const auto& [name, value] : sizes) sizes_json[name] = {std::llround(value)};
   for (std::size_t i = 0; i < d.arguments.size(); ++i) args.push_back(argument_entry(d.arguments[i], arguments.at(i), dir, d.source, expected));
-  std::string launched;
-  for (const auto& [name, value] : origin.parameters) launched += fmt::format(" {}={}", name, value);
   ojson config = {
       {"name", family},
       {"family", family},  // the records' family (else the source file's name): the declaration's variant is family/variant
-      {"description", fmt::format("{} captured from the application's launch on {} at {} (launched with{}); verified against "
+      {"description", fmt::format("{} captured from the application's launch on {} at {} (launched with {}); verified against "
                                   "what that launch left in its outputs",
-                                  d.name, origin.gpu_name, sizes_text(sizes), launched)},
+                                  d.name, origin.gpu_name, sizes_text(sizes), parameters_text(origin.parameters))},
       {"source", fs::absolute(d.source).string()},
       {"sizes", sizes_json},
       {"axes", axes(d)},
       {"arguments", args},
-      {"kernels", {{last_part(variant), kernel_entry(d)}}},
+      {"kernels", {{variant, kernel_entry(d)}}},
       {"reference", {{"npy", expected}}}};
   if (!d.restrictions.empty()) config["restrictions"] = d.restrictions;
   std::string path = output_path(dir, "config.json", d.source);

@@ -1,16 +1,15 @@
 #include "launch/launch.hpp"
 
 #include "launch/capture.hpp"
+#include "launch/values.hpp"
 
 #include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/cuda_check.hpp"
 #include "harness/core/files.hpp"
-#include "harness/sweep/expression.hpp"
 
 #include <cuda.h>
 #include <fmt/format.h>
 
-#include <climits>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -20,12 +19,6 @@ namespace occbench::launch {
 
 namespace {
 
-std::string parameters_text(const std::vector<std::pair<std::string, std::int64_t>>& parameters) {
-  std::string text;
-  for (const auto& [name, value] : parameters) text += fmt::format("{}{}={}", text.empty() ? "" : " ", name, value);
-  return text;
-}
-
 // The defaults, each replaced by the chosen point's value where it has one.
 std::vector<std::pair<std::string, std::int64_t>> chosen_parameters(const KernelDeclaration& d, const LaunchChoice& choice) {
   std::vector<std::pair<std::string, std::int64_t>> out = d.parameters;
@@ -34,20 +27,6 @@ std::vector<std::pair<std::string, std::int64_t>> chosen_parameters(const Kernel
     if (auto found = choice.best->params.find(name); found != choice.best->params.end() && found->is_number_integer())
       value = found->get<std::int64_t>();
   return out;
-}
-
-// What the launch's expressions read: the parameters and the sizes (whole numbers).
-Params expression_values(const std::vector<std::pair<std::string, std::int64_t>>& parameters, const std::map<std::string, double>& sizes) {
-  Params values;
-  for (const auto& [name, value] : parameters) values.set(name, value);
-  for (const auto& [name, value] : sizes) values.set(name, std::llround(value));
-  return values;
-}
-
-std::int64_t evaluate(const std::string& text, const std::string& where, const Params& values, std::int64_t least) {
-  std::vector<std::string> names;
-  for (const auto& [name, value] : values.items()) names.push_back(name);
-  return Expression(text, names, "occbench::launch", where).evaluate_integer(values, least, INT_MAX);
 }
 
 // A grid's or a block's three expressions ("grid[0]", ...), each at least 1.
