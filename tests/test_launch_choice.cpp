@@ -58,6 +58,9 @@ TEST(LaunchChoice, ElseTheSameArchitecturesElseTheDefaults) {
   EXPECT_NE(hopper.reason.find("the same architecture (sm 9.0)"), std::string::npos) << hopper.reason;
   LaunchChoice blackwell = choose_launch(results, "tiled", target("NVIDIA B200", "10.0", 2048));
   EXPECT_EQ(blackwell.from, LaunchChoice::From::defaults);
+  EXPECT_STREQ(from_name(hopper.from), "same_architecture");
+  EXPECT_STREQ(from_name(blackwell.from), "defaults");
+  EXPECT_STREQ(from_name(LaunchChoice::From::this_gpu), "this_gpu");
   EXPECT_FALSE(blackwell.best);
   EXPECT_NE(blackwell.reason.find("the defaults: no results of NVIDIA B200 (sm 10.0) or of its architecture"), std::string::npos)
       << blackwell.reason;

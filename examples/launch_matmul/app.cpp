@@ -179,19 +179,11 @@ std::vector<double> median_ms(const std::vector<occbench::launch::Kernel*>& kern
   return medians;
 }
 
-const char* from_text(occbench::LaunchChoice::From from) {
-  switch (from) {
-    case occbench::LaunchChoice::From::this_gpu: return "this_gpu";
-    case occbench::LaunchChoice::From::same_architecture: return "same_architecture";
-    default: return "defaults";
-  }
-}
-
 ojson kernel_record(occbench::launch::Kernel& kernel, int n, double ms) {
   ojson params = ojson::object();
   for (const auto& [name, value] : kernel.parameters({{"n", double(n)}})) params[name] = value;
   const auto& choice = kernel.choice({{"n", double(n)}});
-  return {{"params", params}, {"from", from_text(choice.from)}, {"reason", choice.reason}, {"median_ms", ms}};
+  return {{"params", params}, {"from", occbench::from_name(choice.from)}, {"reason", choice.reason}, {"median_ms", ms}};
 }
 
 // One size: multiply, check, compare with the defaults where there are results, time.

@@ -89,6 +89,15 @@ std::vector<ShardOutput> read_launch_results(const std::string& path) {
   return {read_shard_output(path)};
 }
 
+const char* from_name(LaunchChoice::From from) {
+  switch (from) {
+    case LaunchChoice::From::this_gpu: return "this_gpu";
+    case LaunchChoice::From::same_architecture: return "same_architecture";
+    case LaunchChoice::From::defaults: break;
+  }
+  return "defaults";
+}
+
 LaunchResults read_launch_results(const std::vector<std::string>& paths) {
   LaunchResults out;
   for (const std::string& path : paths) {

@@ -37,6 +37,10 @@ struct LaunchChoice {
   std::string reason;             // one line
 };
 
+// "this_gpu", "same_architecture" or "defaults": where a choice came from, as the Python package
+// and the records of an application name it.
+const char* from_name(LaunchChoice::From from);
+
 // The results a launch chooses from in one file: an `occbench run` results file (.json or .jsonl),
 // or a Kernel Launcher wisdom file (.wisdom, one per device: kernel_launcher_wisdom.hpp). Throws
 // ResultsFileError naming the file.

@@ -243,9 +243,7 @@ std::tuple<std::string, std::string, std::string, std::vector<std::string>> choo
   std::vector<std::string> left_out;
   for (const auto& [path, why] : read.left_out) left_out.push_back(why);
   occbench::LaunchChoice choice = occbench::choose_launch(read.results, variant, {gpu, compute_capability, sizes}, occbench::parse_objective(objective));
-  const char* from = choice.from == occbench::LaunchChoice::From::this_gpu ? "this_gpu"
-                     : choice.from == occbench::LaunchChoice::From::same_architecture ? "same_architecture" : "defaults";
-  return {from, choice.best ? choice.best->params.dump() : "", choice.reason, left_out};
+  return {occbench::from_name(choice.from), choice.best ? choice.best->params.dump() : "", choice.reason, left_out};
 }
 
 }  // namespace
