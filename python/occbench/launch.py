@@ -77,7 +77,8 @@ class Kernel:
 
     def _prepare(self, sizes):
         import cupy
-        chosen = choose(self._results, self.variant, sizes, defaults=self.defaults)
+        gpu, compute_capability = this_gpu()
+        chosen = choose(self._results, self.variant, sizes, defaults=self.defaults, gpu=gpu, compute_capability=compute_capability)
         for path in chosen.left_out:
             self._log(f"occbench.launch: {self.name}: results file left out: {path}")
         try:
@@ -90,7 +91,7 @@ class Kernel:
             chosen = Choice(dict(self.defaults), "defaults", "the defaults: the chosen configuration did not compile", chosen.left_out)
             function = self._compile(chosen.params)
         text = " ".join(f"{k}={v}" for k, v in sizes.items())
-        self._log(f"occbench.launch: {self.name} on {this_gpu()[0]} at {text}: {chosen.reason}; "
+        self._log(f"occbench.launch: {self.name} on {gpu} at {text}: {chosen.reason}; "
                   + " ".join(f"{k}={v}" for k, v in chosen.params.items()))
         p = chosen.params
         return chosen, function, tuple(self._grid(p, sizes)), tuple(self._block(p, sizes)), int(self._smem(p, sizes))
