@@ -85,8 +85,8 @@ if __name__ == "__main__":
     a = ap.parse_args()
     if a.typed:
         for md in marked_files():
-            if typed_tables(md):
-                print(typed_tables(md), md.relative_to(ROOT))
+            if count := typed_tables(md):
+                print(count, md.relative_to(ROOT))
         sys.exit(0)
     for md in marked_files():
         if a.write:
