@@ -3,7 +3,8 @@
 in full (issue 56, item 3): the same points, the same recorded times, the same budgets.
 
     python3 scripts/search/kt_simulation.py run OCCBENCH RECORD.jsonl... --out SUMMARY.json \\
-        [--strategy local] [--seeds 50] [--confirm-seeds 200] [--jobs 2]
+        [--strategy local] [--model "--compile-s 0.8 --cores 16"] [--seeds 50] [--confirm-seeds 200] [--jobs 2] [--store RUNS.jsonl]
+    python3 scripts/search/kt_simulation.py kernel-tuner RECORD.jsonl... --store RUNS.jsonl [--jobs 16]
     python3 scripts/search/kt_simulation.py table SUMMARY.json     # the Markdown table
 
 `run` needs Kernel Tuner (1.5.0: pip install kernel_tuner==1.5.0 scikit-learn scipy; its
@@ -14,13 +15,20 @@ restriction that keeps exactly the recorded points), and runs occbench's strateg
 every Kernel Tuner strategy at 1, 2, 5, 10 and 20% of the space (replay's budgets), seeds 0..N-1:
 each run's fraction of the optimum found (the optimum's time over the best found). A one-sided
 Mann-Whitney U test per strategy and budget says whether occbench's fractions are higher
-(`better_p`) or lower (`worse_p`); a difference with p < 0.05 is confirmed or not on as many fresh
-seeds again (from 1000). `table` only reads the summary, so the generated table is checked anywhere.
+(`better_p`) or lower (`worse_p`); a difference with p < 0.05 is confirmed or not on
+--confirm-seeds fresh seeds (from 1000). `table` only reads the summary, so the generated table is checked anywhere.
+
+Kernel Tuner's runs (one strategy, space and seed a line) go to a store that `run --store` reads
+and adds to. `kernel-tuner` fills it with every strategy's runs on both the seeds and the fresh
+ones, where there are cores to spare (hours on two cores, minutes on sixteen); a run cut short
+keeps the lines it wrote, and the next one starts where it stopped.
 """
 import argparse
 import json
+import math
 import multiprocessing
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -32,6 +40,8 @@ from pathlib import Path
 KT_STRATEGIES = ["random_sample", "greedy_ils", "greedy_mls", "ordered_greedy_mls", "mls", "genetic_algorithm", "pso",
                  "firefly_algorithm", "simulated_annealing", "diff_evo", "basinhopping", "dual_annealing", "minimize",
                  "bayes_opt", "hybrid_vndx", "adaptive_tabu_greywolf"]
+SLOW_KT_STRATEGIES = {"bayes_opt"}  # seconds a run where the others take a fifth of one: started first
+BUDGET_PERCENTS = (1, 2, 5, 10, 20)
 FRESH_SEED = 1000
 
 
@@ -70,12 +80,12 @@ def write_space(header, points, keys, folder):
     return record, kt_cache, tune_params
 
 
-def occbench_fractions(occbench, record, strategy, seeds, first_seed):
-    """(budgets, {budget: fractions}) of occbench replay over `seeds` seeds."""
+def occbench_fractions(occbench, record, strategy, seeds, first_seed, model=""):
+    """(budgets, {budget: fractions}) of occbench replay over `seeds` seeds (`model`: replay's compile-cost flags)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "replay.json"
         subprocess.run([occbench, "replay", str(record), "--strategy", strategy, "--seeds", str(seeds), "--seed", str(first_seed),
-                        "--out", str(out)], check=True, stdout=subprocess.DEVNULL)
+                        "--out", str(out), *shlex.split(model)], check=True, stdout=subprocess.DEVNULL)
         space = json.loads(out.read_text())["spaces"][0]
     [curve] = [c for c in space["strategies"] if c["name"] == strategy]
     steps = {s["points"]: s["seed_fractions"] for s in curve["steps"] if "seed_fractions" in s}
@@ -83,32 +93,63 @@ def occbench_fractions(occbench, record, strategy, seeds, first_seed):
 
 
 def kt_run(task):
-    """One Kernel Tuner strategy on one space at every budget and seed: {budget: fractions}."""
-    kt_cache, keys, tune_params, strategy, budgets, seeds, first_seed = task
+    """One Kernel Tuner strategy on one space at one seed and every budget: (space, strategy, seed, {budget: fraction})."""
+    space, kt_cache, keys, tune_params, strategy, budgets, seed = task
     import numpy as np
     import kernel_tuner
     warnings.simplefilter("ignore")
     cache = json.loads(Path(kt_cache).read_text())
     valid = set(cache["cache"])
-    times = [v["time"] for v in cache["cache"].values() if isinstance(v["time"], (int, float))]
-    optimum = min(times)
+    optimum = min(v["time"] for v in cache["cache"].values() if isinstance(v["time"], (int, float)))
 
     def kept(p):  # exactly the recorded points (a def: Kernel Tuner reads a lambda's source as a restriction's text)
         return ",".join(str(p[k]) for k in keys) in valid
 
     found = {}
     for budget in budgets:
-        fractions = []
-        for seed in range(first_seed, first_seed + seeds):
-            random.seed(seed)
-            np.random.seed(seed)
-            results, _ = kernel_tuner.tune_kernel(cache["kernel_name"], "__global__ void k() {}", [1], [], tune_params,
-                                                  restrictions=kept, cache=str(kt_cache), simulation_mode=True, strategy=strategy,
-                                                  strategy_options={"max_fevals": budget}, quiet=True, verbose=False)
-            best = min((r["time"] for r in results if isinstance(r.get("time"), (int, float))), default=None)
-            fractions.append(optimum / best if best else 0.0)
-        found[budget] = fractions
-    return strategy, found
+        random.seed(seed)
+        np.random.seed(seed)
+        results, _ = kernel_tuner.tune_kernel(cache["kernel_name"], "__global__ void k() {}", [1], [], tune_params,
+                                              restrictions=kept, cache=str(kt_cache), simulation_mode=True, strategy=strategy,
+                                              strategy_options={"max_fevals": budget}, quiet=True, verbose=False)
+        best = min((r["time"] for r in results if isinstance(r.get("time"), (int, float))), default=None)
+        found[budget] = optimum / best if best else 0.0
+    return space, strategy, seed, found
+
+
+def budgets_of(points):
+    """replay's budgets: 1, 2, 5, 10 and 20% of the points, rounded up as replay rounds them."""
+    return sorted({min(max(math.ceil(p / 100.0 * points), 1), points) for p in BUDGET_PERCENTS})
+
+
+def read_store(path):
+    """{(space, strategy, seed): {budget: fraction}} of the Kernel Tuner runs a store file holds."""
+    done = {}
+    if path and Path(path).exists():
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                r = json.loads(line)
+                done[(r["space"], r["strategy"], r["seed"])] = {int(b): f for b, f in r["fractions"].items()}
+    return done
+
+
+def fill_store(path, tasks, jobs):
+    """Runs the tasks the store lacks, appending each as it ends (a run cut short keeps what it did); the store's runs."""
+    done = read_store(path)
+    todo = [t for t in tasks if (t[0], t[4], t[6]) not in done]
+    todo.sort(key=lambda t: (t[6] >= FRESH_SEED, t[4] not in SLOW_KT_STRATEGIES, t[6]))  # the seeds, then fresh ones; the long runs first
+    if todo:
+        with multiprocessing.Pool(jobs) as pool, open(path, "a") as store:
+            for space, strategy, seed, found in pool.imap_unordered(kt_run, todo):
+                store.write(json.dumps({"space": space, "strategy": strategy, "seed": seed, "fractions": found}) + "\n")
+                store.flush()
+                done[(space, strategy, seed)] = found
+    return done
+
+
+def kt_fractions(done, space, strategy, budgets, seeds):
+    """{budget: fractions over the seeds} from the store's runs."""
+    return {b: [done[(space, strategy, s)][b] for s in seeds] for b in budgets}
 
 
 def p_greater(a, b):
@@ -124,43 +165,69 @@ def compare(occ, kt):
     return {b: {"better_p": p_greater(occ[b], kt[b]), "worse_p": p_greater(kt[b], occ[b])} for b in occ}
 
 
-def confirm(space, occbench, strategy, seeds, kt_tasks_for, jobs):
-    """Re-tests each difference with p < 0.05 on `seeds` fresh seeds: adds confirm_better_p/confirm_worse_p."""
-    flagged = {(name, b) for name, by in space["tests"].items() for b, t in by.items() if min(t["better_p"], t["worse_p"]) < 0.05}
-    if not flagged or not seeds:
+def prepare(records, work):
+    """Each record's searched space, written for both tools into its own folder under `work`."""
+    spaces = []
+    for i, record in enumerate(records):
+        header, points, keys = read_space(record)
+        folder = Path(work) / str(i)
+        folder.mkdir(parents=True, exist_ok=True)
+        space_record, kt_cache, tune_params = write_space(header, points, keys, folder)
+        spaces.append(dict(name=header["config"]["name"], source=str(record), points=len(points), record=space_record,
+                           kt_cache=str(kt_cache), keys=keys, tune_params=tune_params, budgets=budgets_of(len(points))))
+    return spaces
+
+
+def kt_tasks(space, strategies, seeds):
+    return [(space["name"], space["kt_cache"], space["keys"], space["tune_params"], name, space["budgets"], seed)
+            for name in strategies for seed in seeds]
+
+
+def compare_space(space, occbench, args, store):
+    """occbench's fractions against every Kernel Tuner strategy's, each difference confirmed on fresh seeds."""
+    seeds = range(args.seeds)
+    budgets, occ = occbench_fractions(occbench, space["record"], args.strategy, args.seeds, 0, args.model)
+    if budgets != space["budgets"]:
+        raise SystemExit(f"{space['source']}: replay's budgets {budgets} are not {space['budgets']}")
+    done = fill_store(store, kt_tasks(space, args.kt_strategies, seeds), args.jobs)
+    kt = {name: kt_fractions(done, space["name"], name, budgets, seeds) for name in args.kt_strategies}
+    tests = {name: {str(b): t for b, t in compare(occ, kt[name]).items()} for name in args.kt_strategies}
+    confirm(space, tests, occbench, args, store)
+    return {"name": space["name"], "source": space["source"], "points": space["points"], "budgets": budgets,
+            "occbench": {str(b): occ[b] for b in budgets},
+            "kernel_tuner": {name: {str(b): f for b, f in by.items()} for name, by in kt.items()}, "tests": tests}
+
+
+def confirm(space, tests, occbench, args, store):
+    """Each test with p < 0.05 run again on the fresh seeds: its confirm_better_p and confirm_worse_p."""
+    flagged = {(name, b) for name, by in tests.items() for b, t in by.items() if min(t["better_p"], t["worse_p"]) < 0.05}
+    if not flagged or not args.confirm_seeds:
         return
-    _, occ = occbench_fractions(occbench, space["record"], strategy, seeds, FRESH_SEED)
-    tasks = [kt_tasks_for(name, sorted({int(b) for n, b in flagged if n == name}), seeds, FRESH_SEED) for name in sorted({n for n, _ in flagged})]
-    with multiprocessing.Pool(jobs) as pool:
-        for name, kt in pool.imap_unordered(kt_run, tasks):
-            for b, fractions in kt.items():
-                space["tests"][name][str(b)].update(confirm_better_p=p_greater(occ[b], fractions), confirm_worse_p=p_greater(fractions, occ[b]))
+    fresh = range(FRESH_SEED, FRESH_SEED + args.confirm_seeds)
+    budgets, occ = occbench_fractions(occbench, space["record"], args.strategy, args.confirm_seeds, FRESH_SEED, args.model)
+    done = fill_store(store, kt_tasks(space, sorted({name for name, _ in flagged}), fresh), args.jobs)
+    for name, b in flagged:
+        kt = kt_fractions(done, space["name"], name, budgets, fresh)[int(b)]
+        tests[name][b].update(confirm_better_p=p_greater(occ[int(b)], kt), confirm_worse_p=p_greater(kt, occ[int(b)]))
 
 
 def run(args):
-    summary = {"kernel_tuner": None, "occbench_strategy": args.strategy, "seeds": args.seeds, "confirm_seeds": args.confirm_seeds,
-               "spaces": []}
     import kernel_tuner
-    summary["kernel_tuner"] = getattr(kernel_tuner, "__version__", "?")
-    work = Path(tempfile.mkdtemp(prefix="kt-simulation-"))
-    for i, record in enumerate(args.records):
-        header, points, keys = read_space(record)
-        folder = work / str(i)
-        folder.mkdir()
-        space_record, kt_cache, tune_params = write_space(header, points, keys, folder)
-        budgets, occ = occbench_fractions(args.occbench, space_record, args.strategy, args.seeds, 0)
-        kt_tasks_for = lambda name, bs, seeds, first: (str(kt_cache), keys, tune_params, name, bs, seeds, first)
-        space = {"name": header["config"]["name"], "source": str(record), "record": str(space_record), "points": len(points),
-                 "budgets": budgets, "occbench": {str(b): occ[b] for b in budgets}, "kernel_tuner": {}, "tests": {}}
-        with multiprocessing.Pool(args.jobs) as pool:
-            for name, kt in pool.imap_unordered(kt_run, [kt_tasks_for(s, budgets, args.seeds, 0) for s in args.kt_strategies]):
-                space["kernel_tuner"][name] = {str(b): f for b, f in kt.items()}
-                space["tests"][name] = {str(b): t for b, t in compare(occ, kt).items()}
-                print(f"{space['name']}: {name} done", file=sys.stderr, flush=True)
-        confirm(space, args.occbench, args.strategy, args.confirm_seeds, kt_tasks_for, args.jobs)
-        del space["record"]
-        summary["spaces"].append(space)
+    summary = {"kernel_tuner": getattr(kernel_tuner, "__version__", "?"), "occbench_strategy": args.strategy,
+               "model": args.model, "seeds": args.seeds, "confirm_seeds": args.confirm_seeds, "spaces": []}
+    work = tempfile.mkdtemp(prefix="kt-simulation-")
+    store = args.store or str(Path(work) / "kernel_tuner_runs.jsonl")
+    for space in prepare(args.records, work):
+        summary["spaces"].append(compare_space(space, args.occbench, args, store))
+        print(f"{space['name']}: compared", file=sys.stderr, flush=True)
     write_summary(summary, args.out)
+
+
+def run_kernel_tuner(args):
+    """Kernel Tuner's runs alone, into the store: where there are more cores than where occbench's side runs."""
+    seeds = [*range(args.seeds), *range(FRESH_SEED, FRESH_SEED + args.confirm_seeds)]
+    spaces = prepare(args.records, tempfile.mkdtemp(prefix="kt-simulation-"))
+    fill_store(args.store, [t for space in spaces for t in kt_tasks(space, args.kt_strategies, seeds)], args.jobs)
 
 
 def write_summary(summary, path):
@@ -184,7 +251,8 @@ def verdict(test):
 
 def table(path):
     s = json.loads(Path(path).read_text())
-    out = [f"Kernel Tuner {s['kernel_tuner']} in simulation mode against occbench's `{s['occbench_strategy']}`, "
+    model = f" replayed with `{s['model']}`" if s.get("model") else ""
+    out = [f"Kernel Tuner {s['kernel_tuner']} in simulation mode against occbench's `{s['occbench_strategy']}`{model}, "
            f"median fraction of the optimum found over {s['seeds']} seeds; ▲/▼: occbench significantly better/worse "
            f"(one-sided Mann-Whitney U, p < 0.05 on these seeds and again on {s['confirm_seeds']} fresh ones).", ""]
     for space in s["spaces"]:
@@ -213,15 +281,23 @@ def main():
     r.add_argument("records", nargs="+")
     r.add_argument("--out", required=True)
     r.add_argument("--strategy", default="local")
-    r.add_argument("--kt-strategies", type=lambda t: t.split(","), default=KT_STRATEGIES)
-    r.add_argument("--seeds", type=int, default=50)
-    r.add_argument("--confirm-seeds", type=int, default=200)
-    r.add_argument("--jobs", type=int, default=2)
+    r.add_argument("--model", default="", help='replay\'s compile-cost flags, as "--compile-s 0.8 --cores 16" (default: none, '
+                                               'the records\' own times: one point at a time where they keep no compile time)')
+    k = sub.add_parser("kernel-tuner")
+    k.add_argument("records", nargs="+")
+    for p in (r, k):
+        p.add_argument("--store", required=p is k, help="Kernel Tuner's runs, one a line: read, and added to")
+        p.add_argument("--kt-strategies", type=lambda t: t.split(","), default=KT_STRATEGIES)
+        p.add_argument("--seeds", type=int, default=50)
+        p.add_argument("--confirm-seeds", type=int, default=200)
+        p.add_argument("--jobs", type=int, default=2)
     t = sub.add_parser("table")
     t.add_argument("summary")
     args = ap.parse_args()
     if args.command == "run":
         run(args)
+    elif args.command == "kernel-tuner":
+        run_kernel_tuner(args)
     else:
         print(table(args.summary))
 

@@ -7,7 +7,7 @@ import sys
 from test_occbench_config import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts" / "search"))
-from kt_simulation import read_space, table, verdict, write_space, write_summary  # noqa: E402
+from kt_simulation import budgets_of, fill_store, kt_fractions, read_space, read_store, table, verdict, write_space, write_summary  # noqa: E402
 
 SYRK = ROOT / "results" / "reference" / "h100" / "search" / "syrk" / "syrk_full.jsonl"
 
@@ -45,3 +45,22 @@ def test_the_table_marks_better_and_worse_cells(tmp_path):
     text = table(tmp_path / "s.json")
     assert "| a | 0.550 ▲ | 1.000 |" in text and "| b | 1.000 ▼ | 1.000 |" in text
     assert "better in 1 of 4 strategy-budget cells, worse in 1." in text
+
+
+def test_the_budgets_are_replays():
+    assert budgets_of(2640) == [27, 53, 132, 264, 528]  # 5% of 2640 is 132.00000000000003 in doubles, as in replay
+    assert budgets_of(3488) == [35, 70, 175, 349, 698]
+    assert budgets_of(30) == [1, 2, 3, 6]  # small spaces round several to one
+
+
+def test_the_store_keeps_each_run_and_a_full_store_runs_nothing(tmp_path):
+    store = tmp_path / "runs.jsonl"
+    lines = [{"space": "s", "strategy": "pso", "seed": seed, "fractions": {"10": 0.5 + seed / 10, "20": 1.0}} for seed in (0, 1)]
+    store.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    done = read_store(store)
+    assert done[("s", "pso", 1)] == {10: 0.6, 20: 1.0}
+    assert kt_fractions(done, "s", "pso", [10, 20], range(2)) == {10: [0.5, 0.6], 20: [1.0, 1.0]}
+    tasks = [("s", "cache", [], {}, "pso", [10, 20], seed) for seed in (0, 1)]
+    assert fill_store(store, tasks, jobs=1) == done  # nothing left to run: no Kernel Tuner needed, nothing appended
+    assert len(store.read_text().splitlines()) == 2
+    assert read_store(tmp_path / "none.jsonl") == {}
