@@ -24,6 +24,7 @@ ones, where there are cores to spare (hours on two cores, minutes on sixteen); a
 keeps the lines it wrote, and the next one starts where it stopped.
 """
 import argparse
+import functools
 import json
 import math
 import multiprocessing
@@ -36,6 +37,7 @@ import tempfile
 import warnings
 from collections import Counter
 from pathlib import Path
+from typing import NamedTuple
 
 KT_STRATEGIES = ["random_sample", "greedy_ils", "greedy_mls", "ordered_greedy_mls", "mls", "genetic_algorithm", "pso",
                  "firefly_algorithm", "simulated_annealing", "diff_evo", "basinhopping", "dual_annealing", "minimize",
@@ -43,6 +45,17 @@ KT_STRATEGIES = ["random_sample", "greedy_ils", "greedy_mls", "ordered_greedy_ml
 SLOW_KT_STRATEGIES = {"bayes_opt"}  # seconds a run where the others take a fifth of one: started first
 BUDGET_PERCENTS = (1, 2, 5, 10, 20)
 FRESH_SEED = 1000
+
+
+class KtTask(NamedTuple):
+    """One Kernel Tuner strategy on one space at one seed, at every budget: one line of the store."""
+    space: str
+    kt_cache: str
+    keys: list
+    tune_params: dict
+    strategy: str
+    budgets: list
+    seed: int
 
 
 def read_space(record):
@@ -92,29 +105,34 @@ def occbench_fractions(occbench, record, strategy, seeds, first_seed, model=""):
     return space["budgets"], {b: steps[b] for b in space["budgets"]}
 
 
+@functools.lru_cache(maxsize=None)
+def cache_facts(kt_cache):
+    """(kernel name, the recorded points' keys, the optimum's time) of a cache file: read once a worker, not once a run."""
+    cache = json.loads(Path(kt_cache).read_text())
+    optimum = min(v["time"] for v in cache["cache"].values() if isinstance(v["time"], (int, float)))
+    return cache["kernel_name"], frozenset(cache["cache"]), optimum
+
+
 def kt_run(task):
-    """One Kernel Tuner strategy on one space at one seed and every budget: (space, strategy, seed, {budget: fraction})."""
-    space, kt_cache, keys, tune_params, strategy, budgets, seed = task
+    """A KtTask's run: (task, {budget: fraction of the optimum found})."""
     import numpy as np
     import kernel_tuner
     warnings.simplefilter("ignore")
-    cache = json.loads(Path(kt_cache).read_text())
-    valid = set(cache["cache"])
-    optimum = min(v["time"] for v in cache["cache"].values() if isinstance(v["time"], (int, float)))
+    kernel_name, valid, optimum = cache_facts(task.kt_cache)
 
     def kept(p):  # exactly the recorded points (a def: Kernel Tuner reads a lambda's source as a restriction's text)
-        return ",".join(str(p[k]) for k in keys) in valid
+        return ",".join(str(p[k]) for k in task.keys) in valid
 
     found = {}
-    for budget in budgets:
-        random.seed(seed)
-        np.random.seed(seed)
-        results, _ = kernel_tuner.tune_kernel(cache["kernel_name"], "__global__ void k() {}", [1], [], tune_params,
-                                              restrictions=kept, cache=str(kt_cache), simulation_mode=True, strategy=strategy,
+    for budget in task.budgets:
+        random.seed(task.seed)
+        np.random.seed(task.seed)
+        results, _ = kernel_tuner.tune_kernel(kernel_name, "__global__ void k() {}", [1], [], task.tune_params,
+                                              restrictions=kept, cache=task.kt_cache, simulation_mode=True, strategy=task.strategy,
                                               strategy_options={"max_fevals": budget}, quiet=True, verbose=False)
         best = min((r["time"] for r in results if isinstance(r.get("time"), (int, float))), default=None)
         found[budget] = optimum / best if best else 0.0
-    return space, strategy, seed, found
+    return task, found
 
 
 def budgets_of(points):
@@ -136,14 +154,14 @@ def read_store(path):
 def fill_store(path, tasks, jobs):
     """Runs the tasks the store lacks, appending each as it ends (a run cut short keeps what it did); the store's runs."""
     done = read_store(path)
-    todo = [t for t in tasks if (t[0], t[4], t[6]) not in done]
-    todo.sort(key=lambda t: (t[6] >= FRESH_SEED, t[4] not in SLOW_KT_STRATEGIES, t[6]))  # the seeds, then fresh ones; the long runs first
+    todo = [t for t in tasks if (t.space, t.strategy, t.seed) not in done]
+    todo.sort(key=lambda t: (t.seed >= FRESH_SEED, t.strategy not in SLOW_KT_STRATEGIES, t.seed))  # the seeds, then fresh ones; the long runs first
     if todo:
         with multiprocessing.Pool(jobs) as pool, open(path, "a") as store:
-            for space, strategy, seed, found in pool.imap_unordered(kt_run, todo):
-                store.write(json.dumps({"space": space, "strategy": strategy, "seed": seed, "fractions": found}) + "\n")
+            for t, found in pool.imap_unordered(kt_run, todo):
+                store.write(json.dumps({"space": t.space, "strategy": t.strategy, "seed": t.seed, "fractions": found}) + "\n")
                 store.flush()
-                done[(space, strategy, seed)] = found
+                done[(t.space, t.strategy, t.seed)] = found
     return done
 
 
@@ -179,7 +197,7 @@ def prepare(records, work):
 
 
 def kt_tasks(space, strategies, seeds):
-    return [(space["name"], space["kt_cache"], space["keys"], space["tune_params"], name, space["budgets"], seed)
+    return [KtTask(space["name"], space["kt_cache"], space["keys"], space["tune_params"], name, space["budgets"], seed)
             for name in strategies for seed in seeds]
 
 
@@ -205,10 +223,11 @@ def confirm(space, tests, occbench, args, store):
         return
     fresh = range(FRESH_SEED, FRESH_SEED + args.confirm_seeds)
     budgets, occ = occbench_fractions(occbench, space["record"], args.strategy, args.confirm_seeds, FRESH_SEED, args.model)
-    done = fill_store(store, kt_tasks(space, sorted({name for name, _ in flagged}), fresh), args.jobs)
+    names = sorted({name for name, _ in flagged})
+    done = fill_store(store, kt_tasks(space, names, fresh), args.jobs)
+    kt = {name: kt_fractions(done, space["name"], name, budgets, fresh) for name in names}
     for name, b in flagged:
-        kt = kt_fractions(done, space["name"], name, budgets, fresh)[int(b)]
-        tests[name][b].update(confirm_better_p=p_greater(occ[int(b)], kt), confirm_worse_p=p_greater(kt, occ[int(b)]))
+        tests[name][b].update(confirm_better_p=p_greater(occ[int(b)], kt[name][int(b)]), confirm_worse_p=p_greater(kt[name][int(b)], occ[int(b)]))
 
 
 def run(args):

@@ -7,7 +7,7 @@ import sys
 from test_occbench_config import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts" / "search"))
-from kt_simulation import budgets_of, fill_store, kt_fractions, read_space, read_store, table, verdict, write_space, write_summary  # noqa: E402
+from kt_simulation import KtTask, budgets_of, fill_store, kt_fractions, read_space, read_store, table, verdict, write_space, write_summary  # noqa: E402
 
 SYRK = ROOT / "results" / "reference" / "h100" / "search" / "syrk" / "syrk_full.jsonl"
 
@@ -60,7 +60,7 @@ def test_the_store_keeps_each_run_and_a_full_store_runs_nothing(tmp_path):
     done = read_store(store)
     assert done[("s", "pso", 1)] == {10: 0.6, 20: 1.0}
     assert kt_fractions(done, "s", "pso", [10, 20], range(2)) == {10: [0.5, 0.6], 20: [1.0, 1.0]}
-    tasks = [("s", "cache", [], {}, "pso", [10, 20], seed) for seed in (0, 1)]
+    tasks = [KtTask("s", "cache", [], {}, "pso", [10, 20], seed) for seed in (0, 1)]
     assert fill_store(store, tasks, jobs=1) == done  # nothing left to run: no Kernel Tuner needed, nothing appended
     assert len(store.read_text().splitlines()) == 2
     assert read_store(tmp_path / "none.jsonl") == {}
