@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_bests import records, searches  # noqa: E402  (the same bests as the study's bests.md)
+from search_bests import searches  # noqa: E402  (the same bests as the study's bests.md)
+from study_files import run_records, study_files  # noqa: E402
 
 
 def walls(study):
@@ -33,8 +34,9 @@ def walls(study):
 
 def collect(args):
     study = Path(args.study)
-    again = {r["point_id"]: r["timing"]["median_ms"] for r in records(study / "bests") if r.get("status") == "ok"}
-    bests = dict(searches(study))  # each run's records read once
+    files = study_files(study)
+    again = {r["point_id"]: r["timing"]["median_ms"] for r in run_records(files, "bests") if r.get("status") == "ok"}
+    bests = dict(searches(files))  # each run's records read once
     runs = []
     for name, wall in walls(study).items():
         best = bests.get(name)

@@ -12,54 +12,47 @@ A search's own time of its best is one run's measurement; timed again together i
 import json
 import re
 import sys
-from pathlib import Path
+
+from study_files import folders, run_records, study_files
 
 
-def records(folder):
-    for path in sorted(folder.glob("*.jsonl")):
-        for line in path.read_text().splitlines()[1:]:
-            record = json.loads(line)
-            if "point_id" in record:
-                yield record
-
-
-def best_of(folder):
-    ok = [r for r in records(folder) if r.get("status") == "ok" and r.get("variant") != "naive"]
+def best_of(records):
+    ok = [r for r in records if r.get("status") == "ok" and r.get("variant") != "naive"]
     return min(ok, key=lambda r: r["timing"]["median_ms"]) if ok else None
 
 
-def kernel_tuner_best(path):
+def kernel_tuner_best(text):
     """Kernel Tuner's best (scripts/kernel_tuner/kt_convolution_search.py's line) as occbench's record of its point."""
-    line = json.loads(path.read_text())
+    line = json.loads(text)
     axes = "/".join(f"{k}={v}" for k, v in line["best"].items())
     return {"point_id": f"convolution/tiled/image_width=4096/image_height=4096/{axes}",
             "timing": {"median_ms": line["best_ms_by_kernel_tuner"]}}
 
 
-def searches(study):
-    walls = study / "walls.txt"
-    for line in walls.read_text().splitlines() if walls.exists() else []:
+def searches(files):
+    """(run, its best record) of each run walls.txt names, then of each Kernel Tuner run (kt-*.json)."""
+    for line in files.get("walls.txt", "").splitlines():
         name = line.split()[0]
-        best = best_of(study / name)
+        best = best_of(run_records(files, name)) if name in folders(files) else None
         if best:
             yield name, best
-    for path in sorted(study.glob("kt-*.json")):
-        if path.stat().st_size:  # empty where that strategy failed (its .log says why)
-            yield path.stem, kernel_tuner_best(path)
+    for name, text in sorted(files.items()):
+        if "/" not in name and name.startswith("kt-") and name.endswith(".json") and text:  # empty where that strategy failed (its .log says why)
+            yield name[:-len(".json")], kernel_tuner_best(text)
 
 
 def main():
-    command, study = sys.argv[1], Path(sys.argv[2])
+    command, files = sys.argv[1], study_files(sys.argv[2])
     if command == "ids":
-        ids = sorted({best["point_id"] for _, best in searches(study)})
+        ids = sorted({best["point_id"] for _, best in searches(files)})
         print("^(" + "|".join(re.escape(i) for i in ids) + ")$")
         return
-    timed_again = study / (sys.argv[3] if len(sys.argv) > 3 else "bests")
-    again = {r["point_id"]: r["timing"]["median_ms"] for r in records(timed_again) if r.get("status") == "ok"}
+    timed_again = sys.argv[3] if len(sys.argv) > 3 else "bests"
+    again = {r["point_id"]: r["timing"]["median_ms"] for r in run_records(files, timed_again) if r.get("status") == "ok"}
     fastest = min(again.values())
     print("| run | its best | its time ms | timed again together ms | fraction of the fastest of them |")
     print("|---|---|---:|---:|---:|")
-    for name, best in searches(study):
+    for name, best in searches(files):
         short = "/".join(best["point_id"].split("/")[4:])
         time = again.get(best["point_id"])
         print(f"| {name} | {short} | {best['timing']['median_ms']:.4f} | {time:.4f} | {fastest / time:.3f} |" if time else

@@ -125,6 +125,31 @@ def test_the_batch_study_table_counts_every_wait_for_a_worker_and_the_kernels_co
     assert "tile8x8" not in done.stdout, "a timing without a run folder is no run"
 
 
+def test_the_batch_study_table_reads_a_study_inside_an_archive_and_a_run_kept_as_csv_and_log(tmp_path):
+    """The committed studies are in an archive that kept some runs as CSV and log alone: such a run's
+    row is the one its .jsonl and .json would give (its wait for the compiler from the log's time line)."""
+    import tarfile
+    study = tmp_path / "study"
+    run = study / "random-s1"
+    run.mkdir(parents=True)
+    (run / "r.csv").write_text("point_id,variant,status,timing_median_ms,compile_compile_ms,compile_waited_ms,compile_cache_hit\n"
+                               "c/t/a=1,tiled,ok,0.2,0,500,true\nc/t/a=2,tiled,ok,0.1,2000,0,false\n")
+    (study / "random-s1.log").write_text("time: 1.0 s of timed samples in 9.4 s of wall time (11%); waiting for the compiler 4.0 s, the rest 0.1 s\n")
+    (tmp_path / "walls.txt").write_text("random-s1 rc=0 wall_s=9500e-3\n")
+    with tarfile.open(tmp_path / "ev.tar.xz", "w:xz") as tar:
+        tar.add(study, arcname="batches/study")
+        tar.add(tmp_path / "walls.txt", arcname="batches/walls.txt")
+    script = SCRIPTS / "search" / "search_batch_summary.py"
+    done = subprocess.run([sys.executable, script, f"{tmp_path / 'ev.tar.xz'}:batches/study", "--walls", f"{tmp_path / 'ev.tar.xz'}:batches/walls.txt"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[2] == "| random-s1 | 9.5 | 4.0 | 1 (2.0) | 0.5 | 1 | 0.1000 |", done.stdout
+    assert "compile s, all / slowest" not in done.stdout, "no walls_compile.txt: no column of compile times"
+    (study / "walls.txt").write_text("random-s1 rc=0 wall_s=9500e-3\n")
+    from_folder = subprocess.run([sys.executable, script, study], capture_output=True, text=True)
+    assert from_folder.stdout == done.stdout, "the same study from its folder and from the archive"
+
+
 def test_the_compile_model_space_takes_the_measured_times_and_fits_the_rest(tmp_path):
     """compile_model_space.py on study 24's runs: the 760 kernels they compiled take their median
     measured time, the others a fit that grows with the tile as NVRTC's did (1 x 1 against 8 x 8,

@@ -1,0 +1,64 @@
+"""A live search study's files (scripts/search/search_batch_study.sh's folder), read from the folder or
+from inside an archive of studies, ARCHIVE.tar.xz:FOLDER (the committed studies are in
+results/reference/<gpu>/search/evidence.tar.xz, which kept some runs' CSV alone, without the .jsonl).
+"""
+import csv
+import io
+import json
+import tarfile
+from pathlib import Path, PurePosixPath
+
+
+def study_files(study):
+    """{path inside the study: text} of a study's folder, or of ARCHIVE.tar.xz:FOLDER."""
+    archive, _, inside = str(study).partition(".tar.xz:")
+    if not inside:
+        root = Path(study)
+        return {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*") if p.is_file()}
+    prefix = inside.rstrip("/") + "/"
+    with tarfile.open(archive + ".tar.xz") as tar:
+        return {m.name[len(prefix):]: tar.extractfile(m).read().decode() for m in tar
+                if m.isfile() and m.name.startswith(prefix)}
+
+
+def text_of(path):
+    """One file's text, from the file system or from inside an archive, ARCHIVE.tar.xz:PATH."""
+    archive, _, inside = str(path).partition(".tar.xz:")
+    if not inside:
+        return Path(path).read_text()
+    with tarfile.open(archive + ".tar.xz") as tar:
+        return tar.extractfile(inside).read().decode()
+
+
+def folders(files):
+    return {str(PurePosixPath(name).parent) for name in files}
+
+
+def one_of(files, folder, suffix):
+    """The text of the first file right in `folder` whose name ends in `suffix`, or None."""
+    return next((text for name, text in sorted(files.items())
+                 if str(PurePosixPath(name).parent) == folder and name.endswith(suffix)), None)
+
+
+def _number(value):
+    return float(value) if value not in ("", None) else 0
+
+
+def csv_records(text):
+    """A CSV's rows as the record fields the study tables read (the CSV flattens "compile.waited_ms"
+    to "compile_waited_ms")."""
+    return [{"point_id": row["point_id"], "variant": row.get("variant"), "status": row["status"],
+             "timing": {"median_ms": _number(row.get("timing_median_ms"))},
+             "compile": {"compile_ms": _number(row.get("compile_compile_ms")), "waited_ms": _number(row.get("compile_waited_ms")),
+                         "cache_hit": row.get("compile_cache_hit") in ("true", "True", "1")},
+             "time_use": {"compiler_wait_s": _number(row.get("time_use_compiler_wait_s"))}}
+            for row in csv.DictReader(io.StringIO(text))]
+
+
+def run_records(files, folder):
+    """The point records of the run in `folder`: its .jsonl's, else its CSV's; [] where it has neither."""
+    jsonl = one_of(files, folder, ".jsonl")
+    if jsonl is not None:
+        return [r for r in map(json.loads, jsonl.splitlines()[1:]) if "point_id" in r]
+    table = one_of(files, folder, ".csv")
+    return csv_records(table) if table is not None else []
