@@ -171,3 +171,16 @@ def test_the_compile_model_space_takes_the_measured_times_and_fits_the_rest(tmp_
     assert min(min(v) for v in seconds.values()) > 0
     median = lambda tile: sorted(seconds[tile])[len(seconds[tile]) // 2]
     assert median((8, 8)) > 10 * median((1, 1))
+
+
+def test_the_wall_table_takes_the_budget_that_finds_the_most_within_each_wall():
+    """A search's modeled wall need not grow with its budget (more walkers go faster): within a wall
+    the table takes the fitting budget whose median is highest, and – where none fits."""
+    sys.path.insert(0, str(SCRIPTS / "search"))
+    from replay_wall_table import table
+    summary = {"cores": 16, "seeds": 100, "batch": "the width rule", "strategies": {
+        "random": [{"points": 10, "median": 0.80, "wall_s": 4.0}, {"points": 20, "median": 0.85, "wall_s": 8.0}],
+        "local": [{"points": 10, "median": 0.90, "wall_s": 6.0}, {"points": 20, "median": 0.97, "wall_s": 5.5}]}}
+    rows = table(summary, [5, 7]).splitlines()
+    assert rows[-2] == "| 5 s | **0.800** (10) | – |", rows
+    assert rows[-1] == "| 7 s | 0.800 (10) | **0.970** (20) |", rows

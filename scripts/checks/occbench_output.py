@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""What an occbench command prints, as a fenced block for a page of the manual: a command's example
+output made by the command itself, so the page says what the tool prints today.
+
+    python3 scripts/checks/occbench_output.py [--lines N] ARGS...   # the first N lines of `occbench ARGS...`
+
+The binary is $OCCBENCH, else $BUILD_DIR/occbench (build/ by default); run from the repository's
+root (scripts/checks/generated_tables.py does). A command that fails prints nothing and exits 1.
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def binary():
+    for candidate in (os.environ.get("OCCBENCH"), ROOT / os.environ.get("BUILD_DIR", "build") / "occbench"):
+        if candidate and Path(candidate).is_file():
+            return str(candidate)
+    sys.exit("occbench_output: no occbench binary (set OCCBENCH or build into build/)")
+
+
+def main():
+    args = sys.argv[1:]
+    lines = None
+    if args[:1] == ["--lines"]:
+        lines, args = int(args[1]), args[2:]
+    done = subprocess.run([binary(), *args], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"occbench_output: occbench {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
+    print("```")
+    print("\n".join(done.stdout.splitlines()[:lines]))
+    print("```")
+
+
+if __name__ == "__main__":
+    main()
