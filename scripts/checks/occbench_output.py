@@ -2,7 +2,8 @@
 """What an occbench command prints, as a fenced block for a page of the manual: a command's example
 output made by the command itself, so the page says what the tool prints today.
 
-    python3 scripts/checks/occbench_output.py [--lines N] ARGS...   # the first N lines of `occbench ARGS...`
+    python3 scripts/checks/occbench_output.py [--lines N] ARGS...   # the first N lines of `occbench ARGS...`, fenced
+    python3 scripts/checks/occbench_output.py --raw ARGS...         # as it prints it (a report's Markdown)
 
 The binary is $OCCBENCH, else $BUILD_DIR/occbench (build/ by default); run from the repository's
 root (scripts/checks/generated_tables.py does). A command that fails prints nothing and exits 1.
@@ -24,12 +25,17 @@ def binary():
 
 def main():
     args = sys.argv[1:]
-    lines = None
+    lines, raw = None, args[:1] == ["--raw"]
+    if raw:
+        args = args[1:]
     if args[:1] == ["--lines"]:
         lines, args = int(args[1]), args[2:]
     done = subprocess.run([binary(), *args], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"occbench_output: occbench {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
+    if raw:
+        print(done.stdout, end="")
+        return
     print("```")
     print("\n".join(done.stdout.splitlines()[:lines]))
     print("```")
