@@ -4,6 +4,7 @@ output made by the command itself, so the page says what the tool prints today.
 
     python3 scripts/checks/occbench_output.py [--lines N] ARGS...   # the first N lines of `occbench ARGS...`, fenced
     python3 scripts/checks/occbench_output.py --raw ARGS...         # as it prints it (a report's Markdown)
+    python3 scripts/checks/occbench_output.py --table N ARGS...     # the Nth Markdown table it prints (from 0)
 
 The binary is $OCCBENCH, else $BUILD_DIR/occbench (build/ by default); run from the repository's
 root (scripts/checks/generated_tables.py does). A command that fails prints nothing and exits 1.
@@ -12,6 +13,8 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+
+from quoted_table import nth_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,16 +28,18 @@ def binary():
 
 def main():
     args = sys.argv[1:]
-    lines, raw = None, args[:1] == ["--raw"]
+    lines, table, raw = None, None, args[:1] == ["--raw"]
     if raw:
         args = args[1:]
     if args[:1] == ["--lines"]:
         lines, args = int(args[1]), args[2:]
+    if args[:1] == ["--table"]:
+        table, args = int(args[1]), args[2:]
     done = subprocess.run([binary(), *args], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"occbench_output: occbench {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
-    if raw:
-        print(done.stdout, end="")
+    if raw or table is not None:
+        print(done.stdout if raw else nth_table(done.stdout, table), end="")
         return
     print("```")
     print("\n".join(done.stdout.splitlines()[:lines]))
