@@ -1,18 +1,19 @@
 #!/usr/bin/env python3
 """A write-up's table of live searches seed by seed, made from the studies' committed runs: per row,
-the walls (walls.txt) or the bests' fractions of the fastest timed again (search_bests.py's) of the
-runs a regular expression names in a study, listed and with their median.
+the walls (walls.txt), the compilations (walls_compile.txt) or the bests' fractions of the fastest
+timed again (search_bests.py's) of the runs a regular expression names, as cells a template says.
 
-    python3 scripts/search/seed_table.py SPEC.json [TABLE]
+    python3 scripts/search/seed_table.py SPEC.json TABLE
 
-SPEC.json: {"TABLE": {"header": [...], "rows": [{"cells": ["A, 27", "local, batches"], "values": [
-    {"study": "ARCHIVE.tar.xz:FOLDER", "runs": "local-batch-s[1-5]", "of": "wall_s" | "fraction",
-     "as": "list, median" | "list (median)" | "list (median m)" | "list" | "each, median" | "joined"}],
-     "after": [...]}]}}
-"list, median": two cells, the values then their median; "list (median)", "list (median m)": one
-cell; "each, median": a cell per value, then the median; "joined": one cell, the values joined by
-" / ". A value's "study" may be a list (runs of several studies in one cell); a row's "after" cells
-follow its values.
+SPEC.json: {"studies": {"S27": "ARCHIVE.tar.xz:FOLDER", ...},
+           "TABLE": {"header": [...], "separator": "|---|---:|" (optional), "rows": [
+    {"values": {"w": {"study": "S27" (a name of "studies", or a folder) or [several], "runs": "local-batch-s[1-5]",
+                      "of": "wall_s" | "fraction" | "compiled"}},
+     "cells": ["A, 27", "{w.list}", "{w.median}"]}]}}
+A cell's template names a value's {NAME.list} (", "-joined), {NAME.median}, {NAME.mean}, {NAME.range} (min–max),
+{NAME.joined} (" / "-joined); a cell that is exactly "{NAME.each}" is one cell per run. Runs are in
+walls.txt's order, study after study. "compiled" is walls_compile.txt's kernels (CPU seconds) and
+"compile_s" its seconds for all / the slowest: neither has a median.
 """
 import json
 import re
@@ -23,7 +24,6 @@ from pathlib import Path
 from search_bests import searches
 from study_files import run_records, study_files
 
-FORMAT = {"wall_s": "{:.1f}", "fraction": "{:.3f}"}
 _studies = {}
 
 
@@ -42,46 +42,100 @@ def walls(files):
     return out
 
 
+def compiled(files):
+    """walls_compile.txt's "NAME kernels=N compile_s_sum=S ..." as "N (S)" by run."""
+    out = {}
+    for line in files.get("walls_compile.txt", "").splitlines():
+        name, *fields = line.split()
+        f = dict(field.split("=") for field in fields)
+        out[name] = f"{float(f['kernels']):.0f} ({float(f['compile_s_sum']):.0f})"
+    return out
+
+
+def saved_fractions(files):
+    """The fractions of search_bests.py's table as the study saved it (bests.md), where its bests run's
+    records were not kept (studies 22-24)."""
+    rows = [line.split("|")[1:-1] for line in files.get("bests.md", "").splitlines()[2:]]
+    return {cells[0].strip(): float(cells[-1]) for cells in rows if cells and cells[-1].strip() not in ("", "–")}
+
+
 def fractions(files):
     """Each run's best, timed again in the study's bests run, as a fraction of the fastest timed there."""
     again = {r["point_id"]: r["timing"]["median_ms"] for r in run_records(files, "bests") if r.get("status") == "ok"}
+    if not again:
+        return saved_fractions(files)
     fastest = min(again.values())
     return {name: fastest / again[best["point_id"]] for name, best in searches(files) if best["point_id"] in again}
 
 
-def values(spec):
-    """The values of the runs `runs` names, in walls.txt's order, study after study."""
-    found = []
-    for study in ([spec["study"]] if isinstance(spec["study"], str) else spec["study"]):
-        files = files_of(study)
-        by_run = walls(files) if spec["of"] == "wall_s" else fractions(files)
-        order = [line.split()[0] for line in files["walls.txt"].splitlines() if line.strip()]
-        found += [by_run[name] for name in order if re.fullmatch(spec["runs"], name) and name in by_run]
-    if not found:
-        sys.exit(f"seed_table: no run of {spec['study']} matches {spec['runs']!r}")
-    return found
+def compile_s(files):
+    """walls_compile.txt's NVRTC seconds for all a run's kernels / its slowest, as "S / M" by run."""
+    out = {}
+    for line in files.get("walls_compile.txt", "").splitlines():
+        name, *fields = line.split()
+        f = dict(field.split("=") for field in fields)
+        out[name] = f"{float(f['compile_s_sum']):.1f} / {float(f['compile_s_max']):.1f}"
+    return out
 
 
-def cells(spec):
-    found = values(spec)
-    text = [FORMAT[spec["of"]].format(v) for v in found]
-    median = FORMAT[spec["of"]].format(statistics.median(found))
-    return {"list, median": [", ".join(text), median], "list (median)": [f"{', '.join(text)} ({median})"],
-            "list (median m)": [f"{', '.join(text)} (median {median})"], "list": [", ".join(text)],
-            "each, median": [*text, median], "joined": [" / ".join(text)]}[spec["as"]]
+READERS = {"wall_s": walls, "fraction": fractions, "compiled": compiled, "compile_s": compile_s}
+FORMAT = {"wall_s": "{:.1f}", "fraction": "{:.3f}", "compiled": "{}", "compile_s": "{}"}
 
 
-def table(spec):
+class Values:
+    """The values of the runs a spec names, and the ways a cell shows them."""
+
+    def __init__(self, spec, studies):
+        self.found = []
+        for study in ([spec["study"]] if isinstance(spec["study"], str) else spec["study"]):
+            files = files_of(studies.get(study, study))
+            by_run = READERS[spec["of"]](files)
+            order = [line.split()[0] for line in files["walls.txt"].splitlines() if line.strip()]
+            self.found += [by_run[name] for name in order if re.fullmatch(spec["runs"], name) and name in by_run]
+        if not self.found:
+            sys.exit(f"seed_table: no run of {spec['study']} matches {spec['runs']!r}")
+        self.text = [FORMAT[spec["of"]].format(v) for v in self.found]
+        self.form = FORMAT[spec["of"]]
+
+    @property
+    def list(self):
+        return ", ".join(self.text)
+
+    @property
+    def joined(self):
+        return " / ".join(self.text)
+
+    @property
+    def median(self):
+        return self.form.format(statistics.median(self.found))
+
+    @property
+    def mean(self):
+        return self.form.format(statistics.mean(self.found))
+
+    @property
+    def range(self):
+        return f"{self.form.format(min(self.found))}–{self.form.format(max(self.found))}"
+
+
+def row_cells(row, studies):
+    values = {name: Values(spec, studies) for name, spec in row.get("values", {}).items()}
+    out = []
+    for template in row["cells"]:
+        each = re.fullmatch(r"\{(\w+)\.each\}", template)
+        out += values[each.group(1)].text if each else [template.format(**values)]
+    return out
+
+
+def table(spec, studies):
     lines = ["| " + " | ".join(spec["header"]) + " |", spec.get("separator", "|" + "---|" * len(spec["header"]))]
-    for row in spec["rows"]:
-        row_cells = list(row["cells"]) + [c for value in row["values"] for c in cells(value)] + list(row.get("after", []))
-        lines.append("| " + " | ".join(row_cells) + " |")
+    lines += ["| " + " | ".join(row_cells(row, studies)) + " |" for row in spec["rows"]]
     return "\n".join(lines) + "\n"
 
 
 def main():
     specs = json.loads(Path(sys.argv[1]).read_text())
-    print(table(specs[sys.argv[2]] if len(sys.argv) > 2 else next(iter(specs.values()))), end="")
+    print(table(specs[sys.argv[2]], specs.get("studies", {})), end="")
 
 
 if __name__ == "__main__":

@@ -191,10 +191,10 @@ def test_the_seed_table_lists_each_matching_runs_wall_or_best_fraction_with_the_
         write_run(tmp_path / name, [point(name[-1], ms)])
     write_run(tmp_path / "bests", [point("1", 0.21), point("2", 0.30)])
     (tmp_path / "walls.txt").write_text("local-s1 rc=0 wall_s=10e0\nrandom-s1 rc=0 wall_s=3e0\nlocal-s2 rc=0 wall_s=20e0\n")
-    spec = {"t": {"header": ["search", "walls", "median", "fractions"], "rows": [
-        {"cells": ["local"], "values": [{"study": str(tmp_path), "runs": "local-s[12]", "of": "wall_s", "as": "list, median"},
-                                        {"study": str(tmp_path), "runs": "local-s[12]", "of": "fraction", "as": "list (median)"}]}]}}
+    spec = {"studies": {"s": str(tmp_path)}, "t": {"header": ["search", "walls", "median", "fractions", "1", "2"], "rows": [
+        {"cells": ["local", "{w.list}", "{w.median}", "{f.list} ({f.median})", "{w.each}"],
+         "values": {"w": {"study": "s", "runs": "local-s[12]", "of": "wall_s"}, "f": {"study": "s", "runs": "local-s[12]", "of": "fraction"}}}]}}
     (tmp_path / "spec.json").write_text(json.dumps(spec))
     done = subprocess.run([sys.executable, SCRIPTS / "search" / "seed_table.py", tmp_path / "spec.json", "t"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.splitlines()[-1] == "| local | 10.0, 20.0 | 15.0 | 1.000, 0.700 (0.850) |", done.stdout
+    assert done.stdout.splitlines()[-1] == "| local | 10.0, 20.0 | 15.0 | 1.000, 0.700 (0.850) | 10.0 | 20.0 |", done.stdout
