@@ -17,6 +17,9 @@ Prints a markdown table per config (occbench median, ncu median, difference, wit
 target: 2% at >= 20 us, 1 us below; beside them the normal run's event-pair median of the same
 samples and its timing source) and writes DIR/ncu_agreement.csv with every row.
 
+    python3 scripts/ncu/ncu_agreement.py --table-of DIR/ncu_agreement.csv CONFIG   # a config's table again, from the CSV
+        (the CSV a file, or ARCHIVE.tar.xz:PATH inside an evidence archive)
+
 --ncu-runs N (default 1) runs step 2 N times, each a new process: `ncu_runs_us` holds every run's
 median, the table's ncu figure stays the first run's, and `within_target_of_ncu_runs` is true when
 occbench's median is within the target of some value between ncu's lowest and highest: a kernel
@@ -25,6 +28,7 @@ against what ncu gives for it, not against one draw.
 """
 import argparse
 import csv
+import io
 import json
 import os
 import statistics
@@ -34,6 +38,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from occbench_config import relocated  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+from study_files import text_of  # noqa: E402  (a CSV kept inside an evidence archive)
 
 NCU_SAMPLES = 5
 
@@ -157,48 +164,72 @@ def point_ncu_medians(point_id, ncu_runs):
 
 
 def compare_point(name, point_id, by_method, methods, per_ncu_run, sources, event_medians):
-    """The table's cells, its differences, whether the first method is within the target, and the CSV rows."""
+    """The point's CSV rows, one per method it was measured with."""
     ncu_us, per_run = per_ncu_run[0]
     ncu_all = [us for us, _ in per_ncu_run]
-    cells, diffs, ok_all, rows = [], [], True, []
+    rows = []
     for m in methods:
         occ = by_method.get(m)
         if occ is None:
-            cells.append("–"); diffs.append("–"); continue
-        ok = within_target(occ, ncu_us)
-        ok_all &= ok if m == methods[0] else True
-        cells.append(f"{occ:.2f}")
-        diffs.append(f"{occ - ncu_us:+.2f} µs ({100 * (occ - ncu_us) / ncu_us:+.1f}%)")
+            continue
         rows.append({"config": name, "point_id": point_id, "method": m, "occbench_median_us": round(occ, 4),
                      "ncu_median_us": round(ncu_us, 4), "kernels_per_run": per_run,
                      "diff_us": round(occ - ncu_us, 4), "diff_pct": round(100 * (occ - ncu_us) / ncu_us, 3),
-                     "within_target": ok, "ncu_runs_us": ";".join(f"{us:.4f}" for us in ncu_all),
+                     "within_target": within_target(occ, ncu_us), "ncu_runs_us": ";".join(f"{us:.4f}" for us in ncu_all),
                      "within_target_of_ncu_runs": within_target_of_runs(occ, ncu_all),
                      "timing_source": sources.get(point_id, ""),
                      "event_median_us": round(event_medians[point_id], 4) if point_id in event_medians else None})
-    return cells, diffs, ok_all, rows
+    return rows
+
+
+def table_head(methods):
+    head = "| point | " + " | ".join(f"occbench ({m}) µs" for m in methods) + " | ncu µs | " + \
+           " | ".join(f"diff ({m})" for m in methods) + " | within target | event pair µs | source |"
+    return [head, "|" + "---|" * (head.count("|") - 1)]
+
+
+def point_line(point_id, methods, rows):
+    """A point's table row from its CSV rows (one per method it has): the same from a run or from the CSV."""
+    by_method = {r["method"]: r for r in rows}
+    first = rows[0]
+    cells = [f"{float(by_method[m]['occbench_median_us']):.2f}" if m in by_method else "–" for m in methods]
+    diffs = [f"{float(by_method[m]['diff_us']):+.2f} µs ({float(by_method[m]['diff_pct']):+.1f}%)" if m in by_method else "–"
+             for m in methods]
+    ok = by_method[methods[0]]["within_target"] in (True, "True") if methods[0] in by_method else True
+    event = first.get("event_median_us")
+    event = f"{float(event):.2f}" if event not in (None, "") and float(event) else "–"
+    return (f"| {point_id} | " + " | ".join(cells) + f" | {float(first['ncu_median_us']):.2f} | " + " | ".join(diffs) +
+            f" | {'yes' if ok else 'NO'} | {event} | {first.get('timing_source') or '–'} |")
 
 
 def config_table(name, methods, occbench, ncu_runs):
     """Prints the config's table; returns its CSV rows."""
     medians, sources, event_medians = occbench
     print(f"\n### {name}\n")
-    head = "| point | " + " | ".join(f"occbench ({m}) µs" for m in methods) + " | ncu µs | " + \
-           " | ".join(f"diff ({m})" for m in methods) + " | within target | event pair µs | source |"
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
+    print("\n".join(table_head(methods)))
     rows = []
     for point_id, by_method in medians.items():
         per_ncu_run = point_ncu_medians(point_id, ncu_runs)
         if per_ncu_run is None:
             print(f"| {point_id} | no ncu kernels named by this point |")
             continue
-        cells, diffs, ok_all, mine = compare_point(name, point_id, by_method, methods, per_ncu_run, sources, event_medians)
+        mine = compare_point(name, point_id, by_method, methods, per_ncu_run, sources, event_medians)
         rows += mine
-        event = event_medians.get(point_id)
-        print(f"| {point_id} | " + " | ".join(cells) + f" | {per_ncu_run[0][0]:.2f} | " + " | ".join(diffs) +
-              f" | {'yes' if ok_all else 'NO'} | {f'{event:.2f}' if event else '–'} | {sources.get(point_id, '–')} |")
+        print(point_line(point_id, methods, mine))
     return rows
+
+
+def table_of_csv(path, config):
+    """A config's table as the run printed it, again from its CSV (ncu_agreement.csv, a file or ARCHIVE.tar.xz:PATH):
+    the write-ups' tables are these."""
+    rows = [r for r in csv.DictReader(io.StringIO(text_of(path))) if r["config"] == config]
+    if not rows:
+        sys.exit(f"{path}: no row of config {config}")
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    lines = table_head(methods)
+    for point_id in dict.fromkeys(r["point_id"] for r in rows):
+        lines.append(point_line(point_id, methods, [r for r in rows if r["point_id"] == point_id]))
+    return "\n".join(lines)
 
 
 def write_csv(path, rows):
@@ -226,6 +257,9 @@ def print_summary(rows, methods, ncu_run_count):
 
 
 def main():
+    if sys.argv[1:2] == ["--table-of"]:  # --table-of CSV CONFIG: a config's table again, from the run's CSV
+        print(table_of_csv(sys.argv[2], sys.argv[3]))
+        return
     args = parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
