@@ -9,16 +9,19 @@ import tarfile
 from pathlib import Path, PurePosixPath
 
 
+TEXT = (".txt", ".tsv", ".json", ".jsonl", ".csv", ".log", ".md")  # what a study writes that the tables read
+
+
 def study_files(study):
-    """{path inside the study: text} of a study's folder, or of ARCHIVE.tar.xz:FOLDER."""
+    """{path inside the study: text} of a study's text files, from its folder or from ARCHIVE.tar.xz:FOLDER."""
     archive, _, inside = str(study).partition(".tar.xz:")
     if not inside:
         root = Path(study)
-        return {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*") if p.is_file()}
+        return {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*") if p.is_file() and p.name.endswith(TEXT)}
     prefix = inside.rstrip("/") + "/"
     with tarfile.open(archive + ".tar.xz") as tar:
         return {m.name[len(prefix):]: tar.extractfile(m).read().decode() for m in tar
-                if m.isfile() and m.name.startswith(prefix)}
+                if m.isfile() and m.name.startswith(prefix) and m.name.endswith(TEXT)}
 
 
 def text_of(path):
