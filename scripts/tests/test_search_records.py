@@ -198,3 +198,19 @@ def test_the_seed_table_lists_each_matching_runs_wall_or_best_fraction_with_the_
     done = subprocess.run([sys.executable, SCRIPTS / "search" / "seed_table.py", tmp_path / "spec.json", "t"], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "| local | 10.0, 20.0 | 15.0 | 1.000, 0.700 (0.850) | 10.0 | 20.0 |", done.stdout
+
+
+def test_the_live_table_is_the_same_from_the_study_folder_and_from_files_kept_apart(tmp_path):
+    """search_study_summary.py's live table, from OUT_DIR as search_study.sh leaves it and from the
+    files one by one as the write-ups keep them (--live-table): the same rows, each search's best
+    against the full sweep's optimum and its wall against the full run's."""
+    write_run(tmp_path / "full", [point("x=1", 0.10), point("x=2", 0.20)])
+    write_run(tmp_path / "live-local-1", [point("x=2", 0.20)])
+    (tmp_path / "walls.tsv").write_text("s-full\t10000\ns-live-local-1\t1000\n")
+    script = SCRIPTS / "search" / "search_study_summary.py"
+    folder = subprocess.run([sys.executable, script, tmp_path], capture_output=True, text=True)
+    apart = subprocess.run([sys.executable, script, "--live-table", tmp_path / "walls.tsv", tmp_path / "full" / "run.jsonl",
+                            f"local-1={tmp_path / 'live-local-1' / 'run.jsonl'}"], capture_output=True, text=True)
+    assert apart.returncode == 0, apart.stderr
+    assert apart.stdout.splitlines()[-1] == "| local-1 | 1 | 0.2000 | 0.500 | 1.0 | 0.100 |", apart.stdout
+    assert apart.stdout in folder.stdout
