@@ -4,12 +4,14 @@ output made by the command itself, so the page says what the tool prints today.
 
     python3 scripts/checks/occbench_output.py [--lines N] ARGS...   # the first N lines of `occbench ARGS...`, fenced
     python3 scripts/checks/occbench_output.py --raw ARGS...         # as it prints it (a report's Markdown)
-    python3 scripts/checks/occbench_output.py --table N ARGS...     # the Nth Markdown table it prints (from 0)
+    python3 scripts/checks/occbench_output.py --table N [--rows REGEX] ARGS...   # its Nth Markdown table (from 0),
+        # with --rows only the body rows a regular expression finds (a slice of a report)
 
 The binary is $OCCBENCH, else $BUILD_DIR/occbench (build/ by default); run from the repository's
 root (scripts/checks/generated_tables.py does). A command that fails prints nothing and exits 1.
 """
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -35,11 +37,18 @@ def main():
         lines, args = int(args[1]), args[2:]
     if args[:1] == ["--table"]:
         table, args = int(args[1]), args[2:]
+    rows = None
+    if args[:1] == ["--rows"]:
+        rows, args = re.compile(args[1]), args[2:]
     done = subprocess.run([binary(), *args], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"occbench_output: occbench {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
     if raw or table is not None:
-        print(done.stdout if raw else nth_table(done.stdout, table), end="")
+        text = done.stdout if raw else nth_table(done.stdout, table)
+        if rows:
+            lines = text.splitlines(keepends=True)
+            text = "".join(lines[:2] + [line for line in lines[2:] if rows.search(line)])
+        print(text, end="")
         return
     print("```")
     print("\n".join(done.stdout.splitlines()[:lines]))
