@@ -75,3 +75,21 @@ def test_a_quoted_table_is_the_saved_outputs_nth_table_from_a_file_or_an_archive
     assert first.stdout == "| a | b |\n|---|---|\n| 1 | 2 |\n"
     missing = subprocess.run([sys.executable, script, saved, "--table", "2"], capture_output=True, text=True)
     assert missing.returncode != 0 and "no table 2" in missing.stderr
+
+
+def test_occbench_output_prints_a_table_or_a_slice_of_it_fenced_or_raw(tmp_path):
+    import os
+    import subprocess
+    fake = tmp_path / "occbench"
+    fake.write_text("#!/bin/sh\nprintf 'title\\n| v | ms |\\n|---|---:|\\n| a | 1.0 |\\n| b | 2.0 |\\n\\nmore\\n'\n")
+    fake.chmod(0o755)
+    script = ROOT / "scripts" / "checks" / "occbench_output.py"
+
+    def output(*args):
+        done = subprocess.run([sys.executable, script, *args, "report", "x.json"], capture_output=True, text=True,
+                              env={**os.environ, "OCCBENCH": str(fake)})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+    assert output("--table", "0", "--rows", r"\| b ") == "| v | ms |\n|---|---:|\n| b | 2.0 |\n"
+    assert output("--lines", "2") == "```\ntitle\n| v | ms |\n```\n"
+    assert output("--raw").endswith("more\n")
