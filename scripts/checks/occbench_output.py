@@ -21,11 +21,12 @@ from quoted_table import nth_table
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def binary():
+def occbench_binary():
+    """$OCCBENCH, else $BUILD_DIR/occbench (build/ by default), else None: the one lookup (the tests use it too)."""
     for candidate in (os.environ.get("OCCBENCH"), ROOT / os.environ.get("BUILD_DIR", "build") / "occbench"):
         if candidate and Path(candidate).is_file():
             return str(candidate)
-    sys.exit("occbench_output: no occbench binary (set OCCBENCH or build into build/)")
+    return None
 
 
 def main():
@@ -40,7 +41,10 @@ def main():
     rows = None
     if args[:1] == ["--rows"]:
         rows, args = re.compile(args[1]), args[2:]
-    done = subprocess.run([binary(), *args], cwd=ROOT, capture_output=True, text=True)
+    occbench = occbench_binary()
+    if not occbench:
+        sys.exit("occbench_output: no occbench binary (set OCCBENCH or build into build/)")
+    done = subprocess.run([occbench, *args], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"occbench_output: occbench {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
     if raw or table is not None:

@@ -16,26 +16,25 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from search_bests import searches  # noqa: E402  (the same bests as the study's bests.md)
-from study_files import run_records, study_files  # noqa: E402
+from search_bests import searches, timed_again  # noqa: E402  (the same bests as the study's bests.md)
+from study_files import study_files, walls as walls_of  # noqa: E402
 
 
 def walls(study):
-    """{run name: wall s} of walls.txt and walls_kernel_tuner.txt."""
+    """{run name: wall s} of walls.txt (the runs with a folder) and walls_kernel_tuner.txt."""
     out = {}
     for name in ("walls.txt", "walls_kernel_tuner.txt"):
         path = study / name
-        for line in path.read_text().splitlines() if path.exists() else []:
-            wall = re.search(r"wall_s=([0-9.e-]+)", line)
-            if wall and (name != "walls.txt" or (study / line.split()[0]).is_dir()):
-                out[line.split()[0]] = float(wall.group(1))
+        for run, wall_s in (walls_of(path.read_text()) if path.exists() else {}).items():
+            if name != "walls.txt" or (study / run).is_dir():
+                out[run] = wall_s
     return out
 
 
 def collect(args):
     study = Path(args.study)
     files = study_files(study)
-    again = {r["point_id"]: r["timing"]["median_ms"] for r in run_records(files, "bests") if r.get("status") == "ok"}
+    again = timed_again(files)
     bests = dict(searches(files))  # each run's records read once
     runs = []
     for name, wall in walls(study).items():

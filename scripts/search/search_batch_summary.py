@@ -17,7 +17,7 @@ import re
 import sys
 from pathlib import Path
 
-from study_files import folders, one_of, run_records, study_files, text_of
+from study_files import compile_times, folders, one_of, run_records, study_files, text_of, walls
 
 
 def compiler_wait_s(files, name):
@@ -42,22 +42,10 @@ def run_summary(files, name, wall_s):
             "from_the_workers_cache": sum(1 for c in compiles if c.get("cache_hit"))}
 
 
-def compile_times(files):
-    """walls_compile.txt's lines, "NAME kernels=N compile_s_sum=S compile_s_max=M", by run."""
-    times = {}
-    for line in files.get("walls_compile.txt", "").splitlines():
-        name, *fields = line.split()
-        times[name] = {k: float(v) for k, v in (f.split("=") for f in fields)}
-    return times
-
-
-def summaries(files, walls):
-    """One summary per line of `walls` that names a run folder (other timings, a compile probe, have none)."""
-    rows = []
-    for line in walls.splitlines():
-        name, rc, wall = line.split()
-        if name in folders(files):
-            rows.append(run_summary(files, name, float(wall.split("=")[1])))
+def summaries(files, walls_text):
+    """One summary per run of walls.txt that has a run folder (other timings, a compile probe, have none)."""
+    runs = folders(files)
+    rows = [run_summary(files, name, wall_s) for name, wall_s in walls(walls_text).items() if name in runs]
     times = compile_times(files)
     for r in rows:
         r.update({k: v for k, v in times.get(r["run"], {}).items() if k != "kernels"})
@@ -83,8 +71,7 @@ def option(name):
 
 def main():
     files = study_files(sys.argv[1])
-    walls = text_of(option("--walls")) if option("--walls") else files["walls.txt"]
-    rows = summaries(files, walls)
+    rows = summaries(files, text_of(option("--walls")) if option("--walls") else files["walls.txt"])
     print(table(rows), end="")
     if option("--json"):
         Path(option("--json")).write_text(json.dumps(rows, indent=1) + "\n")

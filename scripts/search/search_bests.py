@@ -13,12 +13,17 @@ import json
 import re
 import sys
 
-from study_files import folders, run_records, study_files
+from study_files import folders, run_records, study_files, walls
 
 
 def best_of(records):
     ok = [r for r in records if r.get("status") == "ok" and r.get("variant") != "naive"]
     return min(ok, key=lambda r: r["timing"]["median_ms"]) if ok else None
+
+
+def timed_again(files, folder="bests"):
+    """{point: median ms} of the run that timed every search's best again together in one process."""
+    return {r["point_id"]: r["timing"]["median_ms"] for r in run_records(files, folder) if r.get("status") == "ok"}
 
 
 def kernel_tuner_best(text):
@@ -31,8 +36,7 @@ def kernel_tuner_best(text):
 
 def searches(files):
     """(run, its best record) of each run walls.txt names, then of each Kernel Tuner run (kt-*.json)."""
-    for line in files.get("walls.txt", "").splitlines():
-        name = line.split()[0]
+    for name in walls(files.get("walls.txt", "")):
         best = best_of(run_records(files, name)) if name in folders(files) else None
         if best:
             yield name, best
@@ -47,8 +51,7 @@ def main():
         ids = sorted({best["point_id"] for _, best in searches(files)})
         print("^(" + "|".join(re.escape(i) for i in ids) + ")$")
         return
-    timed_again = sys.argv[3] if len(sys.argv) > 3 else "bests"
-    again = {r["point_id"]: r["timing"]["median_ms"] for r in run_records(files, timed_again) if r.get("status") == "ok"}
+    again = timed_again(files, sys.argv[3] if len(sys.argv) > 3 else "bests")
     fastest = min(again.values())
     print("| run | its best | its time ms | timed again together ms | fraction of the fastest of them |")
     print("|---|---|---:|---:|---:|")

@@ -20,9 +20,7 @@ from study_files import text_of  # noqa: E402  (a file kept inside an evidence a
 
 def records_of_file(path):
     """The point records of a .jsonl, a file or ARCHIVE.tar.xz:PATH ([] where it does not exist)."""
-    if ".tar.xz:" not in str(path) and not os.path.exists(path):
-        return []
-    return [r for r in (json.loads(line) for line in text_of(path).splitlines() if line.strip()) if "point_id" in r]
+    return [r for r in (json.loads(line) for line in text_of(path, missing="").splitlines() if line.strip()) if "point_id" in r]
 
 
 def records(folder):
@@ -48,10 +46,9 @@ def best(recs, field):
 def walls(path):
     """walls.tsv's "STUDY-NAME\tMS" lines as {NAME: seconds}."""
     table = {}
-    if ".tar.xz:" in str(path) or os.path.exists(path):
-        for line in text_of(path).splitlines():
-            name, ms = line.split("\t")[:2]
-            table[name.split("-", 1)[1]] = int(ms) / 1000
+    for line in text_of(path, missing="").splitlines():
+        name, ms = line.split("\t")[:2]
+        table[name.split("-", 1)[1]] = int(ms) / 1000
     return table
 
 

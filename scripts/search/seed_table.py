@@ -15,41 +15,30 @@ A cell's template names a value's {NAME.list} (", "-joined), {NAME.median}, {NAM
 walls.txt's order, study after study. "compiled" is walls_compile.txt's kernels (CPU seconds) and
 "compile_s" its seconds for all / the slowest: neither has a median.
 """
+import functools
 import json
 import re
 import statistics
 import sys
 from pathlib import Path
 
-from search_bests import searches
-from study_files import run_records, study_files
+from search_bests import searches, timed_again
+from study_files import compile_times, study_files, walls
 
-_studies = {}
-
-
+@functools.lru_cache(maxsize=None)
 def files_of(study):
-    if study not in _studies:
-        _studies[study] = study_files(study)
-    return _studies[study]
-
-
-def walls(files):
-    out = {}
-    for line in files["walls.txt"].splitlines():
-        wall = re.search(r"wall_s=([0-9.e-]+)", line)
-        if wall:
-            out[line.split()[0]] = float(wall.group(1))
-    return out
+    """A study's files, read once however many cells name it."""
+    return study_files(study)
 
 
 def compiled(files):
-    """walls_compile.txt's "NAME kernels=N compile_s_sum=S ..." as "N (S)" by run."""
-    out = {}
-    for line in files.get("walls_compile.txt", "").splitlines():
-        name, *fields = line.split()
-        f = dict(field.split("=") for field in fields)
-        out[name] = f"{float(f['kernels']):.0f} ({float(f['compile_s_sum']):.0f})"
-    return out
+    """walls_compile.txt's kernels (CPU seconds of NVRTC), "N (S)", by run."""
+    return {name: f"{t['kernels']:.0f} ({t['compile_s_sum']:.0f})" for name, t in compile_times(files).items()}
+
+
+def compile_s(files):
+    """walls_compile.txt's NVRTC seconds for all a run's kernels / its slowest, "S / M", by run."""
+    return {name: f"{t['compile_s_sum']:.1f} / {t['compile_s_max']:.1f}" for name, t in compile_times(files).items()}
 
 
 def saved_fractions(files):
@@ -61,24 +50,14 @@ def saved_fractions(files):
 
 def fractions(files):
     """Each run's best, timed again in the study's bests run, as a fraction of the fastest timed there."""
-    again = {r["point_id"]: r["timing"]["median_ms"] for r in run_records(files, "bests") if r.get("status") == "ok"}
+    again = timed_again(files)
     if not again:
         return saved_fractions(files)
     fastest = min(again.values())
     return {name: fastest / again[best["point_id"]] for name, best in searches(files) if best["point_id"] in again}
 
 
-def compile_s(files):
-    """walls_compile.txt's NVRTC seconds for all a run's kernels / its slowest, as "S / M" by run."""
-    out = {}
-    for line in files.get("walls_compile.txt", "").splitlines():
-        name, *fields = line.split()
-        f = dict(field.split("=") for field in fields)
-        out[name] = f"{float(f['compile_s_sum']):.1f} / {float(f['compile_s_max']):.1f}"
-    return out
-
-
-READERS = {"wall_s": walls, "fraction": fractions, "compiled": compiled, "compile_s": compile_s}
+READERS = {"wall_s": lambda files: walls(files["walls.txt"]), "fraction": fractions, "compiled": compiled, "compile_s": compile_s}
 FORMAT = {"wall_s": "{:.1f}", "fraction": "{:.3f}", "compiled": "{}", "compile_s": "{}"}
 
 
@@ -90,8 +69,7 @@ class Values:
         for study in ([spec["study"]] if isinstance(spec["study"], str) else spec["study"]):
             files = files_of(studies.get(study, study))
             by_run = READERS[spec["of"]](files)
-            order = [line.split()[0] for line in files["walls.txt"].splitlines() if line.strip()]
-            self.found += [by_run[name] for name in order if re.fullmatch(spec["runs"], name) and name in by_run]
+            self.found += [by_run[name] for name in walls(files["walls.txt"]) if re.fullmatch(spec["runs"], name) and name in by_run]
         if not self.found:
             sys.exit(f"seed_table: no run of {spec['study']} matches {spec['runs']!r}")
         self.text = [FORMAT[spec["of"]].format(v) for v in self.found]

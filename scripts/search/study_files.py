@@ -5,6 +5,7 @@ results/reference/<gpu>/search/evidence.tar.xz, which kept some runs' CSV alone,
 import csv
 import io
 import json
+import re
 import tarfile
 from pathlib import Path, PurePosixPath
 
@@ -24,13 +25,33 @@ def study_files(study):
                 if m.isfile() and m.name.startswith(prefix) and m.name.endswith(TEXT)}
 
 
-def text_of(path):
-    """One file's text, from the file system or from inside an archive, ARCHIVE.tar.xz:PATH."""
+def text_of(path, missing=None):
+    """One file's text, from the file system or from inside an archive, ARCHIVE.tar.xz:PATH;
+    `missing` where a file of the file system is not there (None: that is an error)."""
     archive, _, inside = str(path).partition(".tar.xz:")
     if not inside:
-        return Path(path).read_text()
+        return missing if missing is not None and not Path(path).exists() else Path(path).read_text()
     with tarfile.open(archive + ".tar.xz") as tar:
         return tar.extractfile(inside).read().decode()
+
+
+def walls(text):
+    """A study's walls.txt ("NAME ... wall_s=S" per run, in the order they ran) as {NAME: S}."""
+    out = {}
+    for line in text.splitlines():
+        wall = re.search(r"wall_s=([0-9.e-]+)", line)
+        if wall:
+            out[line.split()[0]] = float(wall.group(1))
+    return out
+
+
+def compile_times(files):
+    """walls_compile.txt's lines, "NAME kernels=N compile_s_sum=S compile_s_max=M", by run."""
+    times = {}
+    for line in files.get("walls_compile.txt", "").splitlines():
+        name, *fields = line.split()
+        times[name] = {k: float(v) for k, v in (f.split("=") for f in fields)}
+    return times
 
 
 def folders(files):

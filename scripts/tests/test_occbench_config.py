@@ -1,7 +1,6 @@
 """scripts/ncu/occbench_config.py: a config copied into another folder still finds the files it names,
 so the agreement scripts run a user kernel's config as `occbench run` does."""
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -12,7 +11,9 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parents[1]
 ROOT = SCRIPTS.parent
 sys.path.insert(0, str(SCRIPTS / "ncu"))
+sys.path.insert(0, str(SCRIPTS / "checks"))
 from occbench_config import relocated  # noqa: E402
+from occbench_output import occbench_binary  # noqa: E402,F401  (the tests' lookup of the binary, as the tables')
 
 
 def test_every_file_a_user_kernel_config_names_becomes_absolute(tmp_path):
@@ -32,13 +33,6 @@ def test_every_file_a_user_kernel_config_names_becomes_absolute(tmp_path):
     assert spec["source"] == "k.cu", "the input is left as it was"
     builtin = {"family": "adjacent_difference", "sizes": {"n": [1024]}}
     assert relocated(builtin, folder / "c.json") == builtin
-
-
-def occbench_binary():
-    for candidate in (os.environ.get("OCCBENCH"), ROOT / os.environ.get("BUILD_DIR", "build") / "occbench"):
-        if candidate and Path(candidate).is_file():
-            return str(candidate)
-    return None
 
 
 def test_a_copied_example_config_validates_from_another_folder(tmp_path):
