@@ -126,7 +126,7 @@ TEST(SearchSpace, ExtraFeaturesAreScaledAndFollowTheCoordinates) {
   EXPECT_EQ(space.features(2), (std::vector<double>{1.0, 1.0, 0.0})) << "a feature that never changes is 0";
 }
 
-TEST(SearchSpace, NeighboursAreOneStepAwayAndBridgeHolesLeftByRestrictions) {
+TEST(SearchSpace, NeighboursChangeOneDimensionToAnyValueAndSkipHolesLeftByRestrictions) {
   std::vector<Coordinates> grid;
   for (int x : {1, 2, 4, 8})
     for (int y : {1, 2, 4, 8})
@@ -134,19 +134,21 @@ TEST(SearchSpace, NeighboursAreOneStepAwayAndBridgeHolesLeftByRestrictions) {
   SearchSpace space(grid);
   auto id = [&](int x, int y) { return *space.find({int(std::log2(x)), int(std::log2(y))}); };
   std::vector<std::size_t> n = space.neighbours(id(1, 1));
-  std::set<std::size_t> expected = {id(1, 2), id(2, 1)};
-  EXPECT_EQ(std::set<std::size_t>(n.begin(), n.end()), expected);
+  std::set<std::size_t> expected = {id(1, 2), id(1, 4), id(1, 8), id(2, 1), id(4, 1), id(8, 1)};
+  EXPECT_EQ(std::set<std::size_t>(n.begin(), n.end()), expected) << "one axis to any other value";
   std::vector<std::size_t> beside_hole = space.neighbours(id(2, 1));
-  expected = {id(1, 1), id(4, 1)};
+  expected = {id(1, 1), id(4, 1), id(8, 1), id(2, 4), id(2, 8)};
   EXPECT_EQ(std::set<std::size_t>(beside_hole.begin(), beside_hole.end()), expected) << "(2,2) is a hole";
+  EXPECT_EQ(beside_hole.size(), expected.size()) << "each neighbour once";
   std::mt19937_64 generator(1);
   auto nearest = space.nearest({1, 1}, [](std::size_t) { return true; }, generator);
   ASSERT_TRUE(nearest);
   EXPECT_EQ(std::labs(space.indices(*nearest)[0] - 1) + std::labs(space.indices(*nearest)[1] - 1), 1)
       << "the hole's nearest candidates are one step away";
-  // No candidate one step from (1,1): a step of any size along one axis.
+  // Two changes apart: no neighbours.
   SearchSpace sparse({{{"x", 1}, {"y", 1}}, {{"x", 4}, {"y", 1}}, {{"x", 2}, {"y", 2}}});
   EXPECT_EQ(sparse.neighbours(0), std::vector<std::size_t>{1});
+  EXPECT_TRUE(sparse.neighbours(2).empty());
 }
 
 TEST(Searcher, EveryStrategyAsksEachCandidateOnceAndThenNone) {

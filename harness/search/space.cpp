@@ -66,17 +66,19 @@ std::optional<std::size_t> SearchSpace::find(const std::vector<int>& indices) co
   return found == lookup_.end() ? std::nullopt : std::optional<std::size_t>(found->second);
 }
 
-std::vector<std::size_t> SearchSpace::one_step(std::size_t candidate, bool any_amount) const {
+// One dimension to any other value (Kernel Tuner's Hamming neighbours), not only to the next one:
+// on the convolution space measured in full, stepping to the next value left 50 local optima and
+// a basin of 374 points around one at 0.915 of the optimum (a 1 x 8 tile, the optimum's 4 x 4 three
+// steps away), any value 12 optima, the optimum's basin the largest; a local search found the
+// optimum in 25 of 50 seeds at 2% of the space instead of 13 (scripts/search/kt_simulation.py).
+std::vector<std::size_t> SearchSpace::one_change(std::size_t candidate) const {
   std::vector<std::size_t> out;
   const std::vector<int>& here = indices_[candidate];
   for (std::size_t d = 0; d < dimensions_.size(); ++d) {
-    int count = int(dimensions_[d].values.size());
-    for (int v = 0; v < count; ++v) {
-      bool step = any_amount || !dimensions_[d].ordered || std::abs(v - here[d]) == 1;
-      if (v == here[d] || !step) continue;
-      std::vector<int> there = here;
+    std::vector<int> there = here;
+    for (int v = 0; v < int(dimensions_[d].values.size()); ++v) {
       there[d] = v;
-      if (auto found = find(there)) out.push_back(*found);
+      if (auto found = find(there); found && v != here[d]) out.push_back(*found);
     }
   }
   return out;
@@ -88,10 +90,16 @@ const std::vector<std::size_t>& SearchSpace::neighbours(std::size_t candidate) c
     auto found = neighbours_.find(candidate);
     if (found != neighbours_.end()) return found->second;  // a map's elements stay where they are
   }
-  std::vector<std::size_t> out = one_step(candidate, false);
-  if (out.empty()) out = one_step(candidate, true);
+  std::vector<std::size_t> out = one_change(candidate);
   std::lock_guard<std::mutex> lock(neighbours_mutex_);
   return neighbours_.emplace(candidate, std::move(out)).first->second;
+}
+
+bool SearchSpace::one_step(std::size_t from, std::size_t to) const {
+  const std::vector<int>&a = indices_[from], &b = indices_[to];
+  for (std::size_t d = 0; d < a.size(); ++d)
+    if (a[d] != b[d]) return !dimensions_[d].ordered || std::abs(a[d] - b[d]) == 1;
+  return false;
 }
 
 std::vector<double> SearchSpace::features(std::size_t candidate) const {

@@ -38,10 +38,12 @@ class SearchSpace {
   // The value index of each dimension of a candidate.
   const std::vector<int>& indices(std::size_t candidate) const { return indices_[candidate]; }
   std::optional<std::size_t> find(const std::vector<int>& indices) const;
-  // Candidates one step away: one ordered dimension to the next value up or down, or one
-  // unordered dimension to any other value; where none exists (a hole), those that differ in one
-  // dimension by any amount.
+  // Candidates one change away: one dimension to any other value (restrictions leave holes: only
+  // the candidates that exist).
   const std::vector<std::size_t>& neighbours(std::size_t candidate) const;
+  // Whether neighbour `to` is one step from `from`: an ordered dimension to the next value up or
+  // down, or an unordered one to any value (the smaller changes among the neighbours).
+  bool one_step(std::size_t from, std::size_t to) const;
   // Each coordinate scaled to [0, 1] by its value index, then the extra features: what a model is
   // fitted on.
   std::vector<double> features(std::size_t candidate) const;
@@ -54,7 +56,7 @@ class SearchSpace {
   std::optional<std::size_t> nearest(const std::vector<int>& wanted, Allowed allowed, std::mt19937_64& generator) const;
 
  private:
-  std::vector<std::size_t> one_step(std::size_t candidate, bool any_amount) const;
+  std::vector<std::size_t> one_change(std::size_t candidate) const;
   std::vector<SearchDimension> dimensions_;
   std::vector<std::vector<int>> indices_;
   std::vector<std::vector<double>> extra_;  // per candidate, scaled

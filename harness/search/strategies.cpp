@@ -95,12 +95,16 @@ void LocalSearch::move_to(std::size_t candidate) {
       if (is_evaluated(n) && better(cost_of(n), cost_of(candidate))) candidate = n, moved = true;
   }
   current_ = candidate;
-  std::vector<std::size_t> untried;
+  // The next value of an axis before a farther one (variable neighbourhood descent): a step is
+  // usually the smaller change, and a farther value is tried where no step is better.
+  std::vector<std::size_t> near, far;
   for (std::size_t n : space_.neighbours(candidate))
-    if (!is_evaluated(n)) untried.push_back(n);
-  shuffle(untried, generator_);
+    if (!is_evaluated(n)) (space_.one_step(candidate, n) ? near : far).push_back(n);
+  shuffle(near, generator_);
+  shuffle(far, generator_);
+  near.insert(near.end(), far.begin(), far.end());
   untried_.clear(), deferred_.clear();
-  for (std::size_t n : untried) (costly_to_compile(n) ? deferred_ : untried_).push_back(n);
+  for (std::size_t n : near) (costly_to_compile(n) ? deferred_ : untried_).push_back(n);
 }
 
 // --- genetic algorithm ---
@@ -222,8 +226,9 @@ void ModelSearch::fit_and_rank() {
   for (const auto& item : scored) ranked_.push_back(item.second);
 }
 
-// Every candidate not evaluated where there are few; else a random 2000 and the neighbours of the
-// ten best so far.
+// Every candidate not evaluated where there are few; else a random 2000 and the neighbours one
+// step from the ten best so far (all of them: 0.958 to 0.887 of the optimum at 2% of the
+// convolution space, the model's few picks spread over too many).
 std::vector<std::size_t> ModelSearch::pool() {
   std::vector<std::size_t> out;
   std::size_t free = space_.size() - evaluated();
@@ -240,7 +245,7 @@ std::vector<std::size_t> ModelSearch::pool() {
   best.resize(std::min<std::size_t>(best.size(), 10));
   for (std::size_t b : best)
     for (std::size_t n : space_.neighbours(b))
-      if (!is_evaluated(n) && !taken[n]) out.push_back(n), taken[n] = 1;
+      if (space_.one_step(b, n) && !is_evaluated(n) && !taken[n]) out.push_back(n), taken[n] = 1;
   return out;
 }
 
