@@ -25,6 +25,7 @@ keeps the lines it wrote, and the next one starts where it stopped.
 """
 import argparse
 import functools
+import importlib.metadata
 import json
 import math
 import multiprocessing
@@ -231,8 +232,8 @@ def confirm(space, tests, occbench, args, store):
 
 
 def run(args):
-    import kernel_tuner
-    summary = {"kernel_tuner": getattr(kernel_tuner, "__version__", "?"), "occbench_strategy": args.strategy,
+    # The version from the package's metadata: with every run in the store, Kernel Tuner is not imported.
+    summary = {"kernel_tuner": importlib.metadata.version("kernel_tuner"), "occbench_strategy": args.strategy,
                "model": args.model, "seeds": args.seeds, "confirm_seeds": args.confirm_seeds, "spaces": []}
     work = tempfile.mkdtemp(prefix="kt-simulation-")
     store = args.store or str(Path(work) / "kernel_tuner_runs.jsonl")
