@@ -140,6 +140,10 @@ TEST(SearchSpace, NeighboursChangeOneDimensionToAnyValueAndSkipHolesLeftByRestri
   expected = {id(1, 1), id(4, 1), id(8, 1), id(2, 4), id(2, 8)};
   EXPECT_EQ(std::set<std::size_t>(beside_hole.begin(), beside_hole.end()), expected) << "(2,2) is a hole";
   EXPECT_EQ(beside_hole.size(), expected.size()) << "each neighbour once";
+  EXPECT_TRUE(space.one_step(id(1, 1), id(2, 1))) << "the next value";
+  EXPECT_FALSE(space.one_step(id(1, 1), id(4, 1))) << "a farther value of an ordered axis";
+  SearchSpace named({{{"kind", "a"}}, {{"kind", "b"}}, {{"kind", "c"}}});
+  EXPECT_TRUE(named.one_step(0, 2)) << "any other value of an unordered axis";
   std::mt19937_64 generator(1);
   auto nearest = space.nearest({1, 1}, [](std::size_t) { return true; }, generator);
   ASSERT_TRUE(nearest);

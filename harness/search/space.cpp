@@ -67,10 +67,11 @@ std::optional<std::size_t> SearchSpace::find(const std::vector<int>& indices) co
 }
 
 // One dimension to any other value (Kernel Tuner's Hamming neighbours), not only to the next one:
-// on the convolution space measured in full, stepping to the next value left 50 local optima and
-// a basin of 374 points around one at 0.915 of the optimum (a 1 x 8 tile, the optimum's 4 x 4 three
-// steps away), any value 12 optima, the optimum's basin the largest; a local search found the
-// optimum in 25 of 50 seeds at 2% of the space instead of 13 (scripts/search/kt_simulation.py).
+// on the convolution space measured in full (its searched variant), stepping to the next value
+// left 50 local optima and a basin of 374 points around one at 0.915 of the optimum (a 1 x 8 tile,
+// the optimum's 4 x 4 three steps away), any value 12 optima, the optimum's basin the largest; the
+// local search (next values first) found the optimum in 19 of 50 seeds at 2% of the space instead
+// of 13 (scripts/search/kt_simulation.py).
 std::vector<std::size_t> SearchSpace::one_change(std::size_t candidate) const {
   std::vector<std::size_t> out;
   const std::vector<int>& here = indices_[candidate];

@@ -20,9 +20,9 @@ class RandomSearch : public Searcher {
 
 // Iterated first-improvement local search (as Kernel Tuner's greedy_ils): from the best of a
 // random sample of one point per axis (at least two), evaluate the neighbours (one axis changed
-// to any value: the next values up or down first, in random order, then the farther ones) and move
-// to the first that is better; at a local optimum, start again
-// from the best so far with two or three axes changed at random, or (one time in four) anywhere.
+// to any value: the next values up or down first, in random order, then the farther ones) and
+// move to the first that is better; at a local optimum, start again from the best so far with two
+// or three axes changed at random, or (one time in four) anywhere.
 // Known costs are used before new ones. Where compile times are told, a neighbourhood's candidates
 // guessed costly to compile (Searcher::costly_to_compile) come after the others, in their own
 // batch: a better neighbour among the cheap ones is moved to without waiting for a heavy compile

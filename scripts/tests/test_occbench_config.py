@@ -13,7 +13,7 @@ ROOT = SCRIPTS.parent
 sys.path.insert(0, str(SCRIPTS / "ncu"))
 sys.path.insert(0, str(SCRIPTS / "checks"))
 from occbench_config import relocated  # noqa: E402
-from occbench_output import occbench_binary  # noqa: E402,F401  (the tests' lookup of the binary, as the tables')
+from occbench_output import occbench_binary  # noqa: E402  (the tests' lookup of the binary, as the tables')
 
 
 def test_every_file_a_user_kernel_config_names_becomes_absolute(tmp_path):
