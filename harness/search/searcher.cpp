@@ -125,24 +125,6 @@ std::optional<std::size_t> Searcher::random_unevaluated(std::mt19937_64& generat
   return free[uniform_below(generator, free.size())];
 }
 
-Searcher::Training Searcher::training_set(std::size_t limit) const {
-  bool all_positive = true, all_negative = true;
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
-  auto scaled = [&](double cost) { return all_positive ? std::log(cost) : all_negative ? -std::log(-cost) : cost; };
-  double worst = -HUGE_VAL;
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) worst = std::max(worst, scaled(*cost));
-  Training out;
-  for (std::size_t i = history().size() > limit ? history().size() - limit : 0; i < history().size(); ++i) {
-    std::size_t c = history()[i];
-    out.x.push_back(space_.features(c));
-    out.y.push_back(cost_of(c) ? scaled(*cost_of(c)) : worst);
-  }
-  if (best_cost()) out.best = scaled(*best_cost());
-  return out;
-}
-
 std::unique_ptr<Searcher> make_searcher(const std::string& name, const SearchSpace& space, std::uint64_t seed) {
   if (name == "random") return std::make_unique<RandomSearch>(space, seed);
   if (name == "local") return std::make_unique<LocalSearch>(space, seed);

@@ -73,14 +73,6 @@ class Searcher {
   std::optional<std::size_t> random_unevaluated(std::mt19937_64& generator) const;
   // `first` (the strategy's own queue), then the default guess, unevaluated and each once, at most `limit`.
   std::vector<std::size_t> likely_after(const std::deque<std::size_t>& first, std::size_t limit) const;
-  // What a model learns from the last `limit` told candidates: their features and costs, log costs
-  // where they share a sign (time and energy span decades), a failed one as the worst seen; `best` so.
-  struct Training {
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    double best = 0;
-  };
-  Training training_set(std::size_t limit = SIZE_MAX) const;
   // The evaluated candidates, in the order they were told.
   const std::vector<std::size_t>& history() const { return history_; }
   // The candidates asked for (or reserved) whose costs were not told yet: a batch's earlier asks.

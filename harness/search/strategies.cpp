@@ -1,7 +1,5 @@
 #include "harness/search/strategies.hpp"
 
-#include "harness/search/gaussian_process.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -104,26 +102,9 @@ void LocalSearch::move_to(std::size_t candidate) {
     if (!is_evaluated(n)) (space_.one_step(candidate, n) ? near : far).push_back(n);
   shuffle(near, generator_);
   shuffle(far, generator_);
-  order_by_promise(near, far);
   near.insert(near.end(), far.begin(), far.end());
   untried_.clear(), deferred_.clear();
   for (std::size_t n : near) (costly_to_compile(n) ? deferred_ : untried_).push_back(n);
-}
-
-// On SYRK's space the optimum was reached in 29 of 50 seeds at 5% of the space (18 in random
-// order), Kernel Tuner's bayes_opt in 32; on the convolution's the order changed little.
-void LocalSearch::order_by_promise(std::vector<std::size_t>& near, std::vector<std::size_t>& far) const {
-  Training told = training_set(kModelWindow);
-  if (told.y.size() < 2) return;
-  GaussianProcess model(told.x, told.y);
-  auto by_promise = [&](std::vector<std::size_t>& group) {
-    std::vector<std::pair<double, std::size_t>> scored;
-    for (std::size_t c : group) scored.push_back({-expected_improvement(model.predict(space_.features(c)), told.best), c});
-    std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    for (std::size_t i = 0; i < group.size(); ++i) group[i] = scored[i].second;
-  };
-  by_promise(near);
-  by_promise(far);
 }
 
 // --- genetic algorithm ---
@@ -208,6 +189,23 @@ std::optional<std::size_t> ModelSearch::propose() {
     if (!is_evaluated(next)) return next;
   }
   return random_unevaluated();
+}
+
+ModelSearch::Training ModelSearch::training_set() const {
+  bool all_positive = true, all_negative = true;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
+  auto scaled = [&](double cost) { return all_positive ? std::log(cost) : all_negative ? -std::log(-cost) : cost; };
+  double worst = -HUGE_VAL;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) worst = std::max(worst, scaled(*cost));
+  Training out;
+  for (std::size_t c : history()) {
+    out.x.push_back(space_.features(c));
+    out.y.push_back(cost_of(c) ? scaled(*cost_of(c)) : worst);
+  }
+  if (best_cost()) out.best = scaled(*best_cost());
+  return out;
 }
 
 void ModelSearch::fit_and_rank() {

@@ -20,10 +20,9 @@ class RandomSearch : public Searcher {
 
 // Iterated first-improvement local search (as Kernel Tuner's greedy_ils): from the best of a
 // random sample of one point per axis (at least two), evaluate the neighbours (one axis changed
-// to any value: the next values up or down first, then the farther ones, each group in the order
-// of a Gaussian process's expected improvement) and move to the first that is better; at a local
-// optimum, start again from the best so far with two or three axes changed at random, or (one
-// time in four) anywhere.
+// to any value: the next values up or down first, in random order, then the farther ones) and
+// move to the first that is better; at a local optimum, start again from the best so far with two
+// or three axes changed at random, or (one time in four) anywhere.
 // Known costs are used before new ones. Where compile times are told, a neighbourhood's candidates
 // guessed costly to compile (Searcher::costly_to_compile) come after the others, in their own
 // batch: a better neighbour among the cheap ones is moved to without waiting for a heavy compile
@@ -46,10 +45,6 @@ class LocalSearch : public Searcher {
 
  private:
   void move_to(std::size_t candidate);
-  // The neighbours most promising first (near and far each ordered apart), by expected improvement
-  // under a Gaussian process of the last kModelWindow results; ties keep their random order.
-  void order_by_promise(std::vector<std::size_t>& near, std::vector<std::size_t>& far) const;
-  static constexpr std::size_t kModelWindow = 256;
   // A start from the best so far, drawn with `generator` (this search's, or a copy of it to see
   // where the next restart goes before it is asked).
   std::optional<std::size_t> restart(std::mt19937_64& generator) const;
@@ -108,6 +103,14 @@ class ModelSearch : public Searcher {
   std::size_t free_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : 0; }
 
  private:
+  // What the model learns from the told candidates: their features and costs, log costs where
+  // they share a sign (time and energy span decades), a failed one as the worst seen; `best` so.
+  struct Training {
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    double best = 0;
+  };
+  Training training_set() const;
   void fit_and_rank();
   std::vector<std::size_t> pool();
   std::size_t initial_random_;
