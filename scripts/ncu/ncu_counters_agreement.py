@@ -34,6 +34,7 @@ which misses are such counters and which are occbench's own.
 """
 import argparse
 import csv
+import io
 import json
 import re
 import statistics
@@ -41,7 +42,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ncu_agreement import newest_json, run  # noqa: E402  (the same runs, the same result files)
+from ncu_agreement import newest_json, run, text_of  # noqa: E402  (the same runs, the same result files)
 from occbench_config import relocated  # noqa: E402
 
 TOLERANCE = 0.02
@@ -137,8 +138,9 @@ def spread(values):
 
 
 def read_csv(path):
+    """The rows of a run's CSV (a file, or ARCHIVE.tar.xz:PATH inside an evidence archive)."""
     rows = []
-    for r in csv.DictReader(open(path)):
+    for r in csv.DictReader(io.StringIO(text_of(path))):
         if r["counter"] != "*" and r["diff_pct"] != "":  # "": occbench recorded no value
             r.update(occbench=float(r["occbench"]), ncu=float(r["ncu"]), diff_pct=float(r["diff_pct"]),
                      within_2pct=r["within_2pct"] == "True", exact=r["exact"] == "True")
@@ -161,16 +163,19 @@ def write_csv(path, rows):
 def summarize(rows):
     """Markdown table per counter: points compared, within 2%, exactly equal, the worst point."""
     compared = [r for r in rows if r["counter"] != "*"]
-    print("\n| counter | points | within 2% | exactly equal | within 2% of ncu's runs | ncu's runs within 2% of each other "
-          "| worst point | occbench | ncu | diff |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    # The columns of the repeats only where the CSV holds several runs of each tool (--runs N).
+    repeated = any(";" in (r.get("ncu_runs") or "") for r in compared)
+    runs_head, runs_rule = ("| within 2% of ncu's runs | ncu's runs within 2% of each other ", "---|---|") if repeated else ("", "")
+    print(f"\n| counter | points | within 2% | exactly equal {runs_head}| worst point | occbench | ncu | diff |")
+    print(f"|---|---|---|---|{runs_rule}---|---|---|---|")
     for field in dict.fromkeys(r["counter"] for r in compared):
         mine = [r for r in compared if r["counter"] == field and r["diff_pct"] != ""]  # "": no value recorded
         if not mine:
             continue
         worst = max(mine, key=lambda r: abs(r["diff_pct"]))
-        print(f"| {field} | {len(mine)} | {sum(r['within_2pct'] for r in mine)} | {sum(r['exact'] for r in mine)} | "
-              f"{sum(r['within_2pct_of_runs'] for r in mine)} | {sum(r['ncu_spread_pct'] <= 2.0 for r in mine)} | "
+        runs = (f"{sum(r['within_2pct_of_runs'] for r in mine)} | {sum(r['ncu_spread_pct'] <= 2.0 for r in mine)} | "
+                if repeated else "")
+        print(f"| {field} | {len(mine)} | {sum(r['within_2pct'] for r in mine)} | {sum(r['exact'] for r in mine)} | {runs}"
               f"{worst['point_id']} | {worst['occbench']:.6g} | {worst['ncu']:.6g} | {worst['diff_pct']:+.2f}% |")
     missing = [r for r in rows if r["counter"] == "*"]
     print(f"\n{len({(r['config'], r['point_id']) for r in compared})} points compared, {len(missing)} not compared")

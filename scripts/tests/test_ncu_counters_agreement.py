@@ -192,3 +192,22 @@ def test_hardware_counters_and_instrumented_counts_come_from_two_ncu_runs(tmp_pa
     rows = {r["counter"]: r for r in csv.DictReader(open(out / "ncu_counters_agreement.csv"))}
     assert {c: rows[c]["exact"] for c in rows} == {"dram_read_bytes": "True", "shared_load_wavefronts": "True",
                                                    "shared_bank_conflicts": "True"}
+
+
+def test_summarize_prints_the_columns_of_the_repeats_only_for_a_csv_of_several_runs(tmp_path):
+    """--summarize of an earlier CSV: one run of each tool gives the single-run table (as those runs
+    printed it); a CSV of --runs N adds the columns of ncu's runs."""
+    head = "config,point_id,counter,metric,occbench,ncu,diff_pct,within_2pct,exact,occbench_runs,ncu_runs,ncu_spread_pct,within_2pct_of_runs,note\n"
+    one = head + "c,fam/v/n=1,dram_read_bytes,m,1000,1030,-2.91,False,False,1000,1030,0,False,\n"
+    two = head + "c,fam/v/n=1,dram_read_bytes,m,1000,1030,-2.91,False,False,1000;1010,1030;1015,1.47,True,\n"
+    printed = {}
+    for name, text in (("one", one), ("two", two)):
+        (tmp_path / f"{name}.csv").write_text(text)
+        done = subprocess.run([sys.executable, str(SCRIPTS / "ncu_counters_agreement.py"), "--summarize", str(tmp_path / f"{name}.csv")],
+                              capture_output=True, text=True, check=True)
+        printed[name] = done.stdout
+    assert "| counter | points | within 2% | exactly equal | worst point |" in printed["one"]
+    assert "| dram_read_bytes | 1 | 0 | 0 | fam/v/n=1 | 1000 | 1030 | -2.91% |" in printed["one"]
+    assert "ncu's runs" not in printed["one"]
+    assert "| within 2% of ncu's runs | ncu's runs within 2% of each other |" in printed["two"]
+    assert "| dram_read_bytes | 1 | 0 | 0 | 1 | 1 | fam/v/n=1 | 1000 | 1030 | -2.91% |" in printed["two"]
