@@ -9,14 +9,17 @@ output made by the command itself, so the page says what the tool prints today.
 
 The binary is $OCCBENCH, else $BUILD_DIR/occbench (build/ by default); run from the repository's
 root (scripts/checks/generated_tables.py does). A command that fails prints nothing and exits 1.
+An argument ARCHIVE.tar.xz:PATH (a record kept in an evidence archive) is read out into a temporary
+folder under its own name, and occbench is given that file.
 """
 import os
 import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
-from quoted_table import nth_table
+from quoted_table import nth_table, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -27,6 +30,18 @@ def occbench_binary():
         if candidate and Path(candidate).is_file():
             return str(candidate)
     return None
+
+
+def read_out(args, folder):
+    """`args` with each ARCHIVE.tar.xz:PATH replaced by that file, written into `folder`."""
+    out = []
+    for arg in args:
+        if ".tar.xz:" in arg:
+            path = Path(folder) / Path(arg.partition(".tar.xz:")[2]).name
+            path.write_text(text_of(arg))
+            arg = str(path)
+        out.append(arg)
+    return out
 
 
 def main():
@@ -44,7 +59,8 @@ def main():
     occbench = occbench_binary()
     if not occbench:
         sys.exit("occbench_output: no occbench binary (set OCCBENCH or build into build/)")
-    done = subprocess.run([occbench, *args], cwd=ROOT, capture_output=True, text=True)
+    with tempfile.TemporaryDirectory() as folder:
+        done = subprocess.run([occbench, *read_out(args, folder)], cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         sys.exit(f"occbench_output: occbench {' '.join(args)} exited {done.returncode}: {done.stderr.strip()}")
     if raw or table is not None:
