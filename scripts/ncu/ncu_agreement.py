@@ -182,13 +182,14 @@ def compare_point(name, point_id, by_method, methods, per_ncu_run, sources, even
     return rows
 
 
-def table_head(methods):
+def table_head(methods, timing=True):
+    """`timing`: the event pair's median and the timing source, columns of runs since they were recorded."""
     head = "| point | " + " | ".join(f"occbench ({m}) µs" for m in methods) + " | ncu µs | " + \
-           " | ".join(f"diff ({m})" for m in methods) + " | within target | event pair µs | source |"
+           " | ".join(f"diff ({m})" for m in methods) + " | within target |" + (" event pair µs | source |" if timing else "")
     return [head, "|" + "---|" * (head.count("|") - 1)]
 
 
-def point_line(point_id, methods, rows):
+def point_line(point_id, methods, rows, timing=True):
     """A point's table row from its CSV rows (one per method it has): the same from a run or from the CSV."""
     by_method = {r["method"]: r for r in rows}
     first = rows[0]
@@ -198,8 +199,9 @@ def point_line(point_id, methods, rows):
     ok = by_method[methods[0]]["within_target"] in (True, "True") if methods[0] in by_method else True
     event = first.get("event_median_us")
     event = f"{float(event):.2f}" if event not in (None, "") and float(event) else "–"
-    return (f"| {point_id} | " + " | ".join(cells) + f" | {float(first['ncu_median_us']):.2f} | " + " | ".join(diffs) +
-            f" | {'yes' if ok else 'NO'} | {event} | {first.get('timing_source') or '–'} |")
+    line = (f"| {point_id} | " + " | ".join(cells) + f" | {float(first['ncu_median_us']):.2f} | " + " | ".join(diffs) +
+            f" | {'yes' if ok else 'NO'} |")
+    return line + (f" {event} | {first.get('timing_source') or '–'} |" if timing else "")
 
 
 def config_table(name, methods, occbench, ncu_runs):
@@ -222,13 +224,15 @@ def config_table(name, methods, occbench, ncu_runs):
 def table_of_csv(path, config):
     """A config's table as the run printed it, again from its CSV (ncu_agreement.csv, a file or ARCHIVE.tar.xz:PATH):
     the write-ups' tables are these."""
-    rows = [r for r in csv.DictReader(io.StringIO(text_of(path))) if r["config"] == config]
+    reader = csv.DictReader(io.StringIO(text_of(path)))
+    rows = [r for r in reader if r["config"] == config]
     if not rows:
         sys.exit(f"{path}: no row of config {config}")
+    timing = "timing_source" in reader.fieldnames  # a CSV written before: the columns its run printed
     methods = list(dict.fromkeys(r["method"] for r in rows))
-    lines = table_head(methods)
+    lines = table_head(methods, timing)
     for point_id in dict.fromkeys(r["point_id"] for r in rows):
-        lines.append(point_line(point_id, methods, [r for r in rows if r["point_id"] == point_id]))
+        lines.append(point_line(point_id, methods, [r for r in rows if r["point_id"] == point_id], timing))
     return "\n".join(lines)
 
 

@@ -30,3 +30,15 @@ def test_the_table_a_run_prints_is_the_one_its_csv_gives_again(tmp_path, capsys)
     assert again.returncode == 0, again.stderr
     measured = [line for line in printed.splitlines() if line.startswith("|") and "no ncu kernels" not in line]
     assert again.stdout.splitlines() == measured
+
+
+def test_a_csv_written_before_the_timing_columns_gives_the_table_its_run_printed(tmp_path):
+    """A CSV without event_median_us and timing_source (runs before they were recorded) gives the
+    five columns those runs printed, not two columns of dashes."""
+    (tmp_path / "old.csv").write_text("config,point_id,method,occbench_median_us,ncu_median_us,diff_us,diff_pct,within_target\n"
+                                      "k,k/a=1,read,25.5,25.0,0.5,2.0,True\n")
+    again = subprocess.run([sys.executable, SCRIPT, "--table-of", tmp_path / "old.csv", "k"], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines() == ["| point | occbench (read) µs | ncu µs | diff (read) | within target |",
+                                         "|---|---|---|---|---|",
+                                         "| k/a=1 | 25.50 | 25.00 | +0.50 µs (+2.0%) | yes |"]
