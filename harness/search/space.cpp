@@ -78,8 +78,9 @@ std::vector<std::size_t> SearchSpace::one_change(std::size_t candidate) const {
   for (std::size_t d = 0; d < dimensions_.size(); ++d) {
     std::vector<int> there = here;
     for (int v = 0; v < int(dimensions_[d].values.size()); ++v) {
+      if (v == here[d]) continue;  // the candidate itself
       there[d] = v;
-      if (auto found = find(there); found && v != here[d]) out.push_back(*found);
+      if (auto found = find(there)) out.push_back(*found);
     }
   }
   return out;

@@ -100,11 +100,11 @@ void LocalSearch::move_to(std::size_t candidate) {
   std::vector<std::size_t> near, far;
   for (std::size_t n : space_.neighbours(candidate))
     if (!is_evaluated(n)) (space_.one_step(candidate, n) ? near : far).push_back(n);
-  shuffle(near, generator_);
-  shuffle(far, generator_);
-  near.insert(near.end(), far.begin(), far.end());
   untried_.clear(), deferred_.clear();
-  for (std::size_t n : near) (costly_to_compile(n) ? deferred_ : untried_).push_back(n);
+  for (std::vector<std::size_t>* group : {&near, &far}) {
+    shuffle(*group, generator_);
+    for (std::size_t n : *group) (costly_to_compile(n) ? deferred_ : untried_).push_back(n);
+  }
 }
 
 // --- genetic algorithm ---
