@@ -70,9 +70,9 @@ def shrink_ledger():
     allowed = ledger()
     counts = {str(md.relative_to(ROOT)): typed_tables(md) for md in marked_files()}
     head = [line for line in LEDGER.read_text().splitlines() if line.startswith("#")]
-    rows = [f"{min(n, counts.get(path, 0))} {path}" for path, n in sorted(allowed.items()) if min(n, counts.get(path, 0)) > 0]
-    LEDGER.write_text("\n".join(head + rows) + "\n")
-    return sum(allowed.values()), sum(int(r.split()[0]) for r in rows)
+    kept = {path: min(n, counts.get(path, 0)) for path, n in sorted(allowed.items())}
+    LEDGER.write_text("\n".join(head + [f"{n} {path}" for path, n in kept.items() if n > 0]) + "\n")
+    return sum(allowed.values()), sum(kept.values())
 
 
 def tables(md):

@@ -10,7 +10,7 @@ output made by the command itself, so the page says what the tool prints today.
 The binary is $OCCBENCH, else $BUILD_DIR/occbench (build/ by default); run from the repository's
 root (scripts/checks/generated_tables.py does). A command that fails prints nothing and exits 1.
 An argument ARCHIVE.tar.xz:PATH (a record kept in an evidence archive) is read out into a temporary
-folder under its own name, and occbench is given that file.
+folder of its own, under its own name, and occbench is given that file.
 """
 import os
 import re
@@ -33,11 +33,13 @@ def occbench_binary():
 
 
 def read_out(args, folder):
-    """`args` with each ARCHIVE.tar.xz:PATH replaced by that file, written into `folder`."""
+    """`args` with each ARCHIVE.tar.xz:PATH replaced by that file, written into a folder of its own
+    under `folder` (two records of one name, from two archives, stay apart)."""
     out = []
-    for arg in args:
+    for k, arg in enumerate(args):
         if ".tar.xz:" in arg:
-            path = Path(folder) / Path(arg.partition(".tar.xz:")[2]).name
+            path = Path(folder) / str(k) / Path(arg.partition(".tar.xz:")[2]).name
+            path.parent.mkdir()
             path.write_text(text_of(arg))
             arg = str(path)
         out.append(arg)
