@@ -5,13 +5,15 @@ again in one process.
     python3 scripts/search/search_bests.py ids STUDY_FOLDER     # a --filter regular expression of every run's best point
     python3 scripts/search/search_bests.py table STUDY_FOLDER   # per run: its best, its time then and in STUDY_FOLDER/bests
     python3 scripts/search/search_bests.py table STUDY_FOLDER bests_nvcc   # ... and in STUDY_FOLDER/bests_nvcc
+    python3 scripts/search/search_bests.py table STUDY_FOLDER --again FOLDER --kernel-tuner FOLDER
+        # the bests timed again by a run of another folder; Kernel Tuner's runs (NAME.json) from another
 
 A search's own time of its best is one run's measurement; timed again together in one process
 (run --filter ... --out STUDY_FOLDER/bests), the searches' bests compare without run-to-run noise.
 """
+import argparse
 import json
 import re
-import sys
 
 from study_files import folders, run_records, study_files, walls
 
@@ -34,28 +36,38 @@ def kernel_tuner_best(text):
             "timing": {"median_ms": line["best_ms_by_kernel_tuner"]}}
 
 
-def searches(files):
-    """(run, its best record) of each run walls.txt names, then of each Kernel Tuner run (kt-*.json)."""
+def searches(files, kernel_tuner=None):
+    """(run, its best record) of each run walls.txt names, then of each Kernel Tuner run (kt-*.json,
+    or each NAME.json of the files `kernel_tuner`, as kt-NAME)."""
     for name in walls(files.get("walls.txt", "")):
         best = best_of(run_records(files, name)) if name in folders(files) else None
         if best:
             yield name, best
-    for name, text in sorted(files.items()):
+    runs = files if kernel_tuner is None else {f"kt-{name}": text for name, text in kernel_tuner.items()}
+    for name, text in sorted(runs.items()):
         if "/" not in name and name.startswith("kt-") and name.endswith(".json") and text:  # empty where that strategy failed (its .log says why)
             yield name[:-len(".json")], kernel_tuner_best(text)
 
 
 def main():
-    command, files = sys.argv[1], study_files(sys.argv[2])
-    if command == "ids":
-        ids = sorted({best["point_id"] for _, best in searches(files)})
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["ids", "table"])
+    parser.add_argument("study")
+    parser.add_argument("bests", nargs="?", default="bests", help="the study's folder of the run that timed the bests again")
+    parser.add_argument("--again", help="that run's folder elsewhere (a folder or ARCHIVE.tar.xz:FOLDER)")
+    parser.add_argument("--kernel-tuner", help="a folder of Kernel Tuner's runs, NAME.json each")
+    args = parser.parse_args()
+    files = study_files(args.study)
+    kernel_tuner = study_files(args.kernel_tuner) if args.kernel_tuner else None
+    if args.command == "ids":
+        ids = sorted({best["point_id"] for _, best in searches(files, kernel_tuner)})
         print("^(" + "|".join(re.escape(i) for i in ids) + ")$")
         return
-    again = timed_again(files, sys.argv[3] if len(sys.argv) > 3 else "bests")
+    again = timed_again(study_files(args.again), ".") if args.again else timed_again(files, args.bests)
     fastest = min(again.values())
     print("| run | its best | its time ms | timed again together ms | fraction of the fastest of them |")
     print("|---|---|---:|---:|---:|")
-    for name, best in searches(files):
+    for name, best in searches(files, kernel_tuner):
         short = "/".join(best["point_id"].split("/")[4:])
         time = again.get(best["point_id"])
         print(f"| {name} | {short} | {best['timing']['median_ms']:.4f} | {time:.4f} | {fastest / time:.3f} |" if time else

@@ -5,7 +5,7 @@ timed again (search_bests.py's) of the runs a regular expression names, as cells
 
     python3 scripts/search/seed_table.py SPEC.json TABLE
 
-SPEC.json: {"studies": {"S27": "ARCHIVE.tar.xz:FOLDER", ...},
+SPEC.json: {"studies": {"S27": "ARCHIVE.tar.xz:FOLDER", "S5": {"runs": FOLDER, "again": FOLDER, "kernel_tuner": FOLDER}, ...},
            "TABLE": {"header": [...], "separator": "|---|---:|" (optional), "rows": [
     {"values": {"w": {"study": "S27" (a name of "studies", or a folder) or [several], "runs": "local-batch-s[1-5]",
                       "of": "wall_s" | "fraction" | "compiled"}},
@@ -13,7 +13,10 @@ SPEC.json: {"studies": {"S27": "ARCHIVE.tar.xz:FOLDER", ...},
 A cell's template names a value's {NAME.list} (", "-joined), {NAME.median}, {NAME.mean}, {NAME.range} (min–max),
 {NAME.joined} (" / "-joined); a cell that is exactly "{NAME.each}" is one cell per run. Runs are in
 walls.txt's order, study after study. "compiled" is walls_compile.txt's kernels (CPU seconds) and
-"compile_s" its seconds for all / the slowest: neither has a median.
+"compile_s" its seconds for all / the slowest: neither has a median. "best_ms" is a run's own time of
+its best, "again_ms" that point's time timed again. A study given as {"runs", "again", "kernel_tuner"}
+reads its runs from one folder (its walls.txt from "walls" where it lies apart), the bests timed again from another (a run of the whole space times
+any run's best), and Kernel Tuner's runs (NAME.json, as kt-NAME, their wall_s) from a third.
 """
 import functools
 import json
@@ -23,12 +26,28 @@ import sys
 from pathlib import Path
 
 from search_bests import searches, timed_again
-from study_files import compile_times, study_files, walls
+from study_files import compile_times, study_files, text_of, walls
 
 @functools.lru_cache(maxsize=None)
 def files_of(study):
-    """A study's files, read once however many cells name it."""
-    return study_files(study)
+    """A study's files, read once however many cells name it (a JSON text: a study of parts)."""
+    return composite(json.loads(study)) if study.startswith("{") else study_files(study)
+
+
+def composite(parts):
+    """A study's files put together: its runs, the bests timed again (as its bests/ folder) and
+    Kernel Tuner's runs (kt-NAME.json, with their walls added to walls.txt)."""
+    files = dict(study_files(parts["runs"]))
+    if "walls" in parts:  # kept beside the runs' folder (studies 1-4)
+        files["walls.txt"] = text_of(parts["walls"])
+    if "again" in parts:  # in place of the study's own bests run
+        files = {name: text for name, text in files.items() if not name.startswith("bests/")}
+        files.update({f"bests/{name}": text for name, text in study_files(parts["again"]).items()})
+    for name, text in sorted(study_files(parts["kernel_tuner"]).items()) if "kernel_tuner" in parts else []:
+        if text:
+            files[f"kt-{name}"] = text
+            files["walls.txt"] += f"kt-{name[:-len('.json')]} wall_s={json.loads(text)['wall_s']}\n"
+    return files
 
 
 def compiled(files):
@@ -57,8 +76,20 @@ def fractions(files):
     return {name: fastest / again[best["point_id"]] for name, best in searches(files) if best["point_id"] in again}
 
 
-READERS = {"wall_s": lambda files: walls(files["walls.txt"]), "fraction": fractions, "compiled": compiled, "compile_s": compile_s}
-FORMAT = {"wall_s": "{:.1f}", "fraction": "{:.3f}", "compiled": "{}", "compile_s": "{}"}
+def best_ms(files):
+    """Each run's own time of its best point, in ms."""
+    return {name: best["timing"]["median_ms"] for name, best in searches(files)}
+
+
+def again_ms(files):
+    """Each run's best point timed again in the study's bests run, in ms."""
+    again = timed_again(files)
+    return {name: again[best["point_id"]] for name, best in searches(files) if best["point_id"] in again}
+
+
+READERS = {"wall_s": lambda files: walls(files["walls.txt"]), "fraction": fractions, "compiled": compiled, "compile_s": compile_s,
+           "best_ms": best_ms, "again_ms": again_ms}
+FORMAT = {"wall_s": "{:.1f}", "fraction": "{:.3f}", "compiled": "{}", "compile_s": "{}", "best_ms": "{:.4f}", "again_ms": "{:.4f}"}
 
 
 class Values:
@@ -67,7 +98,8 @@ class Values:
     def __init__(self, spec, studies):
         self.found = []
         for study in ([spec["study"]] if isinstance(spec["study"], str) else spec["study"]):
-            files = files_of(studies.get(study, study))
+            where = studies.get(study, study)
+            files = files_of(json.dumps(where, sort_keys=True) if isinstance(where, dict) else where)
             by_run = READERS[spec["of"]](files)
             self.found += [by_run[name] for name in walls(files["walls.txt"]) if re.fullmatch(spec["runs"], name) and name in by_run]
         if not self.found:
