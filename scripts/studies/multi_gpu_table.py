@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""The table of sweeps run on one GPU and then on two (`run --devices 0` / `--devices 0,1`), from the
+folder scripts/device/device_multigpu.sh fills (or ARCHIVE.tar.xz:FOLDER): each command's wall
+(logs/scaling_walls.txt), the points each GPU measured and the seconds it timed (the two-GPU
+record's parts), and occbench compare's summary of the medians (logs/compare_CONFIG.log).
+
+    python3 scripts/studies/multi_gpu_table.py results/reference/h200/multi_gpu/evidence.tar.xz: CONFIG...
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+from study_files import text_of  # noqa: E402  (one reader of a file in an archive)
+
+
+def walls(folder):
+    """{(config, devices): wall s} of logs/scaling_walls.txt ("CONFIG DEVICES WALL_S EXIT" per line)."""
+    out = {}
+    for line in text_of(folder + "logs/scaling_walls.txt").splitlines():
+        config, devices, wall, _ = line.split()
+        out[(config, devices)] = float(wall)
+    return out
+
+
+def row(folder, config, wall):
+    doc = json.loads(text_of(f"{folder}{config}-devices0_1.json"))
+    per_gpu = [sum(1 for r in doc["results"] if r.get("device") == d) for d in doc["run"]["devices"]]
+    timed = [part["timed_s"] for part in doc["run"]["parts"]]
+    summary = re.search(r"Summary: \d+ compared: (\d+) faster, (\d+) slower, (\d+) unchanged", text_of(f"{folder}logs/compare_{config}.log"))
+    faster, slower, unchanged = summary.groups()
+    medians = f"{unchanged} unchanged" + (f", {faster} faster, {slower} slower" if faster != "0" or slower != "0" else "")
+    one, two = wall[(config, "0")], wall[(config, "0,1")]
+    return (f"| {config} ({len(doc['results'])}) | {one:.2f} s | {two:.2f} s | {two / one:.2f} | "
+            f"{' / '.join(map(str, per_gpu))} (timed {' / '.join(f'{t:.2f}' for t in timed)} s) | {medians} |")
+
+
+def main():
+    folder, configs = sys.argv[1], sys.argv[2:]
+    folder = folder if folder.endswith((":", "/")) else folder + "/"
+    wall = walls(folder)
+    print("| sweep (points) | 1 GPU | 2 GPUs | ratio | points per GPU | medians (compare) |")
+    print("|---|---:|---:|---:|---|---|")
+    for config in configs:
+        print(row(folder, config, wall))
+
+
+if __name__ == "__main__":
+    main()
