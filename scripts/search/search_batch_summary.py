@@ -59,7 +59,8 @@ def table(rows):
              + ("kernels' compile s, all / slowest | " if timed else "") + "best ms |", "|---|" + "---:|" * (7 if timed else 6)]
     for r in rows:
         compile_s = (f"{r['compile_s_sum']:.1f} / {r['compile_s_max']:.1f} | " if "compile_s_sum" in r else "– | ") if timed else ""
-        lines.append(f"| {r['run']} | {r['wall_s']:.1f} | {r['waiting_for_compiler_s'] or 0:.1f} | {r['compiled_by_measuring_process']} "
+        wait = r['waiting_for_compiler_s']
+        lines.append(f"| {r['run']} | {r['wall_s']:.1f} | {'–' if wait is None else f'{wait:.1f}'} | {r['compiled_by_measuring_process']} "
                      f"({r['compiled_by_measuring_process_s']}) | {r['waited_for_a_worker_s']} | {r['from_the_workers_cache']} | "
                      f"{compile_s}{r['best_median_ms']:.4f} |")
     return "\n".join(lines) + "\n"

@@ -36,12 +36,16 @@ def text_of(path, missing=None):
 
 
 def walls(text):
-    """A study's walls.txt ("NAME ... wall_s=S" per run, in the order they ran) as {NAME: S}."""
+    """A study's walls.txt ("NAME ... wall_s=S" per run, in the order they ran) as {NAME: S}; the
+    first studies' walls.tsv ("NAME<tab>MS<tab>exit N") too."""
     out = {}
     for line in text.splitlines():
         wall = re.search(r"wall_s=([0-9.e-]+)", line)
+        tsv = re.fullmatch(r"(\S+)\t(\d+)\texit \d+", line)
         if wall:
             out[line.split()[0]] = float(wall.group(1))
+        elif tsv:
+            out[tsv.group(1)] = int(tsv.group(2)) / 1e3
     return out
 
 
