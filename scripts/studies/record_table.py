@@ -19,6 +19,7 @@ in the record, measured, or the table is not made):
   get(rec, "metrics.achieved_bandwidth_gbps")   a field of a record by its dotted path
   copy_gbps, peak_gflops      the device's measured copy bandwidth, its FP32 peak
   fmt_time(ms)               "671.8 µs", "41.39 ms";  ratio(x) "0.98", "10.8";  bold(text, condition)
+  span(values, ".1f")        "min-max" of some values
 """
 import json
 import sys
@@ -74,6 +75,12 @@ def bold(text, wanted):
     return f"**{text}**" if wanted else text
 
 
+def span(values, spec=".1f"):
+    """The range of some values, "min-max"."""
+    values = list(values)
+    return f"{min(values):{spec}}-{max(values):{spec}}"
+
+
 def get(record, path):
     for key in path.split("."):
         record = record[key]
@@ -90,7 +97,7 @@ def rows_of(spec):
 
 def helpers_of(spec):
     """The helpers of the table's record, or one namespace of helpers per named record (and R of them)."""
-    common = {"get": get, "fmt_time": fmt_time, "bold": bold, "ratio": ratio}
+    common = {"get": get, "fmt_time": fmt_time, "bold": bold, "ratio": ratio, "span": span}
     if "record" in spec:
         return {**common, **Record(json.loads(text_of(spec["record"])), spec["record"]).helpers()}
     each = {name: SimpleNamespace(**Record(json.loads(text_of(path)), path).helpers()) for name, path in spec["records"].items()}
@@ -102,7 +109,7 @@ def table(spec, names):
     lines = ["| " + " | ".join(spec["header"]) + " |", spec.get("separator", "|" + "---|" * len(spec["header"]))]
     for row in rows_of(spec):
         scope = {**helpers, **names, **{k: v for k, v in row.items() if k != "cells"}}
-        lines.append("| " + " | ".join(eval("f" + repr(cell), {}, scope) for cell in row.get("cells", spec.get("cells"))) + " |")
+        lines.append("| " + " | ".join(eval("f" + repr(cell), dict(scope)) for cell in row.get("cells", spec.get("cells"))) + " |")
     return "\n".join(lines) + "\n"
 
 
