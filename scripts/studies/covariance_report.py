@@ -2,6 +2,7 @@
 """Markdown tables for the covariance study, read from occbench results JSON.
 
     python3 scripts/studies/covariance_report.py RESULTS.json [MORE.json ...] > covariance.md
+    python3 scripts/studies/covariance_report.py --table N RESULTS.json ...   # only its Nth table (from 0), for a write-up
 
 Every number in the output comes from the results files: per size (m, n), the shared-memory
 kernels by chunk size (time, CGMA, occupancy with its limiter), static against dynamic shared
@@ -15,6 +16,7 @@ library only.
 import argparse
 import json
 import math
+import re
 import sys
 from collections import defaultdict
 from pathlib import Path
@@ -342,9 +344,14 @@ def report(paths):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="occbench results JSON files of the covariance family")
+    parser.add_argument("--table", type=int, help="print only the report's Nth Markdown table (from 0)")
     args = parser.parse_args(argv)
     try:
-        sys.stdout.write(report(args.results))
+        text = report(args.results)
+        tables = re.findall(r"(?:^\|.*\n)+", text, re.M)
+        if args.table is not None and args.table >= len(tables):
+            raise ReportError(f"the report has {len(tables)} tables, no table {args.table}")
+        sys.stdout.write(text if args.table is None else tables[args.table])
     except ReportError as error:
         print(f"covariance_report: {error}", file=sys.stderr)
         return 2
