@@ -3,6 +3,8 @@
 left in OUT_DIR:
 
     python3 scripts/studies/tuner_kernels_summary.py OUT_DIR
+    python3 scripts/studies/tuner_kernels_summary.py OUT_DIR --faults REGEX   # only the faults table, of the runs REGEX matches
+OUT_DIR may be a folder inside an archive, ARCHIVE.tar.xz:FOLDER (results/reference/<gpu>/tuner_kernels/evidence.tar.xz).
 
 Compile ahead: per run, the wall, the seconds the measuring process compiled itself and waited for
 a worker compiling the kernel it needed (the compile blocks' compile_ms and waited_ms: the GPU idle
@@ -16,6 +18,8 @@ import json
 import os
 import re
 import sys
+import tarfile
+import tempfile
 
 
 def document(folder):
@@ -65,14 +69,16 @@ def trace(log_path):
     return faults
 
 
-def faults_table(out, wall):
+def faults_table(out, wall, runs=None):
+    """The faults table; `runs` a regular expression of the runs it shows (all, with its lead line, where None)."""
     correct = wall.get("faults-correct")
     if correct is None:
         return
-    print(f"\nfaults: the correct points alone (--variants copy) {correct:.2f} s\n")
+    if runs is None:
+        print(f"\nfaults: the correct points alone (--variants copy) {correct:.2f} s\n")
     print("| run | failed points | of them lost the context | wall s | bound s | faults' own s | teardown s per fault | hand-over s per fault |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name in sorted(n for n in wall if n.startswith("faults-") and n != "faults-correct"):
+    for name in sorted(n for n in wall if n.startswith("faults-") and n != "faults-correct" and re.fullmatch(runs or ".*", n)):
         doc = document(os.path.join(out, name))
         log = os.path.join(out, name + ".log")
         faults = trace(log) if os.path.exists(log) else []
@@ -88,12 +94,34 @@ def faults_table(out, wall):
         print(f"| {name} | {len(failed)} | {len(faults)} | {wall[name]:.2f} | {bound:.2f} | {own:.2f} | {per(1)} | {per(2)} |")
 
 
+def read_out(study, scratch):
+    """The study's folder: itself, or ARCHIVE.tar.xz:FOLDER's files read out under `scratch`."""
+    archive, sep, inside = study.partition(".tar.xz:")
+    if not sep:
+        return study
+    prefix = inside.rstrip("/") + "/" if inside else ""
+    with tarfile.open(archive + ".tar.xz") as tar:
+        for m in tar:
+            name = m.name[len(prefix):]
+            if m.isfile() and m.name.startswith(prefix) and ".." not in name.split("/"):
+                path = os.path.join(scratch, name)
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open(path, "wb") as out:
+                    out.write(tar.extractfile(m).read())
+    return scratch
+
+
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--faults"):
         sys.exit(__doc__)
-    wall = walls(sys.argv[1])
-    compile_table(sys.argv[1], wall)
-    faults_table(sys.argv[1], wall)
+    with tempfile.TemporaryDirectory() as scratch:
+        out = read_out(sys.argv[1], scratch)
+        wall = walls(out)
+        if len(sys.argv) == 4:
+            faults_table(out, wall, sys.argv[3])
+            return
+        compile_table(out, wall)
+        faults_table(out, wall)
 
 
 if __name__ == "__main__":
