@@ -86,8 +86,10 @@ TEST(EnergyMeter, LearnsTheCounterPeriodAndMeasuresAWindowOfWholeSteps) {
   FakeLaunches launches;
   EnergyWindow w = meter.measure(launches);
   ASSERT_EQ(w.status, "ok") << w.reason;
-  EXPECT_EQ(w.counter_periods, 3);
-  EXPECT_NEAR(w.energy_j, 3 * 0.02 * 250.0, 1e-9);  // three whole steps, never a partial one
+  // Three whole steps, never a partial one (four where a poll on a loaded host saw two at once).
+  ASSERT_GE(w.counter_periods, 3);
+  ASSERT_LE(w.counter_periods, 4);
+  EXPECT_NEAR(w.energy_j, w.counter_periods * 0.02 * 250.0, 1e-9);
   EXPECT_NEAR(w.average_w, 250.0, 30.0);
   EXPECT_EQ(w.launches, 1000);
   EXPECT_DOUBLE_EQ(w.launch_ms, 0.1 * 1e3 / 1000);
@@ -104,10 +106,11 @@ TEST(EnergyMeter, LearnsTheCounterPeriodAndMeasuresAWindowOfWholeSteps) {
   nlohmann::ordered_json run = meter.to_json();
   EXPECT_EQ(run["status"], "ok");
   EXPECT_NEAR(run["counter_period_ms"].get<double>(), 20.0, 4.0);
-  // The window's steps were added to the calibration's intervals.
-  EXPECT_EQ(run["counter_intervals_learned"].get<std::size_t>(), meter.calibration().intervals_s.size() + 3);
+  // The window's single steps were added to the calibration's intervals (a late poll's two are not).
+  std::size_t late = std::size_t(w.counter_periods - 3);
+  EXPECT_EQ(run["counter_intervals_learned"].get<std::size_t>(), meter.calibration().intervals_s.size() + 3 - 2 * late);
   EXPECT_NEAR(run["counter_period_ms_learned"].get<double>(), 20.0, 2.0);
-  EXPECT_NEAR(w.window_s, 3 * run["counter_period_ms_learned"].get<double>() * 1e-3, 1e-12);
+  EXPECT_NEAR(w.window_s, w.counter_periods * run["counter_period_ms_learned"].get<double>() * 1e-3, 1e-12);
 }
 
 TEST(EnergyMeter, SaysWhyItIsUnavailableAndMeasuresNothing) {
@@ -158,6 +161,14 @@ TEST(EnergyMeter, ChunksToQueueAreDecidedOnceAndBounded) {
   EXPECT_EQ(chunks_to_queue(32, 0.0, 0.020, 0.003), 0);
   // A 0.7 s launch covers the 20 ms ahead by itself: one queued behind it would be waited for.
   EXPECT_EQ(chunks_to_queue(1, 0.5, 0.020, 0.7), 0);
+}
+
+TEST(EnergyMeter, APollThatCameLateCountsEveryUpdateItSaw) {
+  EXPECT_EQ(updates_in(0.100, 0.1), 1);
+  EXPECT_EQ(updates_in(0.149, 0.1), 1);  // late, but within half a period: one update
+  EXPECT_EQ(updates_in(0.190, 0.1), 2);  // two updates between two reads
+  EXPECT_EQ(updates_in(0.310, 0.1), 3);
+  EXPECT_EQ(updates_in(0.020, 0.1), 1);  // early: still one change
 }
 
 TEST(EnergyMeter, ALateChangeDoesNotMoveThePeriod) {
@@ -218,8 +229,12 @@ TEST(EnergyMeter, AKernelAtThePowerLimitIsReadAgainOverAWholeCycleOfItsControlle
   FakeLaunches launches;
   EnergyWindow longer = meter.measure(launches, 0, 0.1);
   ASSERT_EQ(longer.status, "ok") << longer.reason;
-  EXPECT_EQ(longer.counter_periods, 5);
-  EXPECT_NEAR(longer.energy_j, 5 * 0.02 * 250.0, 1e-9);
+  // 5 steps, or one more where a poll on a loaded host came late and saw two at once: the energy
+  // and the window count the same steps, so the power is right either way.
+  EXPECT_GE(longer.counter_periods, 5);
+  EXPECT_LE(longer.counter_periods, 6);
+  EXPECT_NEAR(longer.energy_j, longer.counter_periods * 0.02 * 250.0, 1e-9);
+  EXPECT_NEAR(longer.average_w, 250.0, 250.0 * 0.25);  // the window's seconds are the learned period's
 
   auto no_limit = std::make_unique<SteppingCounter>(0.02, 250.0);
   no_limit->limit_w_ = std::nullopt;

@@ -153,6 +153,12 @@ void EnergyMeter::learn_interval(double interval_s) {
   period_s_ = median_of(intervals_s_);
 }
 
+// The counter's updates one change of its reading holds: one, or more where the poll came late
+// (a loaded host) and the counter stepped twice between two reads, as their interval shows.
+int updates_in(double interval_s, double period_s) {
+  return interval_s > 1.5 * period_s ? int(std::lround(interval_s / period_s)) : 1;
+}
+
 EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s, double min_window_s) {
   EnergyWindow w;
   auto t0 = std::chrono::steady_clock::now();
@@ -197,10 +203,13 @@ EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s, double min_wi
       opened_s = epoch_s();
       opened_t = std::chrono::steady_clock::now();
     } else {
-      learn_interval(seconds_since(step_t));
+      int seen = updates_in(seconds_since(step_t), period_s_);
+      if (seen == 1) learn_interval(seconds_since(step_t));
+      steps += seen - 1;
     }
     step_t = std::chrono::steady_clock::now();
   }
+  w.counter_periods = steps;  // more than asked where a late poll's change held two updates
   closed_s = epoch_s();
   w.temperature_c = readings_->temperature_c();
   BusyStretch stretch = work.finish();

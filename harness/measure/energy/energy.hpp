@@ -90,6 +90,8 @@ double second_window_s_from_environment();
 // of `launch_s`: a window shorter than a launch would read a part of it, and a kernel's power is
 // not the same from its start to its end (the 0.7 s covariance kernels: 4% from process to process).
 int counter_periods(double window_s, double period_s, double launch_s = 0);
+// How many of the counter's updates one change of its reading, `interval_s` after the last, holds.
+int updates_in(double interval_s, double period_s);
 
 // One point's window.
 struct EnergyWindow {
