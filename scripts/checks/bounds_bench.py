@@ -8,17 +8,15 @@ which holds the memory bound in CI; the times are measured here, on an idle mach
     python3 scripts/checks/bounds_bench.py --occbench build/occbench --runs 3 --out results/reference/cpu/bounds.json
     python3 scripts/checks/bounds_bench.py --table results/reference/cpu/bounds.json
 """
-import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 
-from bench_cli import bench_main
+from bench_cli import machine, occbench_bench_main
 
 KERNEL = "__global__ void k(float* out, unsigned n) { unsigned i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 1.0f; }\n"
 
@@ -80,7 +78,7 @@ def run(occbench, runs):
             shown = " ".join(names.get(a, "PLAN" if a.startswith(scratch) else a) for a in args)
             rows.append({"command": shown, "exit": samples[0][0], "wall_s": [s[1] for s in samples],
                          "peak_mb": max(s[2] for s in samples)})
-    return {"machine": {"cores": os.cpu_count(), "platform": platform.platform()}, "runs": runs, "rows": rows}
+    return {"machine": machine(), "runs": runs, "rows": rows}
 
 
 def table(data):
@@ -93,6 +91,4 @@ def table(data):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--occbench", default="build/occbench")
-    bench_main(ap, lambda a: run(a.occbench, a.runs), table)
+    occbench_bench_main(run, table)

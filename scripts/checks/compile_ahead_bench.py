@@ -7,15 +7,13 @@ development machine: results/reference/cpu/compile_ahead.md), never in a timed t
     python3 scripts/checks/compile_ahead_bench.py --occbench build/occbench --runs 1 --out results/reference/cpu/compile_ahead.json
     python3 scripts/checks/compile_ahead_bench.py --table results/reference/cpu/compile_ahead.json
 """
-import argparse
 import os
-import platform
 import statistics
 import subprocess
 import tempfile
 import time
 
-from bench_cli import bench_main
+from bench_cli import machine, occbench_bench_main
 
 CONFIG = "examples/compile_benchmark/compile_benchmark_defines.json"
 MODES = [("before: compiled one point after another (OCCBENCH_COMPILE_PROCESSES=1)", "1"),
@@ -37,7 +35,7 @@ def plan_wall_s(occbench, processes):
 
 def run(occbench, runs):
     rows = [{"mode": mode, "wall_s": [plan_wall_s(occbench, processes) for _ in range(runs)]} for mode, processes in MODES]
-    return {"machine": {"cores": os.cpu_count(), "platform": platform.platform()}, "runs": runs, "rows": rows}
+    return {"machine": machine(), "runs": runs, "rows": rows}
 
 
 def table(data):
@@ -48,6 +46,4 @@ def table(data):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--occbench", default="build/occbench")
-    bench_main(ap, lambda a: run(a.occbench, a.runs), table)
+    occbench_bench_main(run, table)

@@ -7,13 +7,10 @@ machine (the 2-core development machine), never in a timed test.
     python3 scripts/checks/large_space_bench.py --occbench build/occbench --runs 5 --out results/reference/cpu/large_space.json
     python3 scripts/checks/large_space_bench.py --table results/reference/cpu/large_space.json
 """
-import argparse
-import os
-import platform
 import statistics
 import tempfile
 
-from bench_cli import bench_main
+from bench_cli import machine, occbench_bench_main
 from bounds_bench import measure
 
 CONFIG = "examples/search/large_space/large_space.json"
@@ -36,7 +33,7 @@ def run(occbench, runs):
                 raise SystemExit(f"large_space_bench: occbench {' '.join(args)} exited {samples[0][0]} (run from the repository's root)")
             rows.append({"command": shown, "exit": samples[0][0], "wall_s": [s[1] for s in samples],
                          "peak_mb": max(s[2] for s in samples)})
-    return {"machine": {"cores": os.cpu_count(), "platform": platform.platform()}, "runs": runs, "rows": rows}
+    return {"machine": machine(), "runs": runs, "rows": rows}
 
 
 def table(data):
@@ -46,6 +43,4 @@ def table(data):
 
 
 if __name__ == "__main__":
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--occbench", default="build/occbench")
-    bench_main(ap, lambda a: run(a.occbench, a.runs), table)
+    occbench_bench_main(run, table)

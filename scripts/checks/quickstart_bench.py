@@ -7,8 +7,6 @@ step` line of each kept (docs/install.md quotes the median).
     python3 scripts/checks/quickstart_bench.py --table results/reference/cpu/quickstart.json
 """
 import argparse
-import os
-import platform
 import re
 import statistics
 import subprocess
@@ -16,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_cli import bench_main
+from bench_cli import bench_main, machine
 
 ROOT = Path(__file__).resolve().parents[2]
 STEP = re.compile(r"([^,]+?) (\d+) s")
@@ -41,7 +39,7 @@ def run(runs):
     commit = subprocess.run(["git", "rev-parse", "--short=7", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
     with tempfile.TemporaryDirectory() as scratch:
         rows = [one_run(scratch, i) for i in range(runs)]
-    return {"commit": commit, "machine": {"cores": os.cpu_count(), "platform": platform.platform()}, "runs": rows}
+    return {"commit": commit, "machine": machine(), "runs": rows}
 
 
 def table(data):
