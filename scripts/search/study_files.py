@@ -14,12 +14,13 @@ TEXT = (".txt", ".tsv", ".json", ".jsonl", ".csv", ".log", ".md")  # what a stud
 
 
 def study_files(study):
-    """{path inside the study: text} of a study's text files, from its folder or from ARCHIVE.tar.xz:FOLDER."""
+    """{path inside the study: text} of a study's text files, from its folder or from ARCHIVE.tar.xz:FOLDER
+    (ARCHIVE.tar.xz:. for the whole archive)."""
     archive, _, inside = str(study).partition(".tar.xz:")
     if not inside:
         root = Path(study)
         return {p.relative_to(root).as_posix(): p.read_text() for p in root.rglob("*") if p.is_file() and p.name.endswith(TEXT)}
-    prefix = inside.rstrip("/") + "/"
+    prefix = "" if inside == "." else inside.rstrip("/") + "/"
     with tarfile.open(archive + ".tar.xz") as tar:
         return {m.name[len(prefix):]: tar.extractfile(m).read().decode() for m in tar
                 if m.isfile() and m.name.startswith(prefix) and m.name.endswith(TEXT)}
@@ -37,11 +38,11 @@ def text_of(path, missing=None):
 
 def walls(text):
     """A study's walls.txt ("NAME ... wall_s=S" per run, in the order they ran) as {NAME: S}; the
-    first studies' walls.tsv ("NAME<tab>MS<tab>exit N") too."""
+    first studies' and the energy studies' walls.tsv ("NAME<tab>MS", "<tab>exit N" after it or not) too."""
     out = {}
     for line in text.splitlines():
         wall = re.search(r"wall_s=([0-9.e-]+)", line)
-        tsv = re.fullmatch(r"(\S+)\t(\d+)\texit \d+", line)
+        tsv = re.fullmatch(r"(\S+)\t(\d+)(?:\texit \d+)?", line)
         if wall:
             out[line.split()[0]] = float(wall.group(1))
         elif tsv:
