@@ -17,7 +17,9 @@ Prints a markdown table per config (occbench median, ncu median, difference, wit
 target: 2% at >= 20 us, 1 us below; beside them the normal run's event-pair median of the same
 samples and its timing source) and writes DIR/ncu_agreement.csv with every row.
 
-    python3 scripts/ncu/ncu_agreement.py --table-of DIR/ncu_agreement.csv CONFIG   # a config's table again, from the CSV
+    python3 scripts/ncu/ncu_agreement.py --table-of DIR/ncu_agreement.csv [CONFIG] [--outside]
+        # a config's table again, from the CSV (without CONFIG: every config's, under its name;
+        # --outside: the points outside the target alone)
         (the CSV a file, or ARCHIVE.tar.xz:PATH inside an evidence archive)
 
 --ncu-runs N (default 1) runs step 2 N times, each a new process: `ncu_runs_us` holds every run's
@@ -221,9 +223,9 @@ def config_table(name, methods, occbench, ncu_runs):
     return rows
 
 
-def table_of_csv(path, config):
+def table_of_csv(path, config, outside=False):
     """A config's table as the run printed it, again from its CSV (ncu_agreement.csv, a file or ARCHIVE.tar.xz:PATH):
-    the write-ups' tables are these."""
+    the write-ups' tables are these; `outside`: only the points outside the target."""
     reader = csv.DictReader(io.StringIO(text_of(path)))
     rows = [r for r in reader if r["config"] == config]
     if not rows:
@@ -232,8 +234,21 @@ def table_of_csv(path, config):
     methods = list(dict.fromkeys(r["method"] for r in rows))
     lines = table_head(methods, timing)
     for point_id in dict.fromkeys(r["point_id"] for r in rows):
-        lines.append(point_line(point_id, methods, [r for r in rows if r["point_id"] == point_id], timing))
+        line = point_line(point_id, methods, [r for r in rows if r["point_id"] == point_id], timing)
+        if not outside or "| NO |" in line:
+            lines.append(line)
     return "\n".join(lines)
+
+
+def tables_of_csv(args):
+    """--table-of's arguments: CSV [CONFIG] [--outside]; without CONFIG, each config's table under its name."""
+    outside = "--outside" in args
+    path, *config = [a for a in args if a != "--outside"]
+    if config:
+        return table_of_csv(path, config[0], outside)
+    configs = dict.fromkeys(r["config"] for r in csv.DictReader(io.StringIO(text_of(path))))
+    tables = [(name, table_of_csv(path, name, outside)) for name in configs]
+    return "\n\n".join(f"### {name}\n\n{table}" for name, table in tables if table.count("\n") > 1)
 
 
 def write_csv(path, rows):
@@ -261,8 +276,8 @@ def print_summary(rows, methods, ncu_run_count):
 
 
 def main():
-    if sys.argv[1:2] == ["--table-of"]:  # --table-of CSV CONFIG: a config's table again, from the run's CSV
-        print(table_of_csv(sys.argv[2], sys.argv[3]))
+    if sys.argv[1:2] == ["--table-of"]:  # --table-of CSV [CONFIG] [--outside]: a config's table again, from the run's CSV
+        print(tables_of_csv(sys.argv[2:]))
         return
     args = parse_args()
     out = Path(args.out)

@@ -3,10 +3,22 @@
 Compute within the target (2% at >= 20 us, 1 us below) and the worst point.
 
     python3 scripts/ncu/ncu_agreement_summary.py DIR...   # each DIR holds ncu_agreement.py's CONFIG.md outputs
+    python3 scripts/ncu/ncu_agreement_summary.py --against CSV BASE_CSV
+        # per config of CSV: points within the target there and in BASE_CSV (another run of the same
+        # points, another timing source), CSV's difference to ncu, and its event-pair median over BASE's
+    python3 scripts/ncu/ncu_agreement_summary.py --ranges "LABEL|CSV|CONFIG|POINT_REGEX" ...
+        # per LABEL: the range of occbench - ncu over the config's points that match, and how many are within
+(a CSV is ncu_agreement.py's ncu_agreement.csv, a file or ARCHIVE.tar.xz:PATH inside an evidence archive)
 """
+import csv
+import io
 import re
+import statistics
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+from study_files import text_of  # noqa: E402  (one reader of a file in an archive)
 
 DIFF = re.compile(r"([+-][\d.]+) µs \(([+-][\d.]+)%\)")
 
@@ -35,5 +47,46 @@ def summary(folders):
     return "\n".join(lines) + "\n"
 
 
+def csv_rows(path):
+    return list(csv.DictReader(io.StringIO(text_of(path))))
+
+
+def within(row):
+    return row["within_target"] in ("True", True)
+
+
+def against(path, base_path):
+    """Per config of `path`: within the target there and (in brackets) in the base run, the difference
+    to ncu, and how much the run's own event pair moved against the base run's median (the base's source)."""
+    rows, base = csv_rows(path), {r["point_id"]: r for r in csv_rows(base_path)}
+    lines = ["| config | points | within the target (base run) | occbench − ncu, median [min, max] | "
+             "event-pair median / base run's median |", "|---|---:|---|---|---|"]
+    for config in dict.fromkeys(r["config"] for r in rows):
+        mine = [r for r in rows if r["config"] == config]
+        diffs = [float(r["diff_us"]) for r in mine]
+        ratios = [float(r["event_median_us"]) / float(base[r["point_id"]]["occbench_median_us"])
+                  for r in mine if r["point_id"] in base and r.get("event_median_us")]
+        lines.append(f"| {config} | {len(mine)} | {sum(map(within, mine))} ({sum(within(base[r['point_id']]) for r in mine if r['point_id'] in base)}) | "
+                     f"{statistics.median(diffs):+.2f} µs [{min(diffs):+.2f}, {max(diffs):+.2f}] | "
+                     f"{min(ratios):.3f}–{max(ratios):.3f}, median {statistics.median(ratios):.3f} |")
+    return "\n".join(lines) + "\n"
+
+
+def ranges(specs):
+    """Per "LABEL|CSV|CONFIG|POINT_REGEX": the range of occbench − ncu over the matching points, and how many are within."""
+    lines = ["| kernels | points | occbench − ncu | within the target |", "|---|---:|---|---|"]
+    for spec in specs:
+        label, path, config, pattern = spec.split("|", 3)
+        mine = [r for r in csv_rows(path) if r["config"] == config and re.search(pattern, r["point_id"])]
+        diffs = sorted(float(r["diff_us"]) for r in mine)
+        lines.append(f"| {label} | {len(mine)} | {diffs[0]:+.2f} to {diffs[-1]:+.2f} µs | {sum(map(within, mine))} of {len(mine)} |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
-    print(summary(sys.argv[1:]), end="")
+    if sys.argv[1:2] == ["--against"]:
+        print(against(sys.argv[2], sys.argv[3]), end="")
+    elif sys.argv[1:2] == ["--ranges"]:
+        print(ranges(sys.argv[2:]), end="")
+    else:
+        print(summary(sys.argv[1:]), end="")
