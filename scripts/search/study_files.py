@@ -4,6 +4,7 @@ results/reference/<gpu>/search/evidence.tar.xz, which kept some runs' CSV alone,
 """
 import csv
 import io
+import itertools
 import json
 import re
 import tarfile
@@ -43,8 +44,8 @@ def walls(text):
     for line in text.splitlines():
         wall = re.search(r"wall_s=([0-9.e-]+)", line)
         tsv = re.fullmatch(r"(\S+)\t(\d+)(?:\texit \d+)?", line)
-        if wall:
-            out[line.split()[0]] = float(wall.group(1))
+        if wall:  # the name: the words before the first key=value
+            out[" ".join(itertools.takewhile(lambda w: "=" not in w, line.split()))] = float(wall.group(1))
         elif tsv:
             out[tsv.group(1)] = int(tsv.group(2)) / 1e3
     return out

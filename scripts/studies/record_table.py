@@ -20,6 +20,8 @@ in the record, measured, or the table is not made):
   copy_gbps, peak_gflops      the device's measured copy bandwidth, its FP32 peak
   fmt_time(ms)               "671.8 µs", "41.39 ms";  ratio(x) "0.98", "10.8";  bold(text, condition)
   span(values, ".1f")        "min-max" of some values
+  ok, total("counters.added_s")   the record's ok points; the sum of a field over them
+  wall(name)                 with "walls": PATH in the table's spec, that run's wall seconds in the walls file
 """
 import json
 import sys
@@ -27,7 +29,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
-from study_files import text_of  # noqa: E402  (one reader of a file in an archive)
+from study_files import text_of, walls  # noqa: E402  (one reader of a file in an archive, of a walls file)
 
 
 class Record:
@@ -58,7 +60,12 @@ class Record:
         """The names a cell sees for this record."""
         return {"point": self.point, "best": self.best, "copy_gbps": self.copy_gbps, "peak_gflops": self.peak_gflops,
                 "ms": lambda v, **p: self.point(v, **p)["timing"]["median_ms"],
-                "us": lambda v, **p: 1e3 * self.point(v, **p)["timing"]["median_ms"]}
+                "us": lambda v, **p: 1e3 * self.point(v, **p)["timing"]["median_ms"],
+                "ok": self.ok, "total": self.total}
+
+    def total(self, path):
+        """The sum of a field over the ok points that have it (seconds a run spent on something)."""
+        return sum(value for r in self.ok if isinstance(value := field(r, path), (int, float)))
 
 
 def fmt_time(ms):
@@ -87,6 +94,14 @@ def get(record, path):
     return record
 
 
+def field(record, path):
+    """get(), or None where the record lacks the field."""
+    try:
+        return get(record, path)
+    except (KeyError, TypeError):
+        return None
+
+
 def rows_of(spec):
     rows = spec["rows"]
     if isinstance(rows, dict):
@@ -98,6 +113,8 @@ def rows_of(spec):
 def helpers_of(spec):
     """The helpers of the table's record, or one namespace of helpers per named record (and R of them)."""
     common = {"get": get, "fmt_time": fmt_time, "bold": bold, "ratio": ratio, "span": span}
+    if "walls" in spec:  # a study's walls.txt or walls.tsv: wall(name) in seconds
+        common["wall"] = walls(text_of(spec["walls"])).__getitem__
     if "record" in spec:
         return {**common, **Record(json.loads(text_of(spec["record"])), spec["record"]).helpers()}
     each = {name: SimpleNamespace(**Record(json.loads(text_of(path)), path).helpers()) for name, path in spec["records"].items()}
