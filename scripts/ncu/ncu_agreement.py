@@ -62,10 +62,10 @@ def run(cmd, env=None, log=None):
         sys.exit(f"command failed with exit {code}: {' '.join(map(str, cmd))} (log: {log})")
 
 
-def ncu_durations_us(csv_path):
-    """{kernel name: [gpu__time_duration in us, ...]} in launch order."""
+def ncu_durations_us(csv_path, text=None):
+    """{kernel name: [gpu__time_duration in us, ...]} in launch order (of `text`, read from `csv_path` if None)."""
     scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6}
-    text = Path(csv_path).read_text().splitlines()
+    text = (Path(csv_path).read_text() if text is None else text).splitlines()
     start = next((i for i, line in enumerate(text) if line.startswith('"ID"')), None)
     if start is None:
         sys.exit(f"{csv_path}: no ncu CSV header (\"ID\", ...) found")

@@ -8,6 +8,8 @@ Compute within the target (2% at >= 20 us, 1 us below) and the worst point.
         # points, another timing source), CSV's difference to ncu, and its event-pair median over BASE's
     python3 scripts/ncu/ncu_agreement_summary.py --ranges "LABEL|CSV|CONFIG|POINT_REGEX" ...
         # per LABEL: the range of occbench - ncu over the config's points that match, and how many are within
+    python3 scripts/ncu/ncu_agreement_summary.py --side-by-side "LABEL|CSV" "LABEL|CSV" ...
+        # per config (and all): points within the target and the median occbench - ncu of each run
 (a CSV is ncu_agreement.py's ncu_agreement.csv, a file or ARCHIVE.tar.xz:PATH inside an evidence archive)
 """
 import csv
@@ -83,9 +85,27 @@ def ranges(specs):
     return "\n".join(lines) + "\n"
 
 
+def side_by_side(specs):
+    """Per config of the first run (and all of them): each run's points within the target and median difference."""
+    runs = [(label, csv_rows(path)) for label, path in (spec.split("|", 1) for spec in specs)]
+    head = "| config | points | " + " | ".join(f"within 2% / 1 µs: {label} | median occbench − ncu, {label}" for label, _ in runs) + " |"
+    lines = [head, "|---|---:|" + "---:|---:|" * len(runs)]
+    configs = list(dict.fromkeys(r["config"] for r in runs[0][1]))
+    for config in configs + [None]:
+        cells = []
+        for _, rows in runs:
+            mine = [r for r in rows if config is None or r["config"] == config]
+            cells.append(f"{sum(map(within, mine))} | {statistics.median(float(r['diff_us']) for r in mine):+.2f} µs")
+        points = sum(1 for r in runs[0][1] if config is None or r["config"] == config)
+        lines.append(f"| {config or '**all**'} | {points} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     if sys.argv[1:2] == ["--against"]:
         print(against(sys.argv[2], sys.argv[3]), end="")
+    elif sys.argv[1:2] == ["--side-by-side"]:
+        print(side_by_side(sys.argv[2:]), end="")
     elif sys.argv[1:2] == ["--ranges"]:
         print(ranges(sys.argv[2:]), end="")
     else:
