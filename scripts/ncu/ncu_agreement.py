@@ -62,19 +62,38 @@ def run(cmd, env=None, log=None):
         sys.exit(f"command failed with exit {code}: {' '.join(map(str, cmd))} (log: {log})")
 
 
-def ncu_durations_us(csv_path, text=None):
-    """{kernel name: [gpu__time_duration in us, ...]} in launch order (of `text`, read from `csv_path` if None)."""
-    scale = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6}
+UNIT_SCALE = {"nsecond": 1e-3, "ns": 1e-3, "usecond": 1.0, "us": 1.0, "msecond": 1e3, "ms": 1e3, "second": 1e6,
+              "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9}  # times to µs, bytes to bytes
+
+
+def ncu_rows(csv_path, text=None):
+    """The rows of an ncu --csv output (of `text`, read from `csv_path` if None), after its log lines."""
     text = (Path(csv_path).read_text() if text is None else text).splitlines()
     start = next((i for i, line in enumerate(text) if line.startswith('"ID"')), None)
     if start is None:
         sys.exit(f"{csv_path}: no ncu CSV header (\"ID\", ...) found")
+    return csv.DictReader(text[start:])
+
+
+def metric_value(row):
+    return float(row["Metric Value"].replace(",", "")) * UNIT_SCALE.get(row["Metric Unit"], 1.0)
+
+
+def ncu_durations_us(csv_path, text=None):
+    """{kernel name: [gpu__time_duration in us, ...]} in launch order."""
     out = {}
-    for row in csv.DictReader(text[start:]):
-        if row.get("Metric Name") != "gpu__time_duration.sum":
-            continue
-        value = float(row["Metric Value"].replace(",", ""))
-        out.setdefault(row["Kernel Name"], []).append(value * scale.get(row["Metric Unit"], 1.0))
+    for row in ncu_rows(csv_path, text):
+        if row.get("Metric Name") == "gpu__time_duration.sum":
+            out.setdefault(row["Kernel Name"], []).append(metric_value(row))
+    return out
+
+
+def ncu_metric_values(csv_path, text, kernel):
+    """{metric: [value, ...]} of the kernels whose name `kernel(name)` accepts (µs, bytes), in launch order."""
+    out = {}
+    for row in ncu_rows(csv_path, text):
+        if kernel(row["Kernel Name"]):
+            out.setdefault(row["Metric Name"], []).append(metric_value(row))
     return out
 
 
