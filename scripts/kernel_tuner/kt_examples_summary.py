@@ -6,10 +6,16 @@ configuration too), and the wall time of the whole script.
     python3 scripts/kernel_tuner/kt_examples_summary.py FOLDER...   # folders of extracted examples.tar.gz + walls.txt
     python3 scripts/kernel_tuner/kt_examples_summary.py --bests FOLDER EXAMPLE...   # each tool's best, for kt_examples_ncu.py
     python3 scripts/kernel_tuner/kt_examples_summary.py --table SUMMARY.json [GPU]  # its rows as docs/python.md's Markdown table
+    python3 scripts/kernel_tuner/kt_examples_summary.py --ncu-table SUMMARY.json NCU.json
+        # each tool's best timed by ncu (kt_examples_ncu.py's NCU.json) beside each tool's own time of it
+(SUMMARY.json and NCU.json: files, or ARCHIVE.tar.xz:PATH inside an evidence archive)
 """
 import json
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+from study_files import text_of  # noqa: E402  (one reader of a file in an archive)
 
 
 def walls(folder):
@@ -143,9 +149,32 @@ def table(rows, gpu):
     return "\n".join(lines) + "\n"
 
 
+def _ratio(ms, ncu_ms):
+    return f"{ms / ncu_ms:.3f}" if isinstance(ms, (int, float)) else "–"
+
+
+def ncu_table(rows, ncu):
+    """Per example that ncu timed: each tool's best (one row where they agree) by ncu, and each tool's own
+    time of that configuration over ncu's (occbench's time of Kernel Tuner's best where it measured it)."""
+    lines = ["| script | configuration | ncu | occbench's time / ncu | Kernel Tuner's time / ncu |", "|---|---|---|---|---|"]
+    for r in (r for r in rows if r["example"] in ncu):
+        timed = ncu[r["example"]]
+        same = {k: str(v) for k, v in r["occbench_best"].items()} == {k: str(v) for k, v in r["kernel_tuner_best"].items()}
+        mine = [("both", r["occbench_best_ms"], r["kernel_tuner_best_ms_by_kernel_tuner"], timed["occbench"])] if same else [
+            ("occbench's best", r["occbench_best_ms"], None, timed["occbench"]),
+            ("Kernel Tuner's best", r.get("kernel_tuner_best_ms_by_occbench"), r["kernel_tuner_best_ms_by_kernel_tuner"],
+             timed["kernel_tuner"])]
+        for who, occ_ms, kt_ms, by_ncu in mine:
+            lines.append(f"| {r['example']}.py | {who}, {_config(by_ncu['params'])} | {by_ncu['median_ms']:.4f} ms | "
+                         f"{_ratio(occ_ms, by_ncu['median_ms'])} | {_ratio(kt_ms, by_ncu['median_ms'])} |")
+    return "\n".join(lines) + "\n"
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "--table":  # --table SUMMARY.json [GPU]
-        print(table(json.loads(Path(sys.argv[2]).read_text()), sys.argv[3] if len(sys.argv) > 3 else "H200"), end="")
+        print(table(json.loads(text_of(sys.argv[2])), sys.argv[3] if len(sys.argv) > 3 else "H200"), end="")
+    elif sys.argv[1] == "--ncu-table":  # --ncu-table SUMMARY.json NCU.json
+        print(ncu_table(json.loads(text_of(sys.argv[2])), json.loads(text_of(sys.argv[3]))), end="")
     elif sys.argv[1] == "--bests":  # --bests FOLDER EXAMPLE...
         print(json.dumps(bests(Path(sys.argv[2]), sys.argv[3:])))
     else:
