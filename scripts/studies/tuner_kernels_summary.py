@@ -23,8 +23,16 @@ import tempfile
 
 
 def document(folder):
+    """The run's results document; its records from the run's .jsonl where the document was kept without
+    them (the evidence archives keep a .json beside its .jsonl without its results)."""
     paths = sorted(glob.glob(os.path.join(folder, "*.json")))
-    return json.load(open(paths[0])) if paths else None
+    if not paths:
+        return None
+    doc = json.load(open(paths[0]))
+    logs = sorted(glob.glob(os.path.join(folder, "*.jsonl")))
+    if not doc.get("results") and logs:
+        doc["results"] = [r for r in map(json.loads, open(logs[0])) if "point_id" in r]
+    return doc
 
 
 def walls(out):
