@@ -6,6 +6,9 @@ against ncu in each run's CSV (and whether occbench's runs lie within 2% of ncu'
         # the rows: the points of the last CSV whose point_id matches; a CSV is a file or ARCHIVE.tar.xz:PATH
     python3 scripts/ncu/counter_points_table.py --per-config COUNTER CSV
         # per config: the median and the range of occbench − ncu over its points, in MB
+    python3 scripts/ncu/counter_points_table.py --gap-median "LABEL|CSV|OCCBENCH_COLUMN|NCU_COLUMN[|COUNTER|CONFIG]" ...
+        # per LABEL: the median over the CSV's points (of COUNTER and CONFIG where the CSV has those columns) of
+        # occbench's reading − ncu's, in MB; a column of several runs ("a;b") counts as their median
 """
 import statistics
 import csv
@@ -51,8 +54,24 @@ def per_config(counter, path):
         print(f"| {config} | {len(gaps)} | {statistics.median(gaps):+.2f} | {min(gaps):+.2f} to {max(gaps):+.2f} | {ncu:.2f} |")
 
 
+def runs_median(text):
+    return statistics.median(float(v) for v in text.split(";"))
+
+
+def gap_median(specs):
+    print("| L2 state before the kernel | points | occbench − ncu, median MB |\n|---|---:|---:|")
+    for spec in specs:
+        label, path, occ, ncu, *which = spec.split("|")
+        rows = [r for r in csv.DictReader(io.StringIO(text_of(path)))
+                if all(r.get(column) == value for column, value in zip(("counter", "config"), which))]
+        gaps = [(runs_median(r[occ]) - runs_median(r[ncu])) / 1e6 for r in rows]
+        print(f"| {label} | {len(gaps)} | {statistics.median(gaps):+.2f} |")
+
+
 if __name__ == "__main__":
-    if sys.argv[1] == "--per-config":
+    if sys.argv[1] == "--gap-median":
+        gap_median(sys.argv[2:])
+    elif sys.argv[1] == "--per-config":
         per_config(*sys.argv[2:4])
     else:
         main(*sys.argv[1:])
