@@ -42,7 +42,10 @@ def printed(command):
     args = shlex.split(command)
     if args[0] != "python3" or not args[1].startswith("scripts/"):
         raise ValueError(f"a generated table's command runs a committed script: {command}")
-    return subprocess.run([sys.executable, *args[1:]], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    done = subprocess.run([sys.executable, *args[1:]], cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:  # say which table's command failed and why (a module this Python lacks, a file moved)
+        raise RuntimeError(f"a generated table's command failed (exit {done.returncode}): {command}\n{done.stderr[-2000:]}")
+    return done.stdout
 
 
 # A table's separator row (|---|---:|), and a body cell holding a number (a measurement, a ratio).
