@@ -16,6 +16,9 @@ import statistics
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+from study_files import walls as walls_of  # noqa: E402  (one reader of a study's walls file, in seconds)
+
 SWEEPS = ("adjacent_difference", "covariance_chunk_sweep")
 
 
@@ -65,7 +68,7 @@ def cost_rows(walls):
     rows = ["| config | without --energy | with --energy | ratio |", "|---|---:|---:|---:|"]
     for sweep, energy_run in COST:
         if f"{sweep}-plain" in walls and energy_run in walls:
-            plain, with_energy = float(walls[f"{sweep}-plain"]) / 1e3, float(walls[energy_run]) / 1e3
+            plain, with_energy = walls[f"{sweep}-plain"], walls[energy_run]
             rows.append(f"| {sweep} ({energy_run.rsplit('-', 1)[1]}) | {plain:.1f} s | {with_energy:.1f} s | {with_energy / plain:.2f}x |")
     return rows
 
@@ -80,7 +83,7 @@ def main(root):
         out += [row for a, b, label in PAIRS if (row := spread_row(f"{sweep}: {label}", runs[a], runs[b], 3))]
         power += [power_row(f"{sweep} {name}", points) for name, points in runs.items() if points]
     walls_path = next((p for p in (root / "logs" / "walls.tsv", root / "walls.tsv") if p.exists()), None)
-    walls = dict(line.split("\t") for line in walls_path.read_text().splitlines() if line) if walls_path else {}
+    walls = walls_of(walls_path.read_text()) if walls_path else {}
     print("Joules per launch, run against run:\n\n" + "\n".join(out))
     print("\nCounter against the driver's power samples in the same window (|mean of samples / counter's average - 1|):\n\n"
           + "\n".join(power))
