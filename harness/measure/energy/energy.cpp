@@ -1,6 +1,5 @@
 #include "harness/measure/energy/energy.hpp"
 
-#include "harness/core/clock.hpp"
 #include "harness/core/optional_number.hpp"
 #include "harness/measure/nvml.hpp"
 
@@ -34,8 +33,6 @@ class NvmlEnergyReadings : public EnergyReadings {
   void* device_;
 };
 
-void pause(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
-
 // Enough changes to learn the period from (three intervals: a late change spoils two of them,
 // one long and one short, and the median is the third); the calibration stops once it has seen them.
 constexpr int kCalibrationUpdates = 4;
@@ -43,8 +40,6 @@ constexpr int kCalibrationUpdates = 4;
 // Past the window's expected close the queue holds only a margin, so that finish() waits briefly
 // for what is left.
 constexpr double kPastCloseS = 0.010;
-
-double epoch_s() { return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count(); }
 
 // The mean of the samples taken within [from_s, to_s]; (count, mean).
 std::pair<int, double> mean_within(const std::vector<std::pair<double, double>>& samples, double from_s, double to_s) {
@@ -64,6 +59,12 @@ double median_of(std::vector<double> values) {
 }
 
 }  // namespace
+
+double EnergyReadings::now_s() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+void EnergyReadings::pause_s(double seconds) { std::this_thread::sleep_for(std::chrono::duration<double>(seconds)); }
+double EnergyReadings::epoch_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_id, std::string& why) {
   void* device = Nvml::get().device(pci_bus_id, &why);
@@ -125,7 +126,8 @@ EnergyMeter::EnergyMeter(std::unique_ptr<EnergyReadings> readings, const EnergyS
 
 void EnergyMeter::calibrate() {
   std::vector<std::pair<double, double>> readings;
-  auto t0 = std::chrono::steady_clock::now();
+  double t0 = readings_->now_s();
+  auto seconds_since = [&](double t) { return readings_->now_s() - t; };
   int changes = 0;
   while (seconds_since(t0) < settings_.calibration_s && changes < kCalibrationUpdates) {
     std::string why;
@@ -136,7 +138,7 @@ void EnergyMeter::calibrate() {
     }
     if (!readings.empty() && *joules != readings.back().second) ++changes;
     readings.emplace_back(seconds_since(t0), *joules);
-    pause(settings_.calibration_poll_s);
+    readings_->pause_s(settings_.calibration_poll_s);
   }
   calibration_ = calibrate_counter(readings);
   reason_ = calibration_.reason;
@@ -153,30 +155,44 @@ void EnergyMeter::learn_interval(double interval_s) {
   period_s_ = median_of(intervals_s_);
 }
 
-// The counter's updates one change of its reading holds: one, or more where the poll came late
-// (a loaded host) and the counter stepped twice between two reads, as their interval shows.
-int updates_in(double interval_s, double period_s) {
-  return interval_s > 1.5 * period_s ? int(std::lround(interval_s / period_s)) : 1;
+DatedSteps date_steps(const DatedSteps& last, const CounterStep& change, double period_s) {
+  constexpr double kOnTimeShare = 0.25, kJitterShare = 0.02;
+  DatedSteps d;
+  double gap_s = change.seen_s - change.read_before_s;
+  d.on_time = gap_s <= kOnTimeShare * period_s;
+  if (d.on_time) {
+    d.updates = std::max(1, int(std::lround((change.seen_s - last.step_s) / period_s)));
+    d.step_s = change.seen_s;
+    d.error_s = gap_s;
+    return d;
+  }
+  // The last step fell up to its error before its date: every period from then to the read.
+  d.updates = std::max(1, int(std::floor((change.seen_s - last.step_s + last.error_s) / period_s + kJitterShare)));
+  d.step_s = last.step_s + d.updates * period_s;
+  d.error_s = last.error_s;
+  return d;
 }
 
 EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s, double min_window_s) {
   EnergyWindow w;
-  auto t0 = std::chrono::steady_clock::now();
-  auto unavailable = [&](const std::string& why) {
+  auto unavailable = [&](const std::string& why, double wall_s) {
     w.status = "unavailable";
     w.reason = why;
-    w.wall_s = seconds_since(t0);
+    w.wall_s = wall_s;
     return w;
   };
-  if (!available()) return unavailable(reason_);
+  if (!available()) return unavailable(reason_, 0);
+  double t0 = readings_->now_s();
+  auto seconds_since = [&](double t) { return readings_->now_s() - t; };
   std::string why;
   std::optional<double> before = readings_->counter_j(why);
-  if (!before) return unavailable(why);
+  if (!before) return unavailable(why, seconds_since(t0));
   w.counter_periods = counter_periods(std::max(settings_.window_s, min_window_s), period_s_, launch_s);
   double timeout_s = (w.counter_periods + 4) * period_s_ + 1.0;
   double last = *before, opened_j = 0, opened_s = 0, closed_s = 0;
   int steps = -1;  // the first step opens the window
-  auto opened_t = t0, step_t = t0;
+  double opened_t = t0, read_t = t0;
+  DatedSteps newest;
   // Until the window opens its close is at most a period plus the window away.
   auto ahead_s = [&] {
     double close_in_s = steps < 0 ? (w.counter_periods + 1) * period_s_ - seconds_since(t0)
@@ -187,30 +203,34 @@ EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s, double min_wi
   while (steps < w.counter_periods) {
     if (seconds_since(t0) > timeout_s) {
       work.finish();
-      return unavailable(fmt::format("the energy counter did not step {} times in {:.1f} s of launches", w.counter_periods + 1, timeout_s));
+      return unavailable(fmt::format("the energy counter did not step {} times in {:.1f} s of launches", w.counter_periods + 1, timeout_s),
+                         seconds_since(t0));
     }
-    pause(settings_.poll_s);
+    readings_->pause_s(settings_.poll_s);
     work.keep_busy(ahead_s());
     std::optional<double> joules = readings_->counter_j(why);
     if (!joules) {
       work.finish();
-      return unavailable(why);
+      return unavailable(why, seconds_since(t0));
     }
+    CounterStep change{readings_->now_s(), read_t};
+    read_t = change.seen_s;
     if (*joules == last) continue;
     last = *joules;
     if (++steps == 0) {
       opened_j = *joules;
-      opened_s = epoch_s();
-      opened_t = std::chrono::steady_clock::now();
-    } else {
-      int seen = updates_in(seconds_since(step_t), period_s_);
-      if (seen == 1) learn_interval(seconds_since(step_t));
-      steps += seen - 1;
+      opened_s = readings_->epoch_s();
+      opened_t = change.seen_s;
+      newest = {1, change.seen_s, change.seen_s - change.read_before_s, true};
+      continue;
     }
-    step_t = std::chrono::steady_clock::now();
+    DatedSteps dated = date_steps(newest, change, period_s_);
+    if (dated.updates == 1 && dated.on_time && newest.on_time) learn_interval(dated.step_s - newest.step_s);
+    steps += dated.updates - 1;
+    newest = dated;
   }
   w.counter_periods = steps;  // more than asked where a late poll's change held two updates
-  closed_s = epoch_s();
+  closed_s = readings_->epoch_s();
   w.temperature_c = readings_->temperature_c();
   BusyStretch stretch = work.finish();
   w.window_s = w.counter_periods * period_s_;

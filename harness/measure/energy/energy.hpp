@@ -31,6 +31,12 @@ class EnergyReadings {
   virtual std::optional<double> temperature_c() { return std::nullopt; }
   // The power limit the board enforces (W), or nullopt where it cannot be read.
   virtual std::optional<double> power_limit_w() { return std::nullopt; }
+  // The meter's clock, the host's by default: seconds of the steady clock, a pause between
+  // readings, and the system clock's seconds since the epoch that power samples are stamped with.
+  // A stand-in keeps its own, so that its tests see the same polls on a loaded host as on an idle one.
+  virtual double now_s();
+  virtual void pause_s(double seconds);
+  virtual double epoch_s();
 };
 // NVML's readings of the GPU at a PCI bus id, or nullptr with `why` (no NVML, no such device).
 std::unique_ptr<EnergyReadings> nvml_energy_readings(const std::string& pci_bus_id, std::string& why);
@@ -90,8 +96,23 @@ double second_window_s_from_environment();
 // of `launch_s`: a window shorter than a launch would read a part of it, and a kernel's power is
 // not the same from its start to its end (the 0.7 s covariance kernels: 4% from process to process).
 int counter_periods(double window_s, double period_s, double launch_s = 0);
-// How many of the counter's updates one change of its reading, `interval_s` after the last, holds.
-int updates_in(double interval_s, double period_s);
+// When the counter's steps fell. A change is seen at the first read after it, so its step lies
+// between that read and the one before. Seen within a quarter period of the read before, the step
+// is dated to the read, and the updates since the last dated step are the time between over the
+// period, rounded. Seen after a longer gap (a late poll on a loaded host), the change holds every
+// step the period puts between the last dated step and the read, and the newest is dated by the
+// period from the last: rounding would count a poll late by more than half a period as one step more.
+struct CounterStep {
+  double seen_s = 0;         // the read that saw the change
+  double read_before_s = 0;  // the read before it, which had not
+};
+struct DatedSteps {
+  int updates = 1;      // the counter's updates the change holds (at least one)
+  double step_s = 0;    // when the newest of them fell, to `error_s` (later than it by at most that)
+  double error_s = 0;
+  bool on_time = true;  // seen within a quarter period: its interval is one to learn the period from
+};
+DatedSteps date_steps(const DatedSteps& last, const CounterStep& change, double period_s);
 
 // One point's window.
 struct EnergyWindow {
