@@ -36,45 +36,8 @@ namespace {
 const std::string kSource = OCCBENCH_SOURCE_DIR;
 const char* kStrategies[] = {"random", "local", "genetic", "model"};
 
-// A search run to its end (or `limit` points): the candidates in the order asked; with `batch` > 1,
-// asked in batches of at most that many and told each batch's costs after it.
-std::vector<std::size_t> search_order(const std::string& strategy, const SearchSpace& space,
-                                      const std::vector<std::optional<double>>& costs, std::uint64_t seed,
-                                      std::size_t limit = SIZE_MAX, std::size_t batch = 1) {
-  std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, seed);
-  std::vector<std::size_t> order;
-  while (order.size() < limit) {
-    std::vector<std::size_t> asked = searcher->ask_batch(std::min(batch, limit - order.size()));
-    if (asked.empty()) break;
-    for (std::size_t c : asked) order.push_back(c), searcher->tell(c, costs[c]);
-  }
-  return order;
-}
-
-// For each budget, the median over seeds of optimum / best found within it.
-std::vector<double> median_fractions(const std::string& strategy, const testing_support::SyntheticSpace& s,
-                                     const std::vector<std::size_t>& budgets, int seeds, std::size_t batch = 1) {
-  SearchSpace space(s.candidates);
-  double optimum = HUGE_VAL;
-  for (const auto& c : s.costs)
-    if (c) optimum = std::min(optimum, *c);
-  std::vector<std::vector<double>> fractions(budgets.size());
-  for (int seed = 0; seed < seeds; ++seed) {
-    std::vector<std::size_t> order = search_order(strategy, space, s.costs, std::uint64_t(seed), budgets.back(), batch);
-    for (std::size_t b = 0; b < budgets.size(); ++b) {
-      double best = HUGE_VAL;
-      for (std::size_t k = 0; k < budgets[b]; ++k)
-        if (s.costs[order[k]]) best = std::min(best, *s.costs[order[k]]);
-      fractions[b].push_back(optimum / best);
-    }
-  }
-  std::vector<double> medians;
-  for (auto& f : fractions) {
-    std::sort(f.begin(), f.end());
-    medians.push_back(f[f.size() / 2]);
-  }
-  return medians;
-}
+using testing_support::median_fractions;
+using testing_support::search_order;
 
 SweepSpec spec_of_text(const std::string& text) { return parse_sweep_text(text, "search_test.json", builtin_registry()); }
 
