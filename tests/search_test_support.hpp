@@ -68,9 +68,9 @@ inline std::vector<std::size_t> search_order(const std::string& strategy, const 
   return order;
 }
 
-// For each budget, the median over seeds of optimum / best found within it.
-inline std::vector<double> median_fractions(const std::string& strategy, const SyntheticSpace& s,
-                                            const std::vector<std::size_t>& budgets, int seeds, std::size_t batch = 1) {
+// For each budget, each seed's optimum / best found within it (seeds 0 .. seeds-1).
+inline std::vector<std::vector<double>> seed_fractions(const std::string& strategy, const SyntheticSpace& s,
+                                                       const std::vector<std::size_t>& budgets, int seeds, std::size_t batch = 1) {
   SearchSpace space(s.candidates);
   double optimum = HUGE_VAL;
   for (const auto& c : s.costs)
@@ -85,12 +85,25 @@ inline std::vector<double> median_fractions(const std::string& strategy, const S
       fractions[b].push_back(optimum / best);
     }
   }
+  return fractions;
+}
+
+// For each budget, the median over seeds of optimum / best found within it.
+inline std::vector<double> median_fractions(const std::string& strategy, const SyntheticSpace& s,
+                                            const std::vector<std::size_t>& budgets, int seeds, std::size_t batch = 1) {
   std::vector<double> medians;
-  for (auto& f : fractions) {
+  for (auto& f : seed_fractions(strategy, s, budgets, seeds, batch)) {
     std::sort(f.begin(), f.end());
     medians.push_back(f[f.size() / 2]);
   }
   return medians;
+}
+
+// The budgets at `percents` of the space's points, rounded up.
+inline std::vector<std::size_t> budgets_at(const std::vector<double>& percents, std::size_t points) {
+  std::vector<std::size_t> budgets;
+  for (double p : percents) budgets.push_back(std::size_t(std::ceil(p / 100.0 * double(points))));
+  return budgets;
 }
 
 }  // namespace occbench::testing_support

@@ -188,8 +188,7 @@ TEST(Searcher, PointsThatFailAreResultsNotCrashes) {
 TEST(Searcher, StrategiesFindTheOptimumOfATuningSpaceSoonerThanRandomSampling) {
   testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
   std::vector<double> percents = {1, 2, 5, 10, 20};
-  std::vector<std::size_t> budgets;
-  for (double p : percents) budgets.push_back(std::size_t(std::ceil(p / 100.0 * double(s.candidates.size()))));
+  std::vector<std::size_t> budgets = testing_support::budgets_at(percents, s.candidates.size());
   const int seeds = 15;
   std::vector<double> random = median_fractions("random", s, budgets, seeds);
   std::map<std::string, std::vector<double>> found;
@@ -231,8 +230,7 @@ TEST(Searcher, BatchesAreWhatAStrategyProposesBeforeItNeedsResults) {
   EXPECT_EQ(model->ask_batch(1000).size(), std::max<std::size_t>(8, 2 * space.dimensions().size() + 2));
 
   std::vector<double> percents = {5, 10, 20};
-  std::vector<std::size_t> budgets;
-  for (double p : percents) budgets.push_back(std::size_t(std::ceil(p / 100.0 * double(s.candidates.size()))));
+  std::vector<std::size_t> budgets = testing_support::budgets_at(percents, s.candidates.size());
   std::vector<double> random = median_fractions("random", s, budgets, 15);
   for (const char* name : {"local", "genetic", "model"}) {
     std::vector<double> one = median_fractions(name, s, budgets, 15), eight = median_fractions(name, s, budgets, 15, 8);
