@@ -13,41 +13,33 @@ Faults: each sweep's wall against its correct points alone (the issue's bound: 1
 per failed point), how many of its failed points lost the context, and where the rest went (from the
 supervisor's trace, OCCBENCH_SUPERVISOR_TRACE=1: each fault from its point's start to the child's
 "lost", the lost child's teardown, and the hand-over to the next point's start)."""
-import glob
 import json
-import os
 import re
 import sys
-import tarfile
-import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+from study_files import study_files, walls as walls_of  # noqa: E402  (one reader of a study folder or archive)
 
 
-def document(folder):
+def document(files, run):
     """The run's results document; its records from the run's .jsonl where the document was kept without
     them (the evidence archives keep a .json beside its .jsonl without its results)."""
-    paths = sorted(glob.glob(os.path.join(folder, "*.json")))
-    if not paths:
+    mine = sorted(name for name in files if name.startswith(run + "/"))
+    docs, logs = [n for n in mine if n.endswith(".json")], [n for n in mine if n.endswith(".jsonl")]
+    if not docs:
         return None
-    doc = json.load(open(paths[0]))
-    logs = sorted(glob.glob(os.path.join(folder, "*.jsonl")))
+    doc = json.loads(files[docs[0]])
     if not doc.get("results") and logs:
-        doc["results"] = [r for r in map(json.loads, open(logs[0])) if "point_id" in r]
+        doc["results"] = [r for r in map(json.loads, files[logs[0]].splitlines()) if "point_id" in r]
     return doc
 
 
-def walls(out):
-    table = {}
-    for line in open(os.path.join(out, "walls.tsv")):
-        name, ms = line.split("\t")[:2]
-        table[name] = int(ms) / 1000
-    return table
-
-
-def compile_table(out, wall):
+def compile_table(files, wall):
     print("| run | points | wall s | compiled by the measuring process s | waited for a worker s | kernels from the workers' cache |")
     print("|---|---:|---:|---:|---:|---:|")
     for name in ("matmul-before", "matmul-after", "matmul-2core-before", "matmul-2core-after", "kt-conv17"):
-        doc = document(os.path.join(out, name))
+        doc = document(files, name)
         if not doc:
             continue
         compiles = [r.get("compile") or {} for r in doc["results"]]
@@ -57,10 +49,11 @@ def compile_table(out, wall):
         print(f"| {name} | {len(compiles)} | {wall.get(name, doc['run']['wall_s']):.1f} | {compiled:.1f} | {waited:.1f} | {hits} |")
 
 
-def trace(log_path):
-    """Per fault: (its point's time to "lost", the lost child's teardown, the hand-over to the next start)."""
+def trace(log_text):
+    """Per fault: (its point's time to "lost", the lost child's teardown, the hand-over to the next start),
+    from the supervisor's trace in a run's log."""
     events = [(float(m.group(1)), m.group(2)) for m in
-              (re.match(r"supervisor ([\d.]+) s: (.*)", line) for line in open(log_path)) if m]
+              (re.match(r"supervisor ([\d.]+) s: (.*)", line) for line in log_text.splitlines()) if m]
     faults, begin, lost, gone = [], None, None, None
     for t, what in events:
         if what.startswith("begin "):
@@ -77,7 +70,7 @@ def trace(log_path):
     return faults
 
 
-def faults_table(out, wall, runs=None):
+def faults_table(files, wall, runs=None):
     """The faults table; `runs` a regular expression of the runs it shows (all, with its lead line, where None)."""
     correct = wall.get("faults-correct")
     if correct is None:
@@ -87,9 +80,8 @@ def faults_table(out, wall, runs=None):
     print("| run | failed points | of them lost the context | wall s | bound s | faults' own s | teardown s per fault | hand-over s per fault |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     for name in sorted(n for n in wall if n.startswith("faults-") and n != "faults-correct" and re.fullmatch(runs or ".*", n)):
-        doc = document(os.path.join(out, name))
-        log = os.path.join(out, name + ".log")
-        faults = trace(log) if os.path.exists(log) else []
+        doc = document(files, name)
+        faults = trace(files.get(name + ".log", ""))
         if not doc and not faults:
             continue
         # The record's failed points, each named; the trace's faults where only the log was kept.
@@ -102,34 +94,16 @@ def faults_table(out, wall, runs=None):
         print(f"| {name} | {len(failed)} | {len(faults)} | {wall[name]:.2f} | {bound:.2f} | {own:.2f} | {per(1)} | {per(2)} |")
 
 
-def read_out(study, scratch):
-    """The study's folder: itself, or ARCHIVE.tar.xz:FOLDER's files read out under `scratch`."""
-    archive, sep, inside = study.partition(".tar.xz:")
-    if not sep:
-        return study
-    prefix = inside.rstrip("/") + "/" if inside else ""
-    with tarfile.open(archive + ".tar.xz") as tar:
-        for m in tar:
-            name = m.name[len(prefix):]
-            if m.isfile() and m.name.startswith(prefix) and ".." not in name.split("/"):
-                path = os.path.join(scratch, name)
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                with open(path, "wb") as out:
-                    out.write(tar.extractfile(m).read())
-    return scratch
-
-
 def main():
     if len(sys.argv) not in (2, 4) or (len(sys.argv) == 4 and sys.argv[2] != "--faults"):
         sys.exit(__doc__)
-    with tempfile.TemporaryDirectory() as scratch:
-        out = read_out(sys.argv[1], scratch)
-        wall = walls(out)
-        if len(sys.argv) == 4:
-            faults_table(out, wall, sys.argv[3])
-            return
-        compile_table(out, wall)
-        faults_table(out, wall)
+    files = study_files(sys.argv[1])
+    wall = walls_of(files.get("walls.tsv", ""))
+    if len(sys.argv) == 4:
+        faults_table(files, wall, sys.argv[3])
+        return
+    compile_table(files, wall)
+    faults_table(files, wall)
 
 
 if __name__ == "__main__":

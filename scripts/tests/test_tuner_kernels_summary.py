@@ -25,7 +25,7 @@ def test_each_fault_is_its_point_then_the_teardown_then_the_hand_over(tmp_path):
                    "supervisor 2.3000 s: begin c\n"
                    "supervisor 3.0000 s: lost\n"
                    "supervisor 3.0800 s: lost child gone\n")
-    faults = trace(log)
+    faults = trace(log.read_text())
     assert len(faults) == 2
     assert faults[0] == pytest.approx((0.5, 0.1, 0.3))
     assert faults[1][:2] == pytest.approx((0.7, 0.08))
@@ -33,7 +33,7 @@ def test_each_fault_is_its_point_then_the_teardown_then_the_hand_over(tmp_path):
 
 
 def test_the_committed_one_thread_runs_have_twelve_faults_each_within_the_bound():
-    faults = trace(STUDY / "faults-onethread-1.log")
+    faults = trace((STUDY / "faults-onethread-1.log").read_text())
     assert len(faults) == 12
     assert all(f[0] < 0.3 for f in faults), [f[0] for f in faults]
     table = subprocess.run([sys.executable, str(ROOT / "scripts" / "studies" / "tuner_kernels_summary.py"), str(STUDY)],
