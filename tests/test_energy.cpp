@@ -158,6 +158,16 @@ TEST(EnergyMeter, APollThatCameLateCountsTheStepsItMissedAndLearnsNothingFromThe
   EXPECT_NEAR(w.energy_j, 4 * 0.02 * 250.0, 1e-9);
   EXPECT_NEAR(w.average_w, 250.0, 250.0 * 0.015);
   EXPECT_EQ(learned, 2u);
+
+  // The read that opens the window comes back at 126 ms, past the steps at 100 and 120: the window
+  // opens at the newest (120) and closes three steps later; the interval after a step dated only
+  // to 35 ms is not learned.
+  w = window_with_a_late_poll(0.0905, 0.035, learned);
+  ASSERT_EQ(w.status, "ok") << w.reason;
+  EXPECT_EQ(w.counter_periods, 3);
+  EXPECT_NEAR(w.energy_j, 3 * 0.02 * 250.0, 1e-9);
+  EXPECT_NEAR(w.average_w, 250.0, 250.0 * 0.015);
+  EXPECT_EQ(learned, 2u);
 }
 
 TEST(EnergyMeter, SaysWhyItIsUnavailableAndMeasuresNothing) {
@@ -216,8 +226,12 @@ TEST(EnergyMeter, AChangeSeenOnTimeIsDatedByItsReadALateOneByThePeriod) {
   EXPECT_EQ(d.updates, 1);
   EXPECT_TRUE(d.on_time);
   EXPECT_DOUBLE_EQ(d.step_s, 1.1005);
-  EXPECT_EQ(date_steps(last, {1.2, 1.199}, 0.1).updates, 2);  // two updates between two reads on time
   EXPECT_EQ(date_steps(last, {1.097, 1.096}, 0.1).updates, 1);  // a period a little short: still one
+  EXPECT_EQ(date_steps(last, {1.21, 1.209}, 0.1).updates, 1);  // the step at 1.1 missed: a read on time holds one
+  // The step that opens a window: on time, or not, by the gap to the read before.
+  EXPECT_TRUE(first_step({1.2005, 1.1995}, 0.1).on_time);
+  EXPECT_FALSE(first_step({1.2, 1.1}, 0.1).on_time);
+  EXPECT_NEAR(first_step({1.2, 1.1}, 0.1).error_s, 0.1, 1e-12);
   // A poll back 90 ms late, 80 ms past the step at 1.1: one update, dated by the period.
   d = date_steps(last, {1.18, 1.09}, 0.1);
   EXPECT_FALSE(d.on_time);

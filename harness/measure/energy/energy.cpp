@@ -155,17 +155,16 @@ void EnergyMeter::learn_interval(double interval_s) {
   period_s_ = median_of(intervals_s_);
 }
 
-DatedSteps date_steps(const DatedSteps& last, const CounterStep& change, double period_s) {
-  constexpr double kOnTimeShare = 0.25, kJitterShare = 0.02;
-  DatedSteps d;
+DatedSteps first_step(const CounterStep& change, double period_s) {
+  constexpr double kOnTimeShare = 0.25;
   double gap_s = change.seen_s - change.read_before_s;
-  d.on_time = gap_s <= kOnTimeShare * period_s;
-  if (d.on_time) {
-    d.updates = std::max(1, int(std::lround((change.seen_s - last.step_s) / period_s)));
-    d.step_s = change.seen_s;
-    d.error_s = gap_s;
-    return d;
-  }
+  return {1, change.seen_s, gap_s, gap_s <= kOnTimeShare * period_s};
+}
+
+DatedSteps date_steps(const DatedSteps& last, const CounterStep& change, double period_s) {
+  constexpr double kJitterShare = 0.02;
+  DatedSteps d = first_step(change, period_s);
+  if (d.on_time) return d;  // a quarter period holds one step at most
   // The last step fell up to its error before its date: every period from then to the read.
   d.updates = std::max(1, int(std::floor((change.seen_s - last.step_s + last.error_s) / period_s + kJitterShare)));
   d.step_s = last.step_s + d.updates * period_s;
@@ -221,7 +220,7 @@ EnergyWindow EnergyMeter::measure(BusyWork& work, double launch_s, double min_wi
       opened_j = *joules;
       opened_s = readings_->epoch_s();
       opened_t = change.seen_s;
-      newest = {1, change.seen_s, change.seen_s - change.read_before_s, true};
+      newest = first_step(change, period_s_);
       continue;
     }
     DatedSteps dated = date_steps(newest, change, period_s_);

@@ -97,11 +97,11 @@ double second_window_s_from_environment();
 // not the same from its start to its end (the 0.7 s covariance kernels: 4% from process to process).
 int counter_periods(double window_s, double period_s, double launch_s = 0);
 // When the counter's steps fell. A change is seen at the first read after it, so its step lies
-// between that read and the one before. Seen within a quarter period of the read before, the step
-// is dated to the read, and the updates since the last dated step are the time between over the
-// period, rounded. Seen after a longer gap (a late poll on a loaded host), the change holds every
-// step the period puts between the last dated step and the read, and the newest is dated by the
-// period from the last: rounding would count a poll late by more than half a period as one step more.
+// between that read and the one before. Seen within a quarter period of the read before, the change
+// is one step (a quarter period holds no more), dated to the read. Seen after a longer gap (a late
+// poll on a loaded host), it holds every step the period puts between the last dated step and the
+// read, the newest dated by the period from the last: the time since the last change over the
+// period, rounded, counted a poll late by more than half a period as one step more.
 struct CounterStep {
   double seen_s = 0;         // the read that saw the change
   double read_before_s = 0;  // the read before it, which had not
@@ -112,6 +112,8 @@ struct DatedSteps {
   double error_s = 0;
   bool on_time = true;  // seen within a quarter period: its interval is one to learn the period from
 };
+// The step a change shows where no step was dated before it (the one that opens a window).
+DatedSteps first_step(const CounterStep& change, double period_s);
 DatedSteps date_steps(const DatedSteps& last, const CounterStep& change, double period_s);
 
 // One point's window.
