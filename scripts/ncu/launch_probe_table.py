@@ -14,20 +14,17 @@ import tarfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from ncu_agreement import ncu_durations_us, text_of  # noqa: E402  (one ncu CSV reader; one archive reader)
+from ncu_agreement import ncu_durations_us  # noqa: E402  (one ncu CSV reader)
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
+from study_files import bytes_of, text_of  # noqa: E402  (one reader of a file, or of one inside an archive)
 
 LINE = re.compile(r"mode (\d+) (\S+) (\S+)\s+block\s+(\d+)\s+event median ([\d.]+) us")
 
 
 def tgz_members(path):
-    """{name: text} of a .tgz, from the file system or from inside an archive (ARCHIVE.tar.xz:PATH)."""
-    archive, _, inside = str(path).partition(".tar.xz:")
-    if inside:
-        with tarfile.open(archive + ".tar.xz") as outer:
-            data = outer.extractfile(inside).read()
-    else:
-        data = Path(path).read_bytes()
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tgz:
+    """{name: text} of a .tgz, a file or ARCHIVE.tar.xz:PATH."""
+    with tarfile.open(fileobj=io.BytesIO(bytes_of(path)), mode="r:gz") as tgz:
         return {m.name: tgz.extractfile(m).read().decode() for m in tgz if m.isfile()}
 
 

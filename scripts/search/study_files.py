@@ -27,14 +27,21 @@ def study_files(study):
                 if m.isfile() and m.name.startswith(prefix) and m.name.endswith(TEXT)}
 
 
+def bytes_of(path):
+    """One file's bytes, from the file system or from inside an archive, ARCHIVE.tar.xz:PATH."""
+    archive, _, inside = str(path).partition(".tar.xz:")
+    if not inside:
+        return Path(path).read_bytes()
+    with tarfile.open(archive + ".tar.xz") as tar:
+        return tar.extractfile(inside).read()
+
+
 def text_of(path, missing=None):
     """One file's text, from the file system or from inside an archive, ARCHIVE.tar.xz:PATH;
     `missing` where a file of the file system is not there (None: that is an error)."""
-    archive, _, inside = str(path).partition(".tar.xz:")
-    if not inside:
-        return missing if missing is not None and not Path(path).exists() else Path(path).read_text()
-    with tarfile.open(archive + ".tar.xz") as tar:
-        return tar.extractfile(inside).read().decode()
+    if ".tar.xz:" in str(path):
+        return bytes_of(path).decode()
+    return missing if missing is not None and not Path(path).exists() else Path(path).read_text()
 
 
 def walls(text):
