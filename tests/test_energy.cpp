@@ -140,34 +140,33 @@ EnergyWindow window_with_a_late_poll(double late_at_s, double late_by_s, std::si
 }
 
 TEST(EnergyMeter, APollThatCameLateCountsTheStepsItMissedAndLearnsNothingFromThem) {
-  // After the step at 120 was seen, a poll comes back at 176 ms, 16 ms past the steps at 140 and
-  // 160: two updates, where the time since the last change over the period, rounded, says three.
-  std::size_t learned = 0;
-  EnergyWindow w = window_with_a_late_poll(0.121, 0.055, learned);
-  ASSERT_EQ(w.status, "ok") << w.reason;
-  EXPECT_EQ(w.counter_periods, 3);
-  EXPECT_NEAR(w.energy_j, 3 * 0.02 * 250.0, 1e-9);
-  EXPECT_NEAR(w.average_w, 250.0, 250.0 * 0.015);
-  EXPECT_EQ(learned, 1u);  // only the interval seen on time: 100 to 120 ms
-
-  // After the step at 140, one back at 186 ms holds 160 and 180: four steps where three were
-  // asked for, counted in the energy and in the window's time alike.
-  w = window_with_a_late_poll(0.141, 0.045, learned);
-  ASSERT_EQ(w.status, "ok") << w.reason;
-  EXPECT_EQ(w.counter_periods, 4);
-  EXPECT_NEAR(w.energy_j, 4 * 0.02 * 250.0, 1e-9);
-  EXPECT_NEAR(w.average_w, 250.0, 250.0 * 0.015);
-  EXPECT_EQ(learned, 2u);
-
-  // The read that opens the window comes back at 126 ms, past the steps at 100 and 120: the window
-  // opens at the newest (120) and closes three steps later; the interval after a step dated only
-  // to 35 ms is not learned.
-  w = window_with_a_late_poll(0.0905, 0.035, learned);
-  ASSERT_EQ(w.status, "ok") << w.reason;
-  EXPECT_EQ(w.counter_periods, 3);
-  EXPECT_NEAR(w.energy_j, 3 * 0.02 * 250.0, 1e-9);
-  EXPECT_NEAR(w.average_w, 250.0, 250.0 * 0.015);
-  EXPECT_EQ(learned, 2u);
+  struct LatePoll {
+    const char* what;
+    double late_at_s, late_by_s;
+    int steps;            // counted in the energy and in the window's time alike
+    std::size_t learned;  // the window's intervals seen on time
+  };
+  const LatePoll cases[] = {
+      // Back at 176 ms, 16 ms past the steps at 140 and 160: two updates, where the time since the
+      // last change over the period, rounded, says three. Only 100 to 120 ms is learned.
+      {"after the step at 120", 0.121, 0.055, 3, 1},
+      // Back at 186 ms, holding 160 and 180: four steps where three were asked for.
+      {"after the step at 140", 0.141, 0.045, 4, 2},
+      // The read that opens the window back at 126 ms, past 100 and 120: the window opens at the
+      // newest (120) and closes three steps later; the interval after a step dated only to 35 ms
+      // is not learned.
+      {"the opening read", 0.0905, 0.035, 3, 2},
+  };
+  for (const LatePoll& late : cases) {
+    SCOPED_TRACE(late.what);
+    std::size_t learned = 0;
+    EnergyWindow w = window_with_a_late_poll(late.late_at_s, late.late_by_s, learned);
+    ASSERT_EQ(w.status, "ok") << w.reason;
+    EXPECT_EQ(w.counter_periods, late.steps);
+    EXPECT_NEAR(w.energy_j, late.steps * 0.02 * 250.0, 1e-9);
+    EXPECT_NEAR(w.average_w, 250.0, 250.0 * 0.015);
+    EXPECT_EQ(learned, late.learned);
+  }
 }
 
 TEST(EnergyMeter, SaysWhyItIsUnavailableAndMeasuresNothing) {
