@@ -5,11 +5,13 @@ configuration too), and the wall time of the whole script.
 
     python3 scripts/kernel_tuner/kt_examples_summary.py FOLDER...   # folders of extracted examples.tar.gz + walls.txt
     python3 scripts/kernel_tuner/kt_examples_summary.py --bests FOLDER EXAMPLE...   # each tool's best, for kt_examples_ncu.py
-    python3 scripts/kernel_tuner/kt_examples_summary.py --table SUMMARY.json [GPU]  # its rows as docs/python.md's Markdown table
+    python3 scripts/kernel_tuner/kt_examples_summary.py --table SUMMARY.json [GPU [EXAMPLE[=GPU] ...]]
+        # its rows as docs/python.md's Markdown table (only those of the examples named, each on its GPU)
     python3 scripts/kernel_tuner/kt_examples_summary.py --ncu-table SUMMARY.json NCU.json
         # each tool's best timed by ncu (kt_examples_ncu.py's NCU.json) beside each tool's own time of it
 (SUMMARY.json and NCU.json: files, or ARCHIVE.tar.xz:PATH inside an evidence archive)
 """
+import collections
 import json
 import sys
 from pathlib import Path
@@ -129,12 +131,22 @@ def _ms(value):
     return f"{value:.4f} ms" if isinstance(value, (int, float)) else "–"
 
 
-def table(rows, gpu):
+def chosen(rows, gpu, only):
+    """(row, its GPU) of the rows of the examples `only` names ("EXAMPLE" or "EXAMPLE=GPU"; every row
+    where it names none), in the summary's order: a summary over runs on two machines says which ran where."""
+    named = dict((o.split("=", 1) + [gpu])[:2] for o in only)
+    return [(r, named.get(r["example"], gpu)) for r in rows if not named or r["example"] in named]
+
+
+def table(rows, gpu, only=()):
     """docs/python.md's table of a summary's rows: each tool's best and time, occbench's time of
     Kernel Tuner's best, and the walls of the whole scripts."""
     lines = ["| script (GPU) | configurations occbench / KT | occbench's best, its time | Kernel Tuner's best, its time "
              "| KT's best by occbench | wall occbench / KT |", "|---|---|---|---|---|---|"]
-    for r in rows:
+    picked = chosen(rows, gpu, only)
+    tunings = collections.Counter(r["example"] for r, _ in picked)
+    for r, on in picked:
+        which = f", {r['results'].strip('()')}" if tunings[r["example"]] > 1 and r.get("results") else ""  # a script of several tunings
         walls = f"{r['occbench_wall_s']:.1f} s / {r['kernel_tuner_wall_s']:.1f} s"
         counts = f"{r.get('occbench_points', '–')} ({r.get('occbench_failed', 0)} failed) / {r.get('kernel_tuner_points', '–')}"
         kt = f"{_config(r['kernel_tuner_best'])}: {_ms(r['kernel_tuner_best_ms_by_kernel_tuner'])}"
@@ -144,7 +156,7 @@ def table(rows, gpu):
         occ = f"{_config(r['occbench_best'])}: {_ms(r['occbench_best_ms'])}"
         if r.get("occbench_error"):
             occ, counts = f"fails (exit {r['occbench_rc']}): {r['occbench_error']}", "– / –"
-        lines.append(f"| {r['example']}.py ({gpu}) | {counts} | {occ} "
+        lines.append(f"| {r['example']}.py ({on}){which} | {counts} | {occ} "
                      f"| {kt} | {_ms(r.get('kernel_tuner_best_ms_by_occbench'))} | {walls} |")
     return "\n".join(lines) + "\n"
 
@@ -171,8 +183,8 @@ def ncu_table(rows, ncu):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "--table":  # --table SUMMARY.json [GPU]
-        print(table(json.loads(text_of(sys.argv[2])), sys.argv[3] if len(sys.argv) > 3 else "H200"), end="")
+    if sys.argv[1] == "--table":  # --table SUMMARY.json [GPU [EXAMPLE[=GPU] ...]]
+        print(table(json.loads(text_of(sys.argv[2])), sys.argv[3] if len(sys.argv) > 3 else "H200", sys.argv[4:]), end="")
     elif sys.argv[1] == "--ncu-table":  # --ncu-table SUMMARY.json NCU.json
         print(ncu_table(json.loads(text_of(sys.argv[2])), json.loads(text_of(sys.argv[3]))), end="")
     elif sys.argv[1] == "--bests":  # --bests FOLDER EXAMPLE...
