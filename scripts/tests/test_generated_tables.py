@@ -62,6 +62,14 @@ def test_a_typed_table_of_numbers_is_counted_and_a_generated_one_is_not(tmp_path
     assert typed_tables(md) == 0
 
 
+def test_literals_in_code_and_versions_are_not_measurements_but_a_number_beside_them_is(tmp_path):
+    md = tmp_path / "x.md"
+    md.write_text("| input | tool |\n|---|---|\n| `--noise 1.5`, a median of `-3` ms | Kernel Tuner 1.5.0 |\n")
+    assert typed_tables(md) == 0
+    md.write_text("| input | tool |\n|---|---|\n| `--noise 1.5` in 4.8 s | Kernel Tuner 1.5.0 |\n")
+    assert typed_tables(md) == 1
+
+
 def test_a_saved_output_counts_as_data_and_names_the_commit_that_wrote_it(tmp_path):
     md = tmp_path / "x.md"
     md.write_text("<!-- saved output of: occbench compare A.json B.json (abc1234, H100) -->\n| a | b |\n|---|---:|\n| x | 1.25 |\n")
