@@ -54,6 +54,14 @@ NUMBER = re.compile(r"\d\.\d|\d\s*(?:%|x|×|s|ms|µs|us|GB/s)\b")
 # What holds digits without being measured: a code span (a literal typed as input, a flag, a message)
 # and a version (Kernel Tuner 1.5.0).
 NOT_MEASURED = re.compile(r"`[^`\n]*`|\b\d+\.\d+\.\d+\b")
+# A cell that is a share or a ratio alone (| 52% |, | **1.5×** |): NUMBER's word boundary misses them.
+SHARE_CELL = re.compile(r"^\s*\**[-+~≈]?\d[\d,.]*\s*(?:%|×)\**\s*$")
+
+
+def measured(line):
+    """Whether a table's row holds a measured number outside code spans and versions."""
+    line = NOT_MEASURED.sub("", line)
+    return bool(NUMBER.search(line)) or any(SHARE_CELL.match(cell) for cell in line.split("|"))
 LEDGER = ROOT / "scripts" / "checks" / "typed_tables.txt"
 
 
@@ -66,7 +74,7 @@ def typed_tables(md):
     count = 0
     for sep in SEPARATOR.finditer(text):
         body = text[sep.end():].split("\n\n", 1)[0]
-        if any(line.startswith("|") and NUMBER.search(NOT_MEASURED.sub("", line)) for line in body.splitlines()):
+        if any(line.startswith("|") and measured(line) for line in body.splitlines()):
             count += 1
     return count
 

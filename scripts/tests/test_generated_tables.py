@@ -68,6 +68,8 @@ def test_literals_in_code_and_versions_are_not_measurements_but_a_number_beside_
     assert typed_tables(md) == 0
     md.write_text("| input | tool |\n|---|---|\n| `--noise 1.5` in 4.8 s | Kernel Tuner 1.5.0 |\n")
     assert typed_tables(md) == 1
+    md.write_text("| config | timed share |\n|---|---:|\n| stencil | **52%** |\n")
+    assert typed_tables(md) == 1, "a share alone in its cell is a measured number too"
 
 
 def test_a_saved_output_counts_as_data_and_names_the_commit_that_wrote_it(tmp_path):
