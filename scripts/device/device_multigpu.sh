@@ -4,7 +4,8 @@
 #   BUILD_DIR=build-h100-bin bash scripts/device/device_multigpu.sh
 # (a) the GPU tests, with two GPUs (the GpuMultiDevice tests need them);
 # (b) run --devices 0 against run --devices 0,1 on SCALING_CONFIGS: wall times and occbench compare;
-# (c) every shipped config (configs/*.json) on device 0 alone: the reference results of this GPU.
+# (c) every shipped config (configs/*.json) on device 0 alone: the reference results of this GPU;
+# (d) the searches of SEARCHES shared by both GPUs (results/reference/h100/search.md's table).
 # Everything lands in $OUT/device.tgz; a summary is printed last. Steps of (c) that would start
 # after DEADLINE_S seconds are left out (and said so), so the tarball is written inside a time limit;
 # SKIP_REFERENCE=1 leaves (c) out; GPU_TEST_FILTER (a --gtest_filter) runs only some GPU tests; no
@@ -17,6 +18,8 @@ OUT=${OUT:-device-out}
 DEADLINE_S=${DEADLINE_S:-270}
 SCALING_CONFIGS=${SCALING_CONFIGS:-"covariance_chunk_sweep stencil adjacent_difference"}
 STEP_LIMIT_S=${STEP_LIMIT_S:-120}
+SEARCHES=${SEARCHES-"convolution-model=examples/search/convolution/convolution.json:model:175:1
+  convolution-local=examples/search/convolution/convolution.json:local:175:1 syrk-local=examples/search/syrk/syrk.json:local:133:1"}
 WORK=$(mktemp -d)
 mkdir -p "$OUT" "$WORK/logs" "$WORK/scaling" "$WORK/reference"
 summary=()
@@ -53,6 +56,23 @@ for config in configs/*.json; do
   if [ $(( $(date +%s) - started )) -gt "$DEADLINE_S" ]; then note "run $config: left out (past ${DEADLINE_S} s)"; continue; fi
   "$BUILD/occbench" run "$config" --device 0 --out "$WORK/reference" > "$WORK/logs/run_$name.log" 2>&1
   note "run $config: exit $? ($(grep -E '^[0-9]+ ok, ' "$WORK/logs/run_$name.log"))"
+done
+
+# (d) searches shared by the two GPUs: LABEL=CONFIG:STRATEGY:POINTS:SEED each; the records slimmed to
+# what scripts/studies/multi_gpu_table.py --searches reads (each point's GPU, status and median).
+mkdir -p "$WORK/searches"
+for search in $SEARCHES; do
+  label=${search%%=*}
+  IFS=: read -r config strategy points seed <<< "${search#*=}"
+  t0=$(now)
+  timeout "$STEP_LIMIT_S" "$BUILD/occbench" run "$config" --devices 0,1 --strategy "$strategy" --max-points "$points" \
+    --seed "$seed" --out "$WORK/searches/$label" > "$WORK/logs/search_$label.log" 2>&1
+  code=$?
+  wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')
+  echo "$label $wall $code" >> "$WORK/logs/search_walls.txt"
+  record=$(ls "$WORK/searches/$label"/*.json 2>/dev/null | head -1)
+  [ -n "$record" ] && python3 scripts/studies/slim_history.py "$WORK/searches/$label.tar.xz" "$record"
+  note "search $label ($config, $strategy, $points points, seed $seed) on GPUs 0,1: exit $code, wall $wall s"
 done
 
 printf '%s\n' "${summary[@]}" > "$WORK/logs/summary.txt"

@@ -5,14 +5,19 @@ folder scripts/device/device_multigpu.sh fills (or ARCHIVE.tar.xz:FOLDER): each 
 record's parts), and occbench compare's summary of the medians (logs/compare_CONFIG.log).
 
     python3 scripts/studies/multi_gpu_table.py results/reference/h200/multi_gpu/evidence.tar.xz: CONFIG...
+    python3 scripts/studies/multi_gpu_table.py --searches FOLDER LABEL=TITLE...
+        # searches shared by the two GPUs (the folder's searches/LABEL.tar.xz, slimmed records, and
+        # logs/search_walls.txt): points, each GPU's share, distinct points, the best, the wall
 """
+import io
 import json
 import re
 import sys
+import tarfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "search"))
-from study_files import text_of  # noqa: E402  (one reader of a file in an archive)
+from study_files import bytes_of, text_of  # noqa: E402  (one reader of a file in an archive)
 
 
 def walls(folder):
@@ -36,7 +41,29 @@ def row(folder, config, wall):
             f"{' / '.join(map(str, per_gpu))} (timed {' / '.join(f'{t:.2f}' for t in timed)} s) | {medians} |")
 
 
+def search_row(folder, label, title, walls_s):
+    """One shared search: its points, how many each GPU measured, distinct points, the best median, the wall."""
+    with tarfile.open(fileobj=io.BytesIO(bytes_of(f"{folder}searches/{label}.tar.xz"))) as tar:
+        doc = json.loads(tar.extractfile(tar.getmembers()[0]).read())
+    ok = [r for r in doc["results"] if r["status"] == "ok"]
+    per_gpu = [sum(1 for r in doc["results"] if r.get("device") == d) for d in (0, 1)]
+    best = min(r["timing"]["median_ms"] for r in ok)
+    return (f"| {title} | {len(doc['results'])} | {per_gpu[0]} / {per_gpu[1]} | {len({r['point_id'] for r in doc['results']})} "
+            f"| {best:.4g} | {walls_s[label]:.1f} |")
+
+
+def searches(folder, labels):
+    walls_s = {line.split()[0]: float(line.split()[1]) for line in text_of(folder + "logs/search_walls.txt").splitlines()}
+    print("| search | points | on GPU 0 / 1 | distinct | best (ms) | wall s |")
+    print("|---|---:|---|---:|---:|---:|")
+    for label, _, title in (spec.partition("=") for spec in labels):
+        print(search_row(folder, label, title, walls_s))
+
+
 def main():
+    if sys.argv[1] == "--searches":
+        folder = sys.argv[2] if sys.argv[2].endswith((":", "/")) else sys.argv[2] + "/"
+        return searches(folder, sys.argv[3:])
     folder, configs = sys.argv[1], sys.argv[2:]
     folder = folder if folder.endswith((":", "/")) else folder + "/"
     wall = walls(folder)
