@@ -54,14 +54,15 @@ NUMBER = re.compile(r"\d\.\d|\d\s*(?:%|x|×|s|ms|µs|us|GB/s)\b")
 # What holds digits without being measured: a code span (a literal typed as input, a flag, a message)
 # and a version (Kernel Tuner 1.5.0).
 NOT_MEASURED = re.compile(r"`[^`\n]*`|\b\d+\.\d+\.\d+\b")
-# A cell that is a share or a ratio alone (| 52% |, | **1.5×** |): NUMBER's word boundary misses them.
-SHARE_CELL = re.compile(r"^\s*\**[-+~≈]?\d[\d,.]*\s*(?:%|×)\**\s*$")
+# A cell that is a number alone: a share or a ratio (| 52% |, | **1.5×** |, which NUMBER's word
+# boundary misses) or a count (| 582 |, | 15 of 16 |, | 61 / 72 |: points within 2%, points per GPU).
+NUMBER_CELL = re.compile(r"^\s*\**[-+~≈]?\d[\d,.]*\s*(?:%|×|(?:of|/)\s*\d[\d,]*)?\**\s*$")
 
 
 def measured(line):
     """Whether a table's row holds a measured number outside code spans and versions."""
     line = NOT_MEASURED.sub("", line)
-    return bool(NUMBER.search(line)) or any(SHARE_CELL.match(cell) for cell in line.split("|"))
+    return bool(NUMBER.search(line)) or any(NUMBER_CELL.match(cell) for cell in line.split("|"))
 LEDGER = ROOT / "scripts" / "checks" / "typed_tables.txt"
 
 

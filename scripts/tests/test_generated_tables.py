@@ -70,6 +70,8 @@ def test_literals_in_code_and_versions_are_not_measurements_but_a_number_beside_
     assert typed_tables(md) == 1
     md.write_text("| config | timed share |\n|---|---:|\n| stencil | **52%** |\n")
     assert typed_tables(md) == 1, "a share alone in its cell is a measured number too"
+    md.write_text("| counter | points within 2% |\n|---|---:|\n| DRAM reads | 15 of 16 |\n")
+    assert typed_tables(md) == 1, "so is a count"
 
 
 def test_a_saved_output_counts_as_data_and_names_the_commit_that_wrote_it(tmp_path):
