@@ -3,6 +3,10 @@
 
     python3 scripts/ncu/ncu_counters_agreement.py --occbench build-h100/occbench --out DIR CONFIG.json [CONFIG.json ...]
         [--ncu ncu] [--all-sizes]
+    python3 scripts/ncu/ncu_counters_agreement.py --runs-table CSV... [--labels FIELD=LABEL,...]
+        [--per-config FIELD [--labels CONFIG=LABEL,... | --groups LABEL=SELECTOR...]]
+    python3 scripts/ncu/ncu_counters_agreement.py --instrumented-table CSV... [--labels CONFIG=LABEL,...]
+        # the counters write-ups' tables, from earlier runs' CSVs (files or ARCHIVE.tar.xz:PATH)
 
 For each config, at its smallest sizes (the smallest value of every size axis; every launch axis
 and variant kept; --all-sizes keeps them all), with one warm-up-free timed sample per point:
@@ -184,6 +188,84 @@ def summarize(rows):
 
 
 
+def per_config_table(rows, counter, labels):
+    """Per config (`labels`: {config: label}, in that order): points of one counter within 2% of ncu's runs."""
+    lines = ["| config | points within 2% |", "|---|---:|"]
+    for config, label in labels.items():
+        mine = [r for r in rows if r["counter"] == counter and r["config"] == config]
+        lines.append(f"| {label} | {sum(r['within_2pct_of_runs'] for r in mine)} of {len(mine)} |")
+    return "\n".join(lines)
+
+
+def chosen_points(rows, selector):
+    """The rows a group names: "*" every config, "A,B" those, "-A,B" all but those; "/after-first"
+    at the end leaves out each config's first point (the first kernel ncu profiled of it)."""
+    selector, cut, _ = selector.partition("/after-first")
+    names = set(selector.lstrip("-").split(","))
+    mine = [r for r in rows if selector == "*" or (r["config"] in names) != selector.startswith("-")]
+    firsts = {}
+    for index, r in enumerate(mine):
+        firsts.setdefault(r["config"], index)
+    return [r for index, r in enumerate(mine) if not (cut and firsts[r["config"]] == index)]
+
+
+def groups_table(rows, counter, groups):
+    """Per group of configs (LABEL=SELECTOR, chosen_points'), one counter: points, within 2% in the
+    first runs, within 2% of ncu's runs, ncu's runs within 2% of each other."""
+    lines = [f"| {counter} | points | within 2% (first runs) | within 2% of ncu's runs | ncu's runs within 2% of each other |",
+             "|---|---:|---:|---:|---:|"]
+    for label, _, selector in (g.rpartition("=") for g in groups):
+        mine = chosen_points([r for r in rows if r["counter"] == counter], selector)
+        lines.append(f"| {label} | {len(mine)} | {sum(r['within_2pct'] for r in mine)} | "
+                     f"{sum(r['within_2pct_of_runs'] for r in mine)} | {sum(r['ncu_spread_pct'] <= 2.0 for r in mine)} |")
+    return "\n".join(lines)
+
+
+INSTRUMENTED = ("shared_load_wavefronts", "shared_store_wavefronts", "shared_bank_conflicts")
+
+
+def instrumented_table(rows, labels):
+    """Per config: points whose shared-memory counts were instrumented (all three fields have a value),
+    those exactly equal to ncu's in all three, and those not instrumented (over instrumented_max_kernel_ms)."""
+    points = {}
+    for r in rows:
+        if r["counter"] in INSTRUMENTED:
+            points.setdefault((r["config"], r["point_id"]), {})[r["counter"]] = r
+    counts = {}
+    for (config, _), fields in points.items():
+        done = all(f in fields and fields[f]["diff_pct"] != "" for f in INSTRUMENTED)
+        mine = counts.setdefault(config, [0, 0, 0])
+        mine[0 if done else 2] += 1
+        mine[1] += done and all(fields[f]["exact"] for f in INSTRUMENTED)
+    lines = ["| config | instrumented points | exactly equal to ncu (all three fields) | not instrumented (median > 2 ms) |",
+             "|---|---:|---:|---:|"]
+    for config, (done, exact, skipped) in counts.items():
+        lines.append(f"| {labels.get(config, config)} | {done} | {exact if done else '–'} | {skipped} |")
+    totals = [sum(c[i] for c in counts.values()) for i in range(3)]
+    return "\n".join(lines + ["| **all** | " + " | ".join(f"**{t}**" for t in totals) + " |"])
+
+
+def runs_table(rows, labels=None):
+    """Per counter over CSVs of --runs 2: points, within 2% in the first runs, within 2% of ncu's runs,
+    points where ncu's two runs lie within 2% of each other and, of those, occbench within 2% of ncu's
+    runs; `labels` ({field: label}) prints only those counters, and only the within-ncu's-runs count."""
+    compared = [r for r in rows if r["counter"] != "*"]
+    lines = (["| counter | points within 2% of ncu's runs |", "|---|---:|"] if labels else
+             ["| counter | points | within 2% (first runs) | within 2% of ncu's runs | ncu's two runs within 2% of each "
+              "other | of those, occbench within 2% of ncu's runs |", "|---|---:|---:|---:|---:|---:|"])
+    for field in (labels or dict.fromkeys(r["counter"] for r in compared)):
+        mine = [r for r in compared if r["counter"] == field]
+        within_runs = sum(r["within_2pct_of_runs"] for r in mine)
+        if labels:
+            lines.append(f"| {labels[field]} | {within_runs} |")
+            continue
+        stable = [r for r in mine if r["ncu_spread_pct"] <= 2.0]
+        first = f"{sum(r['within_2pct'] for r in mine)}" + (" (all exact)" if all(r["exact"] for r in mine) else "")
+        lines.append(f"| {field} | {len(mine)} | {first} | {within_runs} | {len(stable)} | "
+                     f"{sum(r['within_2pct_of_runs'] for r in stable)} |")
+    return "\n".join(lines)
+
+
 def compared_fields(args, units):
     """{field: ncu metric} of the counters compared: all of the record's, or those of --only."""
     fields = counter_metrics(units)
@@ -243,10 +325,40 @@ def ncu_group_run(args, doc, small_path, out, tag, wanted):
     return ncu
 
 
+def table_flags(ap):
+    """The flags that print a write-up's table of earlier runs' CSVs instead of running anything."""
+    ap.add_argument("--runs-table", nargs="+", metavar="CSV",
+                    help="print the table per counter of earlier --runs 2 CSVs taken together (a write-up's) and exit")
+    ap.add_argument("--labels", type=lambda text: dict(f.split("=", 1) for f in text.split(",")), metavar="FIELD=LABEL,...",
+                    help="with --runs-table: only these counters (or configs, with --per-config), by these names, "
+                         "within 2%% of ncu's runs")
+    ap.add_argument("--per-config", metavar="FIELD", help="with --runs-table and --labels: one counter, per config")
+    ap.add_argument("--instrumented-table", nargs="+", metavar="CSV",
+                    help="print the instrumented shared-memory counts per config of earlier CSVs and exit")
+    ap.add_argument("--groups", nargs="+", metavar="LABEL=SELECTOR",
+                    help="with --runs-table and --per-config: that counter per group of configs (*, A,B, -A,B; /after-first)")
+
+
+def print_table(args):
+    """The table the flags ask for, of earlier CSVs; False where they ask for none."""
+    if args.summarize:
+        summarize(read_csv(args.summarize))
+    elif args.instrumented_table:
+        print(instrumented_table([r for path in args.instrumented_table for r in read_csv(path)], args.labels or {}))
+    elif args.runs_table:
+        rows = [r for path in args.runs_table for r in read_csv(path)]
+        if args.groups:
+            print(groups_table(rows, args.per_config, args.groups))
+        else:
+            print(per_config_table(rows, args.per_config, args.labels) if args.per_config else runs_table(rows, args.labels))
+    return bool(args.summarize or args.instrumented_table or args.runs_table)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("configs", nargs="*")
     ap.add_argument("--summarize", metavar="CSV", help="print the tables of an earlier run's CSV and exit")
+    table_flags(ap)
     ap.add_argument("--occbench", default="build/occbench")
     ap.add_argument("--ncu", default="ncu")
     ap.add_argument("--out", default="ncu-counters-agreement")
@@ -268,8 +380,7 @@ def main():
     args = ap.parse_args()
     if args.runs < 1:
         ap.error(f"--runs: expected a count of at least 1, got {args.runs}")
-    if args.summarize:
-        summarize(read_csv(args.summarize))
+    if print_table(args):
         return
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
