@@ -18,6 +18,7 @@ OUT=${OUT:-device-out}
 DEADLINE_S=${DEADLINE_S:-270}
 SCALING_CONFIGS=${SCALING_CONFIGS:-"covariance_chunk_sweep stencil adjacent_difference"}
 STEP_LIMIT_S=${STEP_LIMIT_S:-120}
+SEARCH_DEVICES=${SEARCH_DEVICES:-0,1}  # 0 on one GPU: the step's own check
 SEARCHES=${SEARCHES-"convolution-model=examples/search/convolution/convolution.json:model:175:1
   convolution-local=examples/search/convolution/convolution.json:local:175:1 syrk-local=examples/search/syrk/syrk.json:local:133:1"}
 WORK=$(mktemp -d)
@@ -65,14 +66,14 @@ for search in $SEARCHES; do
   label=${search%%=*}
   IFS=: read -r config strategy points seed <<< "${search#*=}"
   t0=$(now)
-  timeout "$STEP_LIMIT_S" "$BUILD/occbench" run "$config" --devices 0,1 --strategy "$strategy" --max-points "$points" \
+  timeout "$STEP_LIMIT_S" "$BUILD/occbench" run "$config" --devices "$SEARCH_DEVICES" --strategy "$strategy" --max-points "$points" \
     --seed "$seed" --out "$WORK/searches/$label" > "$WORK/logs/search_$label.log" 2>&1
   code=$?
   wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.2f", b - a}')
   echo "$label $wall $code" >> "$WORK/logs/search_walls.txt"
   record=$(ls "$WORK/searches/$label"/*.json 2>/dev/null | head -1)
   [ -n "$record" ] && python3 scripts/studies/slim_history.py "$WORK/searches/$label.tar.xz" "$record"
-  note "search $label ($config, $strategy, $points points, seed $seed) on GPUs 0,1: exit $code, wall $wall s"
+  note "search $label ($config, $strategy, $points points, seed $seed) on GPUs $SEARCH_DEVICES: exit $code, wall $wall s"
 done
 
 printf '%s\n' "${summary[@]}" > "$WORK/logs/summary.txt"
