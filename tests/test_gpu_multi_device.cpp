@@ -2,6 +2,8 @@
 // device, one device record per GPU; run --resume of it; --each-device. The occbench binary is
 // run as a user would (its workers are processes of that binary), from beside this test binary.
 #include "gpu_test_support.hpp"
+#include "data_dir.hpp"
+#include "harness/core/files.hpp"
 #include "harness/records/record_writer.hpp"
 #include "harness/run/supervisor.hpp"
 #include "harness/sweep/sweep.hpp"
@@ -144,4 +146,23 @@ TEST(GpuMultiDevice, BadDeviceListIsRefused) {
   EXPECT_EQ(run_occbench("run " + s.config.string() + " --devices 0,0"), 2);
   EXPECT_EQ(run_occbench("run " + s.config.string() + " --devices 99"), 2);
   EXPECT_EQ(run_occbench("run " + s.config.string() + " --each-device"), 2);
+}
+
+// A search shared by --devices compiles ahead in each worker, as a run on one GPU does: without, a
+// cold search of one's own kernels waited on the compiler for nine tenths of its wall. One GPU
+// is enough: --devices 0 runs the same worker.
+TEST(GpuMultiDevice, ASearchOnDevicesCompilesItsLikelyNextKernelsAhead) {
+  OCCBENCH_REQUIRE_GPU();
+  fs::path dir = fs::temp_directory_path() / "occbench_multi_device_search";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  std::string config = std::string(OCCBENCH_SOURCE_DIR) + "/examples/search/syrk/syrk.json";
+  fs::path log = dir / "log.txt";
+  ASSERT_EQ(run_occbench("run " + config + " --devices 0 --strategy local --max-points 6 --seed 3 --out " + (dir / "out").string() +
+                         " > " + log.string() + " 2>&1"),
+            0)
+      << read_file(log.string()).value_or("");
+  std::string text = read_file(log.string()).value_or("");
+  EXPECT_NE(text.find("compiling the search's likely next kernels ahead in"), std::string::npos) << text;
+  EXPECT_NE(text.find("all devices: 6 ok"), std::string::npos) << text;
 }

@@ -305,15 +305,16 @@ struct CompileAhead {
 // A sweep of the user's own kernels, or a sample of it: worker processes compile its kernels
 // ahead of the points while this process measures (harness/run/compile_workers.hpp), for the GPU
 // of the table that is this one; for a resumed run, the points its record lacks; for a search, the
-// points it is likely to ask for next, named as it goes (harness/run/compile_queue.hpp). None for
-// a shard, a --devices worker, a supervised child (its parent has them), a GPU the table lacks,
-// or with OCCBENCH_COMPILE_AHEAD=0; and none where this is not the occbench command (a test).
+// points it is likely to ask for next, named as it goes (harness/run/compile_queue.hpp); a --devices
+// worker too, with its share of the cores (harness/run/multi_device.cpp). None for a shard, a
+// supervised child (its parent has them), a GPU the table lacks, or with OCCBENCH_COMPILE_AHEAD=0;
+// and none where this is not the occbench command (a test).
 void compile_ahead_of_run(const RunFlags& flags, const SweepSpec& spec, const Strategy& strategy, const JsonlContents& resumed,
                           CompileAhead& ahead) {
   const char* wanted = std::getenv("OCCBENCH_COMPILE_AHEAD");
   bool search = strategy.is_adaptive();
   std::string config = config_to_compile(flags, resumed);
-  if (!spec.source_family || config.empty() || spec.selection.shard_count != 0 || !flags.claim_dir.empty() ||
+  if (!spec.source_family || config.empty() || spec.selection.shard_count != 0 ||
       (wanted && std::string(wanted) == "0") || supervisor_fd_from_environment() >= 0 || !running_as_occbench())
     return;
   cudaDeviceProp properties{};

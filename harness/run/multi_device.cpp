@@ -1,5 +1,6 @@
 #include "harness/run/multi_device.hpp"
 
+#include "harness/compile/nvrtc_compiler.hpp"
 #include "harness/core/clock.hpp"
 #include "harness/sweep/claims.hpp"
 #include "harness/core/exit_codes.hpp"
@@ -34,11 +35,14 @@ namespace fs = std::filesystem;
 
 namespace {
 
-pid_t start_worker(const std::string& exe, const std::vector<std::string>& args) {
+// `compile_processes`: the worker's share of the cores for compiling ahead of its own points
+// (harness/run/compile_workers.hpp); 0: as the environment says.
+pid_t start_worker(const std::string& exe, const std::vector<std::string>& args, unsigned compile_processes = 0) {
   std::cout.flush();
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
   if (pid == 0) {
+    if (compile_processes > 0) setenv("OCCBENCH_COMPILE_PROCESSES", std::to_string(compile_processes).c_str(), 1);
     std::vector<char*> argv{const_cast<char*>(exe.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -198,6 +202,9 @@ void prepare_claims(const MultiDeviceRun& run, const SharedSweep& s) {
 int run_workers(const SharedSweep& s, const std::string& exe, std::ostream& log) {
   log << fmt::format("occbench run: {} worker(s) on devices {}; their parts in {}\n", s.devices.size(), fmt::join(s.devices, ","),
                      s.parts_dir.string());
+  // Each worker compiles ahead of the points it measures (a search: its likely next) with its share
+  // of the cores, unless the user set the count; without, a cold search waits on the compiler.
+  unsigned share = std::getenv("OCCBENCH_COMPILE_PROCESSES") ? 0 : std::max(2u, compile_processes() / unsigned(s.devices.size()));
   std::vector<pid_t> workers;
   for (int d : s.devices) {
     fs::path dir = s.parts_dir / fmt::format("device{}", d);
@@ -207,7 +214,7 @@ int run_workers(const SharedSweep& s, const std::string& exe, std::ostream& log)
     for (const std::string& a : {std::string("--device"), std::to_string(d), std::string("--claim-dir"), s.claims.string()})
       args.push_back(a);
     args.insert(args.end(), s.worker_args.begin(), s.worker_args.end());
-    workers.push_back(start_worker(exe, args));
+    workers.push_back(start_worker(exe, args, share));
   }
   int worst = 0;
   for (std::size_t i = 0; i < workers.size(); ++i) {
