@@ -177,7 +177,7 @@ def summarize(rows):
         if not mine:
             continue
         worst = max(mine, key=lambda r: abs(r["diff_pct"]))
-        runs = (f"{sum(r['within_2pct_of_runs'] for r in mine)} | {sum(r['ncu_spread_pct'] <= 2.0 for r in mine)} | "
+        runs = (f"{sum(r['within_2pct_of_runs'] for r in mine)} | {sum(map(ncu_steady, mine))} | "
                 if repeated else "")
         print(f"| {field} | {len(mine)} | {sum(r['within_2pct'] for r in mine)} | {sum(r['exact'] for r in mine)} | {runs}"
               f"{worst['point_id']} | {worst['occbench']:.6g} | {worst['ncu']:.6g} | {worst['diff_pct']:+.2f}% |")
@@ -186,6 +186,16 @@ def summarize(rows):
     for r in missing:
         print(f"  {r['config']} {r['point_id']}: {r['note']}")
 
+
+
+def read_csvs(paths):
+    """The rows of several runs' CSVs, one after the other."""
+    return [r for path in paths for r in read_csv(path)]
+
+
+def ncu_steady(row):
+    """Whether ncu's own runs of the point lie within 2% of each other (its spread)."""
+    return row["ncu_spread_pct"] <= 2.0
 
 
 def per_config_table(rows, counter, labels):
@@ -217,7 +227,7 @@ def groups_table(rows, counter, groups):
     for label, _, selector in (g.rpartition("=") for g in groups):
         mine = chosen_points([r for r in rows if r["counter"] == counter], selector)
         lines.append(f"| {label} | {len(mine)} | {sum(r['within_2pct'] for r in mine)} | "
-                     f"{sum(r['within_2pct_of_runs'] for r in mine)} | {sum(r['ncu_spread_pct'] <= 2.0 for r in mine)} |")
+                     f"{sum(r['within_2pct_of_runs'] for r in mine)} | {sum(map(ncu_steady, mine))} |")
     return "\n".join(lines)
 
 
@@ -259,7 +269,7 @@ def runs_table(rows, labels=None):
         if labels:
             lines.append(f"| {labels[field]} | {within_runs} |")
             continue
-        stable = [r for r in mine if r["ncu_spread_pct"] <= 2.0]
+        stable = [r for r in mine if ncu_steady(r)]
         first = f"{sum(r['within_2pct'] for r in mine)}" + (" (all exact)" if all(r["exact"] for r in mine) else "")
         lines.append(f"| {field} | {len(mine)} | {first} | {within_runs} | {len(stable)} | "
                      f"{sum(r['within_2pct_of_runs'] for r in stable)} |")
@@ -344,9 +354,9 @@ def print_table(args):
     if args.summarize:
         summarize(read_csv(args.summarize))
     elif args.instrumented_table:
-        print(instrumented_table([r for path in args.instrumented_table for r in read_csv(path)], args.labels or {}))
+        print(instrumented_table(read_csvs(args.instrumented_table), args.labels or {}))
     elif args.runs_table:
-        rows = [r for path in args.runs_table for r in read_csv(path)]
+        rows = read_csvs(args.runs_table)
         if args.groups:
             print(groups_table(rows, args.per_config, args.groups))
         else:

@@ -60,12 +60,15 @@ def searches(folder, labels):
         print(search_row(folder, label, title, walls_s))
 
 
+def folder_of(arg):
+    """A folder, or an archive's inside (ARCHIVE.tar.xz:), as a prefix its files' names follow."""
+    return arg if arg.endswith((":", "/")) else arg + "/"
+
+
 def main():
     if sys.argv[1] == "--searches":
-        folder = sys.argv[2] if sys.argv[2].endswith((":", "/")) else sys.argv[2] + "/"
-        return searches(folder, sys.argv[3:])
-    folder, configs = sys.argv[1], sys.argv[2:]
-    folder = folder if folder.endswith((":", "/")) else folder + "/"
+        return searches(folder_of(sys.argv[2]), sys.argv[3:])
+    folder, configs = folder_of(sys.argv[1]), sys.argv[2:]
     wall = walls(folder)
     print("| sweep (points) | 1 GPU | 2 GPUs | ratio | points per GPU | medians (compare) |")
     print("|---|---:|---:|---:|---|---|")
