@@ -35,14 +35,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// `compile_processes`: the worker's share of the cores for compiling ahead of its own points
-// (harness/run/compile_workers.hpp); 0: as the environment says.
-pid_t start_worker(const std::string& exe, const std::vector<std::string>& args, unsigned compile_processes = 0) {
+pid_t start_worker(const std::string& exe, const std::vector<std::string>& args) {
   std::cout.flush();
   pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error(fmt::format("fork failed: {}", std::strerror(errno)));
   if (pid == 0) {
-    if (compile_processes > 0) setenv("OCCBENCH_COMPILE_PROCESSES", std::to_string(compile_processes).c_str(), 1);
     std::vector<char*> argv{const_cast<char*>(exe.c_str())};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -203,8 +200,10 @@ int run_workers(const SharedSweep& s, const std::string& exe, std::ostream& log)
   log << fmt::format("occbench run: {} worker(s) on devices {}; their parts in {}\n", s.devices.size(), fmt::join(s.devices, ","),
                      s.parts_dir.string());
   // Each worker compiles ahead of the points it measures (a search: its likely next) with its share
-  // of the cores, unless the user set the count; without, a cold search waits on the compiler.
-  unsigned share = std::getenv("OCCBENCH_COMPILE_PROCESSES") ? 0 : std::max(2u, compile_processes() / unsigned(s.devices.size()));
+  // of the cores, unless the user set the count; without, a cold search waits on the compiler. Set
+  // here, before the forks, for the workers to inherit: this process compiles nothing afterwards.
+  if (!std::getenv("OCCBENCH_COMPILE_PROCESSES"))
+    setenv("OCCBENCH_COMPILE_PROCESSES", std::to_string(std::max(2u, compile_processes() / unsigned(s.devices.size()))).c_str(), 1);
   std::vector<pid_t> workers;
   for (int d : s.devices) {
     fs::path dir = s.parts_dir / fmt::format("device{}", d);
@@ -214,7 +213,7 @@ int run_workers(const SharedSweep& s, const std::string& exe, std::ostream& log)
     for (const std::string& a : {std::string("--device"), std::to_string(d), std::string("--claim-dir"), s.claims.string()})
       args.push_back(a);
     args.insert(args.end(), s.worker_args.begin(), s.worker_args.end());
-    workers.push_back(start_worker(exe, args, share));
+    workers.push_back(start_worker(exe, args));
   }
   int worst = 0;
   for (std::size_t i = 0; i < workers.size(); ++i) {
