@@ -298,3 +298,72 @@ TEST(LiveModel, MoreWalkersWaitLessForTheCompiler) {
   }
   EXPECT_EQ(search.measured, order);
 }
+
+// A search's random start is drawn by its own generator, so before each ask it names the draws it
+// will make (a copy of the generator draws them): asked one point at a time, the local search's
+// sample and the model's random start are each the first of what it named just before.
+TEST(Searcher, NamesItsNextRandomDrawsBeforeTheyAreAsked) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  for (const char* strategy : {"local", "model"}) {
+    std::unique_ptr<Searcher> searcher = make_searcher(strategy, space, 5);
+    std::size_t named = 0;
+    for (std::size_t free = searcher->free_room(); free > 0; free = searcher->free_room()) {
+      std::vector<std::size_t> likely = searcher->likely_next(32);
+      ASSERT_GE(likely.size(), free) << strategy;
+      std::optional<std::size_t> asked = searcher->ask();
+      ASSERT_TRUE(asked);
+      named += likely.front() == *asked;
+      searcher->tell(*asked, s.costs[*asked]);
+    }
+    EXPECT_GE(named, space.dimensions().size()) << strategy;
+    EXPECT_EQ(named, searcher->told()) << strategy << ": every draw of the start named before it was asked";
+  }
+}
+
+// One point at a time where compiling is the slower part (1 s a kernel, 0.05 s a point, 15
+// workers): the random start compiles at once, so the GPU waits for the first kernel alone and
+// then measures the start back to back, as a batch of it would.
+TEST(LiveModel, OnePointAtATimeCompilesItsRandomStartAhead) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  LiveCosts costs{s.costs, std::vector<double>(space.size(), 1.0), std::vector<double>(space.size(), 0.05)};
+  for (const char* strategy : {"local", "model"}) {
+    std::size_t start = make_searcher(strategy, space, 3)->free_room();
+    SearchWalkers search(strategy, space, 3, start, 1);
+    LiveSearch live = simulate_live_search(search, costs, LiveModel{1, 15, 32});
+    ASSERT_EQ(live.measured.size(), start) << strategy;
+    EXPECT_NEAR(live.measured_at_s.back(), 1.0 + 0.05 * double(start), 1e-9) << strategy;
+  }
+}
+
+// Batches by the width rule: the walkers it adds where compiling is the slower part start once
+// walker 0's first point of its first batch is in, while the rest of that batch is measured, and
+// their own random starts were named (to compile ahead) before anything was measured. Where
+// measuring is the slower part no walker is added.
+TEST(SearchWalkers, TheRulesWalkersStartAtTheFirstPointThatSaysCompilingIsSlower) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  for (double compile_s : {1.0, 0.01}) {
+    SearchWalkers search("local", space, 9, 120, AdaptiveBatches{3, BatchWidthRule{16}});
+    search.ask();
+    std::vector<std::size_t> likely = search.likely_next(32);
+    std::vector<SearchWalkers::Member> open = search.open();
+    ASSERT_GT(open.size(), 1u) << "the random start in one batch";
+    search.hand(open.front());
+    search.result(open.front().candidate, s.costs[open.front().candidate], {compile_s, 0.1});
+    search.ask();
+    if (compile_s < 0.1) {
+      EXPECT_EQ(search.count(), 1u);
+      continue;
+    }
+    ASSERT_EQ(search.count(), 3u) << "walkers added while walker 0's first batch is measured";
+    std::size_t others = 0;
+    for (const auto& member : search.open()) {
+      if (member.walker == 0) continue;
+      ++others;
+      EXPECT_NE(std::find(likely.begin(), likely.end(), member.candidate), likely.end()) << "walker " << member.walker;
+    }
+    EXPECT_GT(others, 0u);
+  }
+}

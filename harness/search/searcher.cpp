@@ -111,18 +111,34 @@ void Searcher::reserve(std::size_t candidate) {
   ++evaluated_count_;
 }
 
-std::optional<std::size_t> Searcher::random_unevaluated(std::mt19937_64& generator) const {
-  if (evaluated_count_ >= space_.size()) return std::nullopt;
+std::optional<std::size_t> Searcher::random_unevaluated(std::mt19937_64& generator, const std::vector<char>* drawn,
+                                                        std::size_t drawn_count) const {
+  auto taken = [&](std::size_t c) { return evaluated_flags_[c] || (drawn && (*drawn)[c]); };
+  std::size_t count = evaluated_count_ + drawn_count;
+  if (count >= space_.size()) return std::nullopt;
   // Draws while most are free, then a draw among the free ones.
-  if (evaluated_count_ * 2 < space_.size())
+  if (count * 2 < space_.size())
     for (;;) {
       std::size_t c = uniform_below(generator, space_.size());
-      if (!evaluated_flags_[c]) return c;
+      if (!taken(c)) return c;
     }
   std::vector<std::size_t> free;
   for (std::size_t c = 0; c < space_.size(); ++c)
-    if (!evaluated_flags_[c]) free.push_back(c);
+    if (!taken(c)) free.push_back(c);
   return free[uniform_below(generator, free.size())];
+}
+
+std::deque<std::size_t> Searcher::next_draws(std::size_t count) const {
+  std::deque<std::size_t> out;
+  if (count == 0) return out;
+  std::mt19937_64 copy = generator_;
+  std::vector<char> drawn(space_.size(), 0);
+  while (out.size() < count) {
+    std::optional<std::size_t> c = random_unevaluated(copy, &drawn, out.size());
+    if (!c) break;
+    drawn[*c] = 1, out.push_back(*c);
+  }
+  return out;
 }
 
 std::unique_ptr<Searcher> make_searcher(const std::string& name, const SearchSpace& space, std::uint64_t seed) {

@@ -70,7 +70,13 @@ class Searcher {
   // Lower is better; a failed candidate is worse than any with a cost.
   bool better(std::optional<double> a, std::optional<double> b) const { return a && (!b || *a < *b); }
   std::optional<std::size_t> random_unevaluated() { return random_unevaluated(generator_); }
-  std::optional<std::size_t> random_unevaluated(std::mt19937_64& generator) const;
+  // `drawn` (flags by candidate, `drawn_count` of them, none evaluated): drawn as though they were
+  // evaluated too (next_draws).
+  std::optional<std::size_t> random_unevaluated(std::mt19937_64& generator, const std::vector<char>* drawn = nullptr,
+                                                std::size_t drawn_count = 0) const;
+  // The strategy's next `count` random draws (random_unevaluated, each after those before it),
+  // drawn with a copy of its generator: where they go before they are asked.
+  std::deque<std::size_t> next_draws(std::size_t count) const;
   // `first` (the strategy's own queue), then the default guess, unevaluated and each once, at most `limit`.
   std::vector<std::size_t> likely_after(const std::deque<std::size_t>& first, std::size_t limit) const;
   // The evaluated candidates, in the order they were told.

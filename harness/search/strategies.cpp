@@ -61,7 +61,9 @@ std::size_t LocalSearch::batch_room() const {
 // better: the same draw as restart's will be, for the generator is not used until then (a
 // restart's kernel compiles while the neighbourhood is measured, instead of after it).
 std::vector<std::size_t> LocalSearch::likely_next(std::size_t limit) const {
-  std::deque<std::size_t> next = untried_;
+  // The rest of the sample first, as propose will draw it (one point at a time, asked one by one).
+  std::deque<std::size_t> next = next_draws(std::min(free_room(), limit));
+  next.insert(next.end(), untried_.begin(), untried_.end());
   next.insert(next.end(), deferred_.begin(), deferred_.end());
   if (history().size() >= initial_sample()) {
     std::mt19937_64 copy = generator_;
@@ -189,6 +191,13 @@ std::optional<std::size_t> ModelSearch::propose() {
     if (!is_evaluated(next)) return next;
   }
   return random_unevaluated();
+}
+
+std::vector<std::size_t> ModelSearch::likely_next(std::size_t limit) const {
+  std::size_t start_left = evaluated() < initial_random_ ? initial_random_ - evaluated() : 0;
+  std::deque<std::size_t> next = next_draws(std::min(start_left, limit));
+  next.insert(next.end(), ranked_.begin(), ranked_.begin() + long(std::min(ranked_.size(), limit)));
+  return likely_after(next, limit);
 }
 
 ModelSearch::Training ModelSearch::training_set() const {
