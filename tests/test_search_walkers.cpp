@@ -367,3 +367,30 @@ TEST(SearchWalkers, TheRulesWalkersStartAtTheFirstPointThatSaysCompilingIsSlower
     EXPECT_GT(others, 0u);
   }
 }
+
+// The rule's walkers start at the same point of walker 0's search whichever order its results come
+// in (its batch's first point first or last): the same records give the same points.
+TEST(SearchWalkers, TheRulesWalkersMeasureTheSameWhicheverOrderResultsComeIn) {
+  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
+  SearchSpace space(s.candidates);
+  auto run = [&](bool reversed) {
+    SearchWalkers search("local", space, 4, 120, AdaptiveBatches{3, BatchWidthRule{16}});
+    std::vector<std::size_t> measured;
+    for (;;) {
+      search.ask();
+      std::vector<SearchWalkers::Member> open = search.open();
+      if (open.empty()) break;
+      const SearchWalkers::Member& member = reversed ? open.back() : open.front();
+      search.hand(member);
+      search.result(member.candidate, s.costs[member.candidate], {1.0, 0.1});
+      measured.push_back(member.candidate);
+    }
+    EXPECT_EQ(search.count(), 3u);
+    return measured;
+  };
+  std::vector<std::size_t> in_order = run(false), reversed = run(true);
+  EXPECT_EQ(in_order.size(), 120u);
+  EXPECT_NE(in_order, reversed) << "measured in another order";
+  std::sort(in_order.begin(), in_order.end()), std::sort(reversed.begin(), reversed.end());
+  EXPECT_EQ(in_order, reversed);
+}

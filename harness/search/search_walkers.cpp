@@ -45,13 +45,14 @@ void SearchWalkers::ask(std::size_t batch_size) {
   do {
     for (std::size_t k = 0; k < walkers_.size(); ++k)
       while (!walkers_[k].done) {
-        Walker& w = walkers_[k];
-        if (!w.batch.members.empty()) {
-          if (!all_in(w.batch)) break;  // in flight
-          tell_batch(w);
+        if (!walkers_[k].batch.members.empty()) {
+          if (!all_in(walkers_[k].batch)) break;  // in flight
+          // Before walker 0's batch is told, as where its first point came in before the rest.
+          if (k == 0) widen();
+          tell_batch(walkers_[k]);
         }
         // A batch of candidates measured before is told at once, and the next asked.
-        ask_next(w, batch_size > 0 || !adaptive_ ? batch_size : width_of(k));
+        ask_next(walkers_[k], batch_size > 0 || !adaptive_ ? batch_size : width_of(k));
       }
   } while ((done() && share_what_is_left()) || widen());
 }
