@@ -337,39 +337,8 @@ TEST(LiveModel, OnePointAtATimeCompilesItsRandomStartAhead) {
   }
 }
 
-// Batches by the width rule: the walkers it adds where compiling is the slower part start once
-// walker 0's first point of its first batch is in, while the rest of that batch is measured, and
-// their own random starts were named (to compile ahead) before anything was measured. Where
-// measuring is the slower part no walker is added.
-TEST(SearchWalkers, TheRulesWalkersStartAtTheFirstPointThatSaysCompilingIsSlower) {
-  testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
-  SearchSpace space(s.candidates);
-  for (double compile_s : {1.0, 0.01}) {
-    SearchWalkers search("local", space, 9, 120, AdaptiveBatches{3, BatchWidthRule{16}});
-    search.ask();
-    std::vector<std::size_t> likely = search.likely_next(32);
-    std::vector<SearchWalkers::Member> open = search.open();
-    ASSERT_GT(open.size(), 1u) << "the random start in one batch";
-    search.hand(open.front());
-    search.result(open.front().candidate, s.costs[open.front().candidate], {compile_s, 0.1});
-    search.ask();
-    if (compile_s < 0.1) {
-      EXPECT_EQ(search.count(), 1u);
-      continue;
-    }
-    ASSERT_EQ(search.count(), 3u) << "walkers added while walker 0's first batch is measured";
-    std::size_t others = 0;
-    for (const auto& member : search.open()) {
-      if (member.walker == 0) continue;
-      ++others;
-      EXPECT_NE(std::find(likely.begin(), likely.end(), member.candidate), likely.end()) << "walker " << member.walker;
-    }
-    EXPECT_GT(others, 0u);
-  }
-}
-
-// The rule's walkers start at the same point of walker 0's search whichever order its results come
-// in (its batch's first point first or last): the same records give the same points.
+// The walkers the width rule adds start at the same point of walker 0's search whichever order its
+// results come in: the same records give the same points.
 TEST(SearchWalkers, TheRulesWalkersMeasureTheSameWhicheverOrderResultsComeIn) {
   testing_support::SyntheticSpace s = testing_support::synthetic_tuning_space();
   SearchSpace space(s.candidates);

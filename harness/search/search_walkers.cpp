@@ -31,12 +31,10 @@ SearchWalkers::SearchWalkers(const std::string& strategy, const SearchSpace& spa
   adaptive_ = adaptive;
 }
 
-// Walker 0 searches as a single search of the seed would; the others draw unrelated streams.
-std::uint64_t SearchWalkers::walker_seed(std::size_t k) const { return seed_ ^ (k * 0x9E3779B97F4A7C15ULL); }
-
 void SearchWalkers::add_walker(std::size_t k, std::size_t budget) {
   Walker w;
-  w.searcher = make_searcher(strategy_, space_, walker_seed(k));
+  // Walker 0 searches as a single search of the seed would; the others draw unrelated streams.
+  w.searcher = make_searcher(strategy_, space_, seed_ ^ (k * 0x9E3779B97F4A7C15ULL));
   w.budget = budget;
   walkers_.push_back(std::move(w));
 }
@@ -45,14 +43,13 @@ void SearchWalkers::ask(std::size_t batch_size) {
   do {
     for (std::size_t k = 0; k < walkers_.size(); ++k)
       while (!walkers_[k].done) {
-        if (!walkers_[k].batch.members.empty()) {
-          if (!all_in(walkers_[k].batch)) break;  // in flight
-          // Before walker 0's batch is told, as where its first point came in before the rest.
-          if (k == 0) widen();
-          tell_batch(walkers_[k]);
+        Walker& w = walkers_[k];
+        if (!w.batch.members.empty()) {
+          if (!all_in(w.batch)) break;  // in flight
+          tell_batch(w);
         }
         // A batch of candidates measured before is told at once, and the next asked.
-        ask_next(walkers_[k], batch_size > 0 || !adaptive_ ? batch_size : width_of(k));
+        ask_next(w, batch_size > 0 || !adaptive_ ? batch_size : width_of(k));
       }
   } while ((done() && share_what_is_left()) || widen());
 }
@@ -70,23 +67,10 @@ std::size_t SearchWalkers::width_of(std::size_t k) {
   return width.width;
 }
 
-// Walker 0's times, and where its batch's first result is in, that point's too: the walkers start
-// once the first point of a batch says compiling is the slower part, while the rest of the batch
-// is measured, instead of after it (a cold search's first batch is its random start, as long as
-// the slowest of its compilations). Its first point, not its first to come in: the same records
-// give the same search.
-TimesTold SearchWalkers::times_so_far(const Walker& w) const {
-  TimesTold times = w.times;
-  if (!w.batch.members.empty() && w.batch.results[0])
-    if (auto known = results_.find(w.batch.members[0]); known != results_.end()) times.add(known->second.times);
-  return times;
-}
-
 bool SearchWalkers::widen() {
-  if (!adaptive_ || walkers_.size() != 1 || adaptive_->walkers <= 1) return false;
+  if (!adaptive_ || walkers_.size() != 1 || adaptive_->walkers <= 1 || widths_.empty() || widths_.back().width.for_compiling <= 1)
+    return false;
   Walker& first = walkers_.front();
-  TimesTold times = times_so_far(first);
-  if (batch_width(adaptive_->rule, times).for_compiling <= 1) return false;
   std::size_t committed = first.searcher->told() + first.batch.members.size();
   std::size_t left = first.budget > committed ? first.budget - committed : 0;
   std::size_t count = adaptive_->walkers;
@@ -94,7 +78,7 @@ bool SearchWalkers::widen() {
   first.budget = committed + left / count + (left % count > 0);
   for (std::size_t k = 1; k < count; ++k) {
     add_walker(k, left / count + (k < left % count));
-    walkers_.back().times = times;  // as wide as walker 0 from the start
+    walkers_.back().times = walkers_.front().times;  // as wide as walker 0 from the start
   }
   return true;
 }
@@ -163,11 +147,6 @@ void SearchWalkers::tell_what_came_in() {
 std::vector<std::size_t> SearchWalkers::likely_next(std::size_t limit) const {
   std::vector<std::vector<std::size_t>> each;
   for (const Walker& w : walkers_) each.push_back(w.batch.likely_next(*w.searcher, space_, limit));
-  // Before walker 0 has been told anything, the walkers widen may add start as fresh searchers of
-  // their seeds: their first asks compile ahead after walker 0's, so that where compiling is the
-  // slower part they are ready when the walkers start (where it is not, the workers have time).
-  if (adaptive_ && walkers_.size() == 1 && walkers_.front().times.told() == 0)
-    for (std::size_t k = 1; k < adaptive_->walkers; ++k) each.push_back(make_searcher(strategy_, space_, walker_seed(k))->likely_next(limit));
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < limit; ++i)
     for (const auto& likely : each)

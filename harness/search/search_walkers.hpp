@@ -37,11 +37,10 @@ constexpr std::size_t kPointsPerWalker = 40;
 constexpr std::size_t kMaxWalkers = 4;
 
 // Batches as wide as the rule says (batch_width.hpp): the search starts as one walker with the whole
-// budget, asking one point at a time until it has measured something (but for its random start,
-// asked at once); the first time walker 0's times say compiling is the slower part (those told,
-// and its batch's first point once that is in), the budget it has left is shared with
-// `walkers` - 1 more (walkers_for), each of which starts from those times. Each walker's width
-// follows its own results, so the same records give the same search.
+// budget, asking one point at a time until it has measured something; the first time walker 0's
+// width passes 1, the budget it has left is shared with `walkers` - 1 more (walkers_for), each of
+// which starts from walker 0's times. Each walker's width follows its own results, so the same
+// records give the same search.
 struct AdaptiveBatches {
   std::size_t walkers = 1;
   BatchWidthRule rule;
@@ -102,17 +101,14 @@ class SearchWalkers {
     std::optional<double> cost;
     PointTimes times;
   };
-  std::uint64_t walker_seed(std::size_t k) const;
   void add_walker(std::size_t k, std::size_t budget);
   // Tells the walker's batch, its times first.
   void tell_batch(Walker& walker);
   // The walker's width by the rule (an adaptive search), walker 0's changes kept.
   std::size_t width_of(std::size_t k);
-  // An adaptive search's walker 0 whose times first say compiling is the slower part: the budget
-  // it has left shared with the rest of its walkers (true where some were added).
+  // An adaptive search's walker 0 first wider than 1: the budget it has left shared with the
+  // rest of its walkers (true where some were added).
   bool widen();
-  // The walker's times told, and its batch's first point's once that is in.
-  TimesTold times_so_far(const Walker& w) const;
   // The walker's next batch, its members measured before filled in, or the walker done.
   void ask_next(Walker& walker, std::size_t batch_size);
   // Once every walker is done: the budget not measured yet, shared among those that can go on.
