@@ -94,8 +94,9 @@ class ModelSearch : public Searcher {
 
  protected:
   std::optional<std::size_t> propose() override;
-  // The rest of the random start as it will be drawn, then the model's ranking (until it is
-  // fitted again): what the search asks next, compiled ahead.
+  // The rest of the random start as it will be drawn, then, one point at a time, the model's
+  // ranking (until it is fitted again): what the search asks next, compiled ahead. (A batch's
+  // next asks come from a fit with its pending points believed, not from this ranking.)
   std::vector<std::size_t> likely_next(std::size_t limit) const override;
   void learn(std::size_t, std::optional<double>) override {}
   // The rest of the random start (the model's first fit waits for all of it), then any number.
