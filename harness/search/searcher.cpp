@@ -111,10 +111,9 @@ void Searcher::reserve(std::size_t candidate) {
   ++evaluated_count_;
 }
 
-std::optional<std::size_t> Searcher::random_unevaluated(std::mt19937_64& generator, const std::vector<char>* drawn,
-                                                        std::size_t drawn_count) const {
-  auto taken = [&](std::size_t c) { return evaluated_flags_[c] || (drawn && (*drawn)[c]); };
-  std::size_t count = evaluated_count_ + drawn_count;
+std::optional<std::size_t> Searcher::random_unevaluated(std::mt19937_64& generator, const std::deque<std::size_t>& drawn) const {
+  auto taken = [&](std::size_t c) { return evaluated_flags_[c] || std::find(drawn.begin(), drawn.end(), c) != drawn.end(); };
+  std::size_t count = evaluated_count_ + drawn.size();
   if (count >= space_.size()) return std::nullopt;
   // Draws while most are free, then a draw among the free ones.
   if (count * 2 < space_.size())
@@ -129,14 +128,14 @@ std::optional<std::size_t> Searcher::random_unevaluated(std::mt19937_64& generat
 }
 
 std::deque<std::size_t> Searcher::next_draws(std::size_t count) const {
+  // The draws so far are the few a likely_next names (no flags the size of the space: a search's
+  // space may hold 10^8 points).
   std::deque<std::size_t> out;
-  if (count == 0) return out;
   std::mt19937_64 copy = generator_;
-  std::vector<char> drawn(space_.size(), 0);
   while (out.size() < count) {
-    std::optional<std::size_t> c = random_unevaluated(copy, &drawn, out.size());
+    std::optional<std::size_t> c = random_unevaluated(copy, out);
     if (!c) break;
-    drawn[*c] = 1, out.push_back(*c);
+    out.push_back(*c);
   }
   return out;
 }

@@ -70,10 +70,8 @@ class Searcher {
   // Lower is better; a failed candidate is worse than any with a cost.
   bool better(std::optional<double> a, std::optional<double> b) const { return a && (!b || *a < *b); }
   std::optional<std::size_t> random_unevaluated() { return random_unevaluated(generator_); }
-  // `drawn` (flags by candidate, `drawn_count` of them, none evaluated): drawn as though they were
-  // evaluated too (next_draws).
-  std::optional<std::size_t> random_unevaluated(std::mt19937_64& generator, const std::vector<char>* drawn = nullptr,
-                                                std::size_t drawn_count = 0) const;
+  // `drawn` (candidates not evaluated, a few): drawn as though they were evaluated too (next_draws).
+  std::optional<std::size_t> random_unevaluated(std::mt19937_64& generator, const std::deque<std::size_t>& drawn = {}) const;
   // The strategy's next `count` random draws (random_unevaluated, each after those before it),
   // drawn with a copy of its generator: where they go before they are asked.
   std::deque<std::size_t> next_draws(std::size_t count) const;
@@ -83,6 +81,7 @@ class Searcher {
   const std::vector<std::size_t>& history() const { return history_; }
   // The candidates asked for (or reserved) whose costs were not told yet: a batch's earlier asks.
   std::vector<std::size_t> pending() const;
+  std::size_t pending_count() const { return evaluated_count_ - history_.size(); }  // pending().size(), without the scan
 
   const SearchSpace& space_;
   std::mt19937_64 generator_;

@@ -194,9 +194,8 @@ std::optional<std::size_t> ModelSearch::propose() {
 }
 
 std::vector<std::size_t> ModelSearch::likely_next(std::size_t limit) const {
-  std::size_t start_left = evaluated() < initial_random_ ? initial_random_ - evaluated() : 0;
-  std::deque<std::size_t> next = next_draws(std::min(start_left, limit));
-  if (pending().size() <= 1) next.insert(next.end(), ranked_.begin(), ranked_.begin() + long(std::min(ranked_.size(), limit)));
+  std::deque<std::size_t> next = next_draws(std::min(free_room(), limit));
+  if (pending_count() <= 1) next.insert(next.end(), ranked_.begin(), ranked_.begin() + long(std::min(ranked_.size(), limit)));
   return likely_after(next, limit);
 }
 
