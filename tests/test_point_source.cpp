@@ -204,7 +204,7 @@ TEST(PointSource, RunDryRunListsTheStrategysPoints) {
   std::string bad = run_cli_out({"run", config, "--dry-run", "--strategy", "random"}, code);
   EXPECT_EQ(code, kExitBadInput);
   EXPECT_NE(bad.find("--max-points"), std::string::npos) << bad;
-  bad = run_cli_out({"run", config, "--dry-run", "--strategy", "bayes", "--max-points", "3"}, code);
+  bad = run_cli_out({"run", config, "--dry-run", "--strategy", "annealing", "--max-points", "3"}, code);
   EXPECT_EQ(code, kExitBadInput);
   EXPECT_NE(bad.find("exhaustive, random"), std::string::npos) << bad;
 }

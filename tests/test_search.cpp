@@ -34,7 +34,7 @@ using json = nlohmann::ordered_json;
 namespace {
 
 const std::string kSource = OCCBENCH_SOURCE_DIR;
-const char* kStrategies[] = {"random", "local", "genetic", "model"};
+const char* kStrategies[] = {"random", "local", "genetic", "model", "bayes"};
 
 using testing_support::median_fractions;
 using testing_support::search_order;
@@ -192,14 +192,14 @@ TEST(Searcher, StrategiesFindTheOptimumOfATuningSpaceSoonerThanRandomSampling) {
   const int seeds = 15;
   std::vector<double> random = median_fractions("random", s, budgets, seeds);
   std::map<std::string, std::vector<double>> found;
-  for (const char* name : {"local", "genetic", "model"}) found[name] = median_fractions(name, s, budgets, seeds);
+  for (const char* name : {"local", "genetic", "model", "bayes"}) found[name] = median_fractions(name, s, budgets, seeds);
   for (std::size_t b = 0; b < budgets.size(); ++b) {
     EXPECT_GT(found["local"][b], random[b]) << percents[b] << "%";
     if (percents[b] >= 5)
-      for (const char* name : {"genetic", "model"}) EXPECT_GT(found[name][b], random[b]) << name << " " << percents[b] << "%";
+      for (const char* name : {"genetic", "model", "bayes"}) EXPECT_GT(found[name][b], random[b]) << name << " " << percents[b] << "%";
   }
   EXPECT_GE(std::max({found["local"][2], found["genetic"][2], found["model"][2]}), 0.95) << "the best strategy at 5%";
-  for (const char* name : {"local", "genetic", "model"}) EXPECT_GE(found[name][3], 0.95) << name << " at 10%";
+  for (const char* name : {"local", "genetic", "model", "bayes"}) EXPECT_GE(found[name][3], 0.95) << name << " at 10%";
 }
 
 // Batches: what each strategy proposes before it needs results. A local search's first batch is
@@ -232,7 +232,7 @@ TEST(Searcher, BatchesAreWhatAStrategyProposesBeforeItNeedsResults) {
   std::vector<double> percents = {5, 10, 20};
   std::vector<std::size_t> budgets = testing_support::budgets_at(percents, s.candidates.size());
   std::vector<double> random = median_fractions("random", s, budgets, 15);
-  for (const char* name : {"local", "genetic", "model"}) {
+  for (const char* name : {"local", "genetic", "model", "bayes"}) {
     std::vector<double> one = median_fractions(name, s, budgets, 15), eight = median_fractions(name, s, budgets, 15, 8);
     for (std::size_t b = 0; b < budgets.size(); ++b) {
       EXPECT_GE(eight[b], 0.98 * one[b]) << name << " in batches of 8 at " << percents[b] << "%";

@@ -39,7 +39,7 @@ std::vector<std::string> split_list(const std::string& flag, const std::string& 
 ReplayOptions replay_options(const ReplayFlags& flags) {
   ReplayOptions options;
   options.objective = parse_objective(flags.objective);
-  options.strategies = split_list("--strategy", flags.strategies, "strategies (random, local, genetic, model, model_plan)");
+  options.strategies = split_list("--strategy", flags.strategies, "strategies (random, local, genetic, model, bayes, model_plan)");
   if (std::find(options.strategies.begin(), options.strategies.end(), "random") == options.strategies.end())
     options.strategies.insert(options.strategies.begin(), "random");  // the baseline of every table
   options.budget_percents.clear();
@@ -91,7 +91,7 @@ Command add_replay_command(CLI::App& app, const Registry& registry) {
   CLI::App* replay = app.add_subcommand("replay", "Search strategies against a run measured in full, without a GPU: how near "
                                                   "the optimum each gets per budget, against random sampling");
   replay->add_option("record", flags->input, "A run's results over the whole space: the .json document or the .jsonl")->required();
-  replay->add_option("--strategy", flags->strategies, "Strategies, comma-separated: random, local, genetic, model, and model_plan (the model also fitted on each "
+  replay->add_option("--strategy", flags->strategies, "Strategies, comma-separated: random, local, genetic, model, bayes, and model_plan (the model also fitted on each "
                      "point's occupancy, registers, shared memory and grid, as plan knows them; random is always added)")
       ->capture_default_str();
   replay->add_option("--budgets", flags->budgets, "Budgets as percentages of each space's points")->capture_default_str();

@@ -435,7 +435,7 @@ Command add_run_command(CLI::App& app, const Registry& registry) {
   add_selection_options(*run, flags->selection);
   run->add_option("--strategy", flags->strategy,
                   "How the points are chosen: exhaustive (every point, the default), random (a sample of --max-points), or "
-                  "a search that picks each point from the results so far: local, genetic, model (docs/search.md)");
+                  "a search that picks each point from the results so far: local, genetic, model, bayes (docs/search.md)");
   run->add_option("--max-points", flags->max_points, "Measure at most N points (random: the sample's size; a search: its budget)")
       ->check(whole_number(1));
   run->add_option("--time-limit", flags->time_limit_s,

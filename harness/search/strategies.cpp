@@ -177,12 +177,15 @@ std::vector<int> GeneticSearch::child(std::size_t a, std::size_t b) {
 
 // --- model-based search ---
 
-ModelSearch::ModelSearch(const SearchSpace& space, std::uint64_t seed)
-    : Searcher(space, seed), initial_random_(std::max<std::size_t>(8, 2 * space.dimensions().size() + 2)) {}
+std::vector<std::size_t> ModelGuidedSearch::likely_after_start(const std::vector<std::size_t>& ranking, std::size_t limit) const {
+  std::deque<std::size_t> next = next_draws(std::min(free_room(), limit));
+  next.insert(next.end(), ranking.begin(), ranking.begin() + long(std::min(ranking.size(), limit)));
+  return likely_after(next, limit);
+}
 
 std::optional<std::size_t> ModelSearch::propose() {
   ++proposals_;
-  if (evaluated() < initial_random_ || proposals_ % 10 == 0 || !best_cost()) return random_unevaluated();
+  if (in_random_start() || proposals_ % 10 == 0 || !best_cost()) return random_unevaluated();
   std::size_t n = evaluated();
   if (ranked_.empty() || n - fitted_at_ >= std::max<std::size_t>(1, n / 20)) fit_and_rank();
   while (!ranked_.empty()) {
@@ -194,26 +197,8 @@ std::optional<std::size_t> ModelSearch::propose() {
 }
 
 std::vector<std::size_t> ModelSearch::likely_next(std::size_t limit) const {
-  std::deque<std::size_t> next = next_draws(std::min(free_room(), limit));
-  if (pending_count() <= 1) next.insert(next.end(), ranked_.begin(), ranked_.begin() + long(std::min(ranked_.size(), limit)));
-  return likely_after(next, limit);
-}
-
-ModelSearch::Training ModelSearch::training_set() const {
-  bool all_positive = true, all_negative = true;
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
-  auto scaled = [&](double cost) { return all_positive ? std::log(cost) : all_negative ? -std::log(-cost) : cost; };
-  double worst = -HUGE_VAL;
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) worst = std::max(worst, scaled(*cost));
-  Training out;
-  for (std::size_t c : history()) {
-    out.x.push_back(space_.features(c));
-    out.y.push_back(cost_of(c) ? scaled(*cost_of(c)) : worst);
-  }
-  if (best_cost()) out.best = scaled(*best_cost());
-  return out;
+  if (pending_count() > 1) return likely_after_start({}, limit);
+  return likely_after_start({ranked_.begin(), ranked_.begin() + long(std::min(ranked_.size(), limit))}, limit);
 }
 
 void ModelSearch::fit_and_rank() {
@@ -228,33 +213,85 @@ void ModelSearch::fit_and_rank() {
     model = ExtraTrees(told.x, told.y, generator_);
   }
   std::vector<std::pair<double, std::size_t>> scored;
-  for (std::size_t c : pool()) scored.push_back({-expected_improvement(model.predict(space_.features(c)), told.best), c});
+  for (std::size_t c : model_pool()) scored.push_back({-expected_improvement(model.predict(space_.features(c)), told.best), c});
   std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   ranked_.clear();
   for (const auto& item : scored) ranked_.push_back(item.second);
 }
 
-// Every candidate not evaluated where there are few; else a random 2000 and the neighbours one
-// step from the ten best so far (all of them: 0.958 to 0.887 of the optimum at 2% of the
-// convolution space, the model's few picks spread over too many).
-std::vector<std::size_t> ModelSearch::pool() {
-  std::vector<std::size_t> out;
-  std::size_t free = space_.size() - evaluated();
-  if (free <= 3000) {
-    for (std::size_t c = 0; c < space_.size(); ++c)
-      if (!is_evaluated(c)) out.push_back(c);
-    return out;
+// --- Bayesian optimisation ---
+
+std::optional<std::size_t> BayesSearch::propose() {
+  if (in_random_start() || !best_cost()) return random_unevaluated();
+  return propose_by_model();
+}
+
+std::vector<std::size_t> BayesSearch::likely_next(std::size_t limit) const { return likely_after_start(model_ranking(limit), limit); }
+
+std::optional<std::size_t> BayesSearch::propose_by_model() {
+  if (!model_ || told() - fitted_at_ >= std::max<std::size_t>(1, fitted_at_ / 5))
+    fit();
+  else
+    update();
+  std::optional<std::size_t> best;
+  double best_improvement = -1;
+  for (std::size_t row = 0; row < pool_.size(); ++row) {
+    if (is_evaluated(pool_[row])) continue;
+    double improvement = expected_improvement(model_->predict(row), scale_.best);
+    if (improvement > best_improvement) best_improvement = improvement, best = pool_[row];
   }
-  std::vector<char> taken(space_.size(), 0);
-  for (int i = 0; i < 2000; ++i)
-    if (auto c = random_unevaluated(); c && !taken[*c]) out.push_back(*c), taken[*c] = 1;
-  std::vector<std::size_t> best = history();
-  std::stable_sort(best.begin(), best.end(), [this](std::size_t a, std::size_t b) { return better(cost_of(a), cost_of(b)); });
-  best.resize(std::min<std::size_t>(best.size(), 10));
-  for (std::size_t b : best)
-    for (std::size_t n : space_.neighbours(b))
-      if (space_.one_step(b, n) && !is_evaluated(n) && !taken[n]) out.push_back(n), taken[n] = 1;
+  last_ = best;
+  return best ? best : random_unevaluated();  // the pool spent before the next fit
+}
+
+std::vector<std::size_t> BayesSearch::model_ranking(std::size_t limit) const {
+  // One point at a time only: a batch's next asks come from the model with its pending points believed.
+  if (!model_ || pending_count() > 1) return {};
+  std::vector<std::pair<double, std::size_t>> scored;
+  for (std::size_t row = 0; row < pool_.size(); ++row)
+    if (!is_evaluated(pool_[row])) scored.push_back({-expected_improvement(model_->predict(row), scale_.best), pool_[row]});
+  std::size_t count = std::min(limit, scored.size());
+  std::partial_sort(scored.begin(), scored.begin() + long(count), scored.end());
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < count; ++i) out.push_back(scored[i].second);
   return out;
+}
+
+void BayesSearch::fit() {
+  fitted_at_ = synced_ = told();
+  scale_ = training_set();
+  pool_ = model_pool();
+  std::vector<std::vector<double>> features, x;
+  for (std::size_t c : pool_) features.push_back(space_.features(c));
+  // The best kMaxSamples results at most: a fit costs samples^3, an update samples x pool.
+  std::vector<std::size_t> kept(told());
+  std::iota(kept.begin(), kept.end(), 0);
+  std::stable_sort(kept.begin(), kept.end(), [this](std::size_t a, std::size_t b) { return scale_.y[a] < scale_.y[b]; });
+  kept.resize(std::min(kept.size(), kMaxSamples));
+  std::vector<double> y;
+  sample_of_.clear();
+  for (std::size_t i : kept) sample_of_[history()[i]] = x.size(), x.push_back(scale_.x[i]), y.push_back(scale_.y[i]);
+  model_ = std::make_unique<GaussianProcess>(x, y, std::move(features));
+  scale_.x.clear(), scale_.y.clear();  // only its scaling and best are kept
+  for (std::size_t c : pending()) add_sample(c, model_->predict(space_.features(c)).mean);
+}
+
+void BayesSearch::update() {
+  for (; synced_ < told(); ++synced_) {
+    std::size_t c = history()[synced_];
+    double y = scale_.scaled(cost_of(c));
+    if (cost_of(c)) scale_.best = std::min(scale_.best, y), scale_.worst = std::max(scale_.worst, y);
+    if (auto sample = sample_of_.find(c); sample != sample_of_.end())
+      model_->revise(sample->second, y);  // believed when asked, told now
+    else
+      add_sample(c, y);
+  }
+  if (last_ && !was_told(*last_) && !sample_of_.count(*last_)) add_sample(*last_, model_->predict(space_.features(*last_)).mean);
+}
+
+void BayesSearch::add_sample(std::size_t candidate, double y) {
+  sample_of_[candidate] = model_->samples();
+  model_->add(space_.features(candidate), y);
 }
 
 }  // namespace occbench

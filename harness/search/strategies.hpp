@@ -1,9 +1,13 @@
 #pragma once
 // The search strategies (make_searcher builds them by name; docs/search.md compares them).
 #include "harness/search/extra_trees.hpp"
+#include "harness/search/gaussian_process.hpp"
 #include "harness/search/searcher.hpp"
 
+#include <algorithm>
 #include <deque>
+#include <memory>
+#include <unordered_map>
 
 namespace occbench {
 
@@ -83,43 +87,82 @@ class GeneticSearch : public Searcher {
   std::vector<char> queued_flags_;
 };
 
-// Model-based search (as SMAC): after a random start, fit an ensemble of randomized regression
+// A search by a model of the costs: a random start of max(8, 2 x axes + 2) candidates that the
+// model's first fit waits for, then a model's choices, any number at once (a batch's later asks
+// believe the earlier ones cost what the model predicts).
+class ModelGuidedSearch : public Searcher {
+ public:
+  ModelGuidedSearch(const SearchSpace& space, std::uint64_t seed)
+      : Searcher(space, seed), initial_random_(std::max<std::size_t>(8, 2 * space.dimensions().size() + 2)) {}
+  // The rest of the random start.
+  std::size_t free_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : 0; }
+
+ protected:
+  void learn(std::size_t, std::optional<double>) override {}
+  // The rest of the random start, then any number.
+  std::size_t batch_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : SIZE_MAX; }
+  bool in_random_start() const { return evaluated() < initial_random_; }
+  // The rest of the random start as it will be drawn, then `ranking` (unevaluated, at most `limit`).
+  std::vector<std::size_t> likely_after_start(const std::vector<std::size_t>& ranking, std::size_t limit) const;
+
+ private:
+  std::size_t initial_random_;
+};
+
+// Model-based search (as SMAC): after the random start, fit an ensemble of randomized regression
 // trees to the log costs so far (failed candidates count as the worst seen) and evaluate the
 // candidates of highest expected improvement; every tenth choice is random, so the model keeps
 // learning about the whole space. The model is fitted again once the results grew by 5%. In a
 // batch, the candidates asked but not told yet count as costing what the model predicts.
-class ModelSearch : public Searcher {
+class ModelSearch : public ModelGuidedSearch {
  public:
-  ModelSearch(const SearchSpace& space, std::uint64_t seed);
+  using ModelGuidedSearch::ModelGuidedSearch;
 
  protected:
   std::optional<std::size_t> propose() override;
-  // The rest of the random start as it will be drawn, then, one point at a time, the model's
-  // ranking (until it is fitted again): what the search asks next, compiled ahead. (A batch's
-  // next asks come from a fit with its pending points believed, not from this ranking.)
+  // The rest of the random start, then, one point at a time, the model's ranking (until it is
+  // fitted again): what the search asks next, compiled ahead. (A batch's next asks come from a
+  // fit with its pending points believed, not from this ranking.)
   std::vector<std::size_t> likely_next(std::size_t limit) const override;
-  void learn(std::size_t, std::optional<double>) override {}
-  // The rest of the random start (the model's first fit waits for all of it), then any number.
-  std::size_t batch_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : SIZE_MAX; }
-
- public:
-  // The rest of the random start.
-  std::size_t free_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : 0; }
 
  private:
-  // What the model learns from the told candidates: their features and costs, log costs where
-  // they share a sign (time and energy span decades), a failed one as the worst seen; `best` so.
-  struct Training {
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    double best = 0;
-  };
-  Training training_set() const;
   void fit_and_rank();
-  std::vector<std::size_t> pool();
-  std::size_t initial_random_;
   std::size_t proposals_ = 0, fitted_at_ = 0;
   std::deque<std::size_t> ranked_;  // by expected improvement under the last fit, best first
+};
+
+// Bayesian optimisation (as Kernel Tuner's bayes_opt): after the random start, a Gaussian process
+// fitted to the log costs so far (failed candidates count as the worst seen), and the candidate of
+// highest expected improvement next. Fitted again (its length scale, its pool: model_pool) once
+// the results grew by a fifth, on the best kMaxSamples at most; in between, each result updates
+// it. In a batch, the candidates asked but not told yet count as costing what it predicts (the
+// kriging believer) until they are told.
+class BayesSearch : public ModelGuidedSearch {
+ public:
+  using ModelGuidedSearch::ModelGuidedSearch;
+
+ protected:
+  std::optional<std::size_t> propose() override;
+  // As the model search's: the rest of the random start, then one point at a time the ranking.
+  std::vector<std::size_t> likely_next(std::size_t limit) const override;
+
+ private:
+  // The candidate of highest expected improvement, the model brought up to date first.
+  std::optional<std::size_t> propose_by_model();
+  // Up to `limit` candidates the model ranks best, where it was fitted (else none): what
+  // propose_by_model asks next while the results change nothing.
+  std::vector<std::size_t> model_ranking(std::size_t limit) const;
+  void fit();
+  // The results told since, and the last ask if it is not told yet (believed).
+  void update();
+  void add_sample(std::size_t candidate, double y);
+  static constexpr std::size_t kMaxSamples = 500;  // a fit costs samples^3, an update samples x pool
+  std::unique_ptr<GaussianProcess> model_;
+  Training scale_;                     // the fit's scaling of costs; its best kept up to date
+  std::vector<std::size_t> pool_;      // the candidate of each of the model's pool rows
+  std::unordered_map<std::size_t, std::size_t> sample_of_;  // candidate: its sample in the model
+  std::size_t fitted_at_ = 0, synced_ = 0;  // results told at the fit, and in the model
+  std::optional<std::size_t> last_;    // the last candidate proposed by the model
 };
 
 }  // namespace occbench

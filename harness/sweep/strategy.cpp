@@ -10,7 +10,7 @@
 namespace occbench {
 
 const std::vector<std::string>& strategy_names() {
-  static const std::vector<std::string> names = {"exhaustive", "random", "local", "genetic", "model"};
+  static const std::vector<std::string> names = {"exhaustive", "random", "local", "genetic", "model", "bayes"};
   return names;
 }
 

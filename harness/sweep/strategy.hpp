@@ -20,10 +20,10 @@ struct Strategy {
   std::optional<double> time_limit_s;     // a search: stop once its points took this long (time_use.point_s)
   std::string objective = "timing.median_ms";  // a search: FIELD[:min|:max] of the record
   bool is_default() const { return name == "exhaustive" && !max_points && !time_limit_s; }
-  // local, genetic, model: the next point depends on the results so far (harness/search).
+  // local, genetic, model, bayes: the next point depends on the results so far (harness/search).
   bool is_adaptive() const { return name != "exhaustive" && name != "random"; }
 };
-// The strategy names run --strategy takes: exhaustive, random, local, genetic, model.
+// The strategy names run --strategy takes: exhaustive, random, local, genetic, model, bayes.
 const std::vector<std::string>& strategy_names();
 // Checked: a known name; random with --max-points, a search with --max-points or --time-limit.
 // Throws ConfigError naming `where` (the command line's flags, or a config path).

@@ -33,9 +33,9 @@ STRATEGIES = {
     "greedy_ils": "local", "greedy_mls": "local", "mls": "local", "ordered_greedy_mls": "local",
     "simulated_annealing": "local", "dual_annealing": "local", "basinhopping": "local", "minimize": "local",
     "genetic_algorithm": "genetic", "diff_evo": "genetic", "pso": "genetic", "firefly_algorithm": "genetic",
-    "bayes_opt": "model",
+    "bayes_opt": "bayes",
 }
-OCCBENCH_STRATEGIES = ["exhaustive", "random", "local", "genetic", "model"]
+OCCBENCH_STRATEGIES = ["exhaustive", "random", "local", "genetic", "model", "bayes"]
 _KNOWN_OPTIONS = {"max_fevals", "time_limit", "fraction"}
 _LANGS = {None, "cuda", "cupy", "nvcuda"}
 

@@ -127,7 +127,7 @@ def test_loop_unroll_factor_zero_means_no_pragma():
 
 
 def test_kernel_tuners_strategies_map_to_occbench_and_take_its_options():
-    assert _strategy_flags("bayes_opt", {"max_fevals": 150, "time_limit": 60})[1] == ["--strategy", "model", "--max-points", "150",
+    assert _strategy_flags("bayes_opt", {"max_fevals": 150, "time_limit": 60})[1] == ["--strategy", "bayes", "--max-points", "150",
                                                                                      "--time-limit", "60.0"]
     assert _strategy_flags(None, None)[1] == []
     assert _strategy_flags("random_sample", {"fraction": 0.1}, 200)[1] == ["--strategy", "random", "--max-points", "20"]
