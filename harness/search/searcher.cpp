@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <unordered_set>
 
 namespace occbench {
 
@@ -170,15 +171,15 @@ std::vector<std::size_t> Searcher::model_pool() {
       if (!is_evaluated(c)) out.push_back(c);
     return out;
   }
-  std::vector<char> taken(space_.size(), 0);
+  std::unordered_set<std::size_t> taken;  // not flags the size of the space: it may hold 10^8 points
   for (int i = 0; i < 2000; ++i)
-    if (auto c = random_unevaluated(); c && !taken[*c]) out.push_back(*c), taken[*c] = 1;
+    if (auto c = random_unevaluated(); c && taken.insert(*c).second) out.push_back(*c);
   std::vector<std::size_t> best = history();
   std::stable_sort(best.begin(), best.end(), [this](std::size_t a, std::size_t b) { return better(cost_of(a), cost_of(b)); });
   best.resize(std::min<std::size_t>(best.size(), 10));
   for (std::size_t b : best)
     for (std::size_t n : space_.neighbours(b))
-      if (space_.one_step(b, n) && !is_evaluated(n) && !taken[n]) out.push_back(n), taken[n] = 1;
+      if (space_.one_step(b, n) && !is_evaluated(n) && taken.insert(n).second) out.push_back(n);
   return out;
 }
 
