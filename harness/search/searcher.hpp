@@ -77,21 +77,6 @@ class Searcher {
   std::deque<std::size_t> next_draws(std::size_t count) const;
   // `first` (the strategy's own queue), then the default guess, unevaluated and each once, at most `limit`.
   std::vector<std::size_t> likely_after(const std::deque<std::size_t>& first, std::size_t limit) const;
-  // What a model learns from the told candidates (in the order told): their features and scaled
-  // costs (log costs where they share a sign: time and energy span decades; a failed one as the
-  // worst seen), and the best so scaled.
-  struct Training {
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    double best = 0, worst = 0;
-    int sign = 0;  // +1: log costs, -1: -log(-cost), 0: costs as they are
-    double scaled(std::optional<double> cost) const;
-  };
-  Training training_set() const;
-  // The candidates a model ranks: every one not evaluated where there are few; else a random
-  // 2000 and the neighbours one step from the ten best so far (all of them: 0.958 to 0.887 of the
-  // optimum at 2% of the convolution space, the model's few picks spread over too many).
-  std::vector<std::size_t> model_pool();
   // The evaluated candidates, in the order they were told.
   const std::vector<std::size_t>& history() const { return history_; }
   // The candidates asked for (or reserved) whose costs were not told yet: a batch's earlier asks.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <unordered_set>
 
 namespace occbench {
 
@@ -181,6 +182,48 @@ std::vector<std::size_t> ModelGuidedSearch::likely_after_start(const std::vector
   std::deque<std::size_t> next = next_draws(std::min(free_room(), limit));
   next.insert(next.end(), ranking.begin(), ranking.begin() + long(std::min(ranking.size(), limit)));
   return likely_after(next, limit);
+}
+
+double ModelGuidedSearch::Training::scaled(std::optional<double> cost) const {
+  if (!cost) return worst;
+  return sign > 0 ? std::log(*cost) : sign < 0 ? -std::log(-*cost) : *cost;
+}
+
+ModelGuidedSearch::Training ModelGuidedSearch::training_set() const {
+  bool all_positive = true, all_negative = true;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
+  Training out;
+  out.sign = all_positive ? 1 : all_negative ? -1 : 0;
+  out.worst = -HUGE_VAL;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) out.worst = std::max(out.worst, out.scaled(cost));
+  for (std::size_t c : history()) {
+    out.x.push_back(space_.features(c));
+    out.y.push_back(out.scaled(cost_of(c)));
+  }
+  if (best_cost()) out.best = out.scaled(best_cost());
+  return out;
+}
+
+std::vector<std::size_t> ModelGuidedSearch::model_pool() {
+  std::vector<std::size_t> out;
+  std::size_t free = space_.size() - evaluated();
+  if (free <= 3000) {
+    for (std::size_t c = 0; c < space_.size(); ++c)
+      if (!is_evaluated(c)) out.push_back(c);
+    return out;
+  }
+  std::unordered_set<std::size_t> taken;  // not flags the size of the space: it may hold 10^8 points
+  for (int i = 0; i < 2000; ++i)
+    if (auto c = random_unevaluated(); c && taken.insert(*c).second) out.push_back(*c);
+  std::vector<std::size_t> best = history();
+  std::stable_sort(best.begin(), best.end(), [this](std::size_t a, std::size_t b) { return better(cost_of(a), cost_of(b)); });
+  best.resize(std::min<std::size_t>(best.size(), 10));
+  for (std::size_t b : best)
+    for (std::size_t n : space_.neighbours(b))
+      if (space_.one_step(b, n) && !is_evaluated(n) && taken.insert(n).second) out.push_back(n);
+  return out;
 }
 
 std::optional<std::size_t> ModelSearch::propose() {
