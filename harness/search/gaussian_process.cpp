@@ -44,6 +44,23 @@ double GaussianProcess::kernel(const std::vector<double>& a, const std::vector<d
   return (1 + d + d * d / 3) * std::exp(-d);
 }
 
+std::vector<double> GaussianProcess::solved_kernel(const std::vector<double>& x) const {
+  std::vector<double> k(lower_.size());
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = kernel(x_[i], x);
+  return forward(k);
+}
+
+std::vector<double> GaussianProcess::pool_row(const std::vector<double>& x, const std::vector<double>& lower_row) const {
+  std::size_t n = lower_row.size() - 1;
+  std::vector<double> row(pool_.size());
+  for (std::size_t j = 0; j < pool_.size(); ++j) {
+    double sum = kernel(x, pool_[j]);
+    for (std::size_t i = 0; i < n; ++i) sum -= lower_row[i] * v_[i][j];
+    row[j] = sum / lower_row[n];
+  }
+  return row;
+}
+
 std::vector<double> GaussianProcess::forward(const std::vector<double>& b, std::size_t from) const {
   std::vector<double> u(lower_.size(), 0.0);
   for (std::size_t i = from; i < lower_.size(); ++i) u[i] = (b[i] - dot(lower_[i], u, i)) / lower_[i][i];
@@ -54,9 +71,7 @@ bool GaussianProcess::factor(double length) {
   length_ = length;
   lower_.clear();
   for (std::size_t i = 0; i < x_.size(); ++i) {
-    std::vector<double> row(i + 1);
-    for (std::size_t j = 0; j <= i; ++j) row[j] = kernel(x_[i], x_[j]);
-    std::vector<double> solved = forward(row);  // the first i entries of L's row i
+    std::vector<double> solved = solved_kernel(x_[i]);  // the first i entries of L's row i
     solved.resize(i + 1);
     double diagonal = 1 + kNoise - dot(solved, solved, i);
     if (diagonal <= 0) return false;
@@ -74,15 +89,7 @@ void GaussianProcess::predict_pool() {
   pool_mean_.assign(pool_.size(), mean_);
   pool_explained_.assign(pool_.size(), 0.0);
   v_.clear();
-  for (std::size_t i = 0; i < x_.size(); ++i) {
-    std::vector<double> row(pool_.size());
-    for (std::size_t j = 0; j < pool_.size(); ++j) {
-      double sum = kernel(x_[i], pool_[j]);
-      for (std::size_t k = 0; k < i; ++k) sum -= lower_[i][k] * v_[k][j];
-      row[j] = sum / lower_[i][i];
-    }
-    add_pool_row(row, z_[i]);
-  }
+  for (std::size_t i = 0; i < x_.size(); ++i) add_pool_row(pool_row(x_[i], lower_[i]), z_[i]);
 }
 
 void GaussianProcess::add_pool_row(const std::vector<double>& row, double z) {
@@ -97,25 +104,16 @@ Prediction GaussianProcess::predict(std::size_t pool_index) const {
 }
 
 Prediction GaussianProcess::predict(const std::vector<double>& x) const {
-  std::vector<double> k(x_.size());
-  for (std::size_t i = 0; i < x_.size(); ++i) k[i] = kernel(x_[i], x);
-  std::vector<double> l = forward(k);
+  std::vector<double> l = solved_kernel(x);
   return {mean_ + dot(l, z_, l.size()), std::sqrt(amplitude() * std::max(1 - dot(l, l, l.size()), 1e-12))};
 }
 
 void GaussianProcess::add(const std::vector<double>& x, double y) {
-  std::vector<double> k(x_.size());
-  for (std::size_t i = 0; i < x_.size(); ++i) k[i] = kernel(x_[i], x);
-  std::vector<double> l = forward(k);
-  double diagonal = std::sqrt(std::max(1 + kNoise - dot(l, l, l.size()), kNoise));
-  double z = (y - mean_ - dot(l, z_, l.size())) / diagonal;
-  std::vector<double> row(pool_.size());
-  for (std::size_t j = 0; j < pool_.size(); ++j) {
-    double sum = kernel(x, pool_[j]);
-    for (std::size_t i = 0; i < l.size(); ++i) sum -= l[i] * v_[i][j];
-    row[j] = sum / diagonal;
-  }
-  l.push_back(diagonal);
+  std::vector<double> l = solved_kernel(x);
+  double z = (y - mean_ - dot(l, z_, l.size()));
+  l.push_back(std::sqrt(std::max(1 + kNoise - dot(l, l, l.size()), kNoise)));
+  z /= l.back();
+  std::vector<double> row = pool_row(x, l);
   lower_.push_back(std::move(l));
   x_.push_back(x), y_.push_back(y), z_.push_back(z), zz_ += z * z;
   add_pool_row(row, z);

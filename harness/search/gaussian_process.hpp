@@ -21,7 +21,6 @@ class GaussianProcess {
                   std::vector<std::vector<double>> pool = {});
   Prediction predict(std::size_t pool_index) const;
   Prediction predict(const std::vector<double>& x) const;  // anywhere: O(samples^2)
-  std::size_t pool_size() const { return pool_.size(); }
   // Another sample (its features and target): every pool prediction updated.
   void add(const std::vector<double>& x, double y);
   // A sample's target changed (a believed one measured).
@@ -33,6 +32,10 @@ class GaussianProcess {
 
  private:
   double kernel(const std::vector<double>& a, const std::vector<double>& b) const;
+  // L^-1 k(samples in L, x): the first entries of x's row of L, were it a sample.
+  std::vector<double> solved_kernel(const std::vector<double>& x) const;
+  // x's row of L^-1 K(samples, pool), from its row of L (its diagonal last).
+  std::vector<double> pool_row(const std::vector<double>& x, const std::vector<double>& lower_row) const;
   // Lower-triangular solve L u = b (b's first `from` entries known zero).
   std::vector<double> forward(const std::vector<double>& b, std::size_t from = 0) const;
   // The Cholesky factor of the samples' kernel (rows of growing length) and z = L^-1 (y - mean),

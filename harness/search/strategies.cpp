@@ -276,23 +276,23 @@ std::optional<std::size_t> BayesSearch::propose_by_model() {
     fit();
   else
     update();
-  std::optional<std::size_t> best;
-  double best_improvement = -1;
-  for (std::size_t row = 0; row < pool_.size(); ++row) {
-    if (is_evaluated(pool_[row])) continue;
-    double improvement = expected_improvement(model_->predict(row), scale_.best);
-    if (improvement > best_improvement) best_improvement = improvement, best = pool_[row];
-  }
-  last_ = best;
-  return best ? best : random_unevaluated();  // the pool spent before the next fit
+  std::vector<std::pair<double, std::size_t>> scored = scored_pool();
+  auto best = std::min_element(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  last_ = best == scored.end() ? std::nullopt : std::optional<std::size_t>(best->second);
+  return last_ ? last_ : random_unevaluated();  // the pool spent before the next fit
+}
+
+std::vector<std::pair<double, std::size_t>> BayesSearch::scored_pool() const {
+  std::vector<std::pair<double, std::size_t>> scored;
+  for (std::size_t row = 0; row < pool_.size(); ++row)
+    if (!is_evaluated(pool_[row])) scored.push_back({-expected_improvement(model_->predict(row), scale_.best), pool_[row]});
+  return scored;
 }
 
 std::vector<std::size_t> BayesSearch::model_ranking(std::size_t limit) const {
   // One point at a time only: a batch's next asks come from the model with its pending points believed.
   if (!model_ || pending_count() > 1) return {};
-  std::vector<std::pair<double, std::size_t>> scored;
-  for (std::size_t row = 0; row < pool_.size(); ++row)
-    if (!is_evaluated(pool_[row])) scored.push_back({-expected_improvement(model_->predict(row), scale_.best), pool_[row]});
+  std::vector<std::pair<double, std::size_t>> scored = scored_pool();
   std::size_t count = std::min(limit, scored.size());
   std::partial_sort(scored.begin(), scored.begin() + long(count), scored.end());
   std::vector<std::size_t> out;

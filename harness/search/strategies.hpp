@@ -8,6 +8,7 @@
 #include <deque>
 #include <memory>
 #include <unordered_map>
+#include <utility>
 
 namespace occbench {
 
@@ -95,13 +96,13 @@ class ModelGuidedSearch : public Searcher {
   ModelGuidedSearch(const SearchSpace& space, std::uint64_t seed)
       : Searcher(space, seed), initial_random_(std::max<std::size_t>(8, 2 * space.dimensions().size() + 2)) {}
   // The rest of the random start.
-  std::size_t free_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : 0; }
+  std::size_t free_room() const override { return start_left(); }
 
  protected:
   void learn(std::size_t, std::optional<double>) override {}
   // The rest of the random start, then any number.
-  std::size_t batch_room() const override { return evaluated() < initial_random_ ? initial_random_ - evaluated() : SIZE_MAX; }
-  bool in_random_start() const { return evaluated() < initial_random_; }
+  std::size_t batch_room() const override { return in_random_start() ? start_left() : SIZE_MAX; }
+  bool in_random_start() const { return start_left() > 0; }
   // The rest of the random start as it will be drawn, then `ranking` (unevaluated, at most `limit`).
   std::vector<std::size_t> likely_after_start(const std::vector<std::size_t>& ranking, std::size_t limit) const;
   // What a model learns from the told candidates (in the order told): their features and scaled
@@ -121,6 +122,7 @@ class ModelGuidedSearch : public Searcher {
   std::vector<std::size_t> model_pool();
 
  private:
+  std::size_t start_left() const { return evaluated() < initial_random_ ? initial_random_ - evaluated() : 0; }
   std::size_t initial_random_;
 };
 
@@ -167,6 +169,8 @@ class BayesSearch : public ModelGuidedSearch {
   // Up to `limit` candidates the model ranks best, where it was fitted (else none): what
   // propose_by_model asks next while the results change nothing.
   std::vector<std::size_t> model_ranking(std::size_t limit) const;
+  // The pool's unevaluated candidates, each with minus its expected improvement, in pool order.
+  std::vector<std::pair<double, std::size_t>> scored_pool() const;
   void fit();
   // The results told since, and the last ask if it is not told yet (believed).
   void update();
