@@ -140,6 +140,28 @@ std::deque<std::size_t> Searcher::next_draws(std::size_t count) const {
   return out;
 }
 
+double Searcher::Training::scaled(std::optional<double> cost) const {
+  if (!cost) return worst;
+  return sign > 0 ? std::log(*cost) : sign < 0 ? -std::log(-*cost) : *cost;
+}
+
+Searcher::Training Searcher::training_set() const {
+  bool all_positive = true, all_negative = true;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
+  Training out;
+  out.sign = all_positive ? 1 : all_negative ? -1 : 0;
+  out.worst = -HUGE_VAL;
+  for (std::size_t c : history())
+    if (auto cost = cost_of(c)) out.worst = std::max(out.worst, out.scaled(cost));
+  for (std::size_t c : history()) {
+    out.x.push_back(space_.features(c));
+    out.y.push_back(out.scaled(cost_of(c)));
+  }
+  if (best_cost()) out.best = out.scaled(best_cost());
+  return out;
+}
+
 std::unique_ptr<Searcher> make_searcher(const std::string& name, const SearchSpace& space, std::uint64_t seed) {
   if (name == "random") return std::make_unique<RandomSearch>(space, seed);
   if (name == "local") return std::make_unique<LocalSearch>(space, seed);

@@ -82,6 +82,17 @@ class Searcher {
   // The candidates asked for (or reserved) whose costs were not told yet: a batch's earlier asks.
   std::vector<std::size_t> pending() const;
   std::size_t pending_count() const { return evaluated_count_ - history_.size(); }  // pending().size(), without the scan
+  // What a model learns from the told candidates (in the order told): their features and scaled
+  // costs (log costs where they share a sign: time and energy span decades; a failed one as the
+  // worst seen), and the best so scaled.
+  struct Training {
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    double best = 0, worst = 0;
+    int sign = 0;  // +1: log costs, -1: -log(-cost), 0: costs as they are
+    double scaled(std::optional<double> cost) const;
+  };
+  Training training_set() const;
 
   const SearchSpace& space_;
   std::mt19937_64 generator_;

@@ -184,28 +184,6 @@ std::vector<std::size_t> ModelGuidedSearch::likely_after_start(const std::vector
   return likely_after(next, limit);
 }
 
-double ModelGuidedSearch::Training::scaled(std::optional<double> cost) const {
-  if (!cost) return worst;
-  return sign > 0 ? std::log(*cost) : sign < 0 ? -std::log(-*cost) : *cost;
-}
-
-ModelGuidedSearch::Training ModelGuidedSearch::training_set() const {
-  bool all_positive = true, all_negative = true;
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) all_positive &= *cost > 0, all_negative &= *cost < 0;
-  Training out;
-  out.sign = all_positive ? 1 : all_negative ? -1 : 0;
-  out.worst = -HUGE_VAL;
-  for (std::size_t c : history())
-    if (auto cost = cost_of(c)) out.worst = std::max(out.worst, out.scaled(cost));
-  for (std::size_t c : history()) {
-    out.x.push_back(space_.features(c));
-    out.y.push_back(out.scaled(cost_of(c)));
-  }
-  if (best_cost()) out.best = out.scaled(best_cost());
-  return out;
-}
-
 std::vector<std::size_t> ModelGuidedSearch::model_pool() {
   std::vector<std::size_t> out;
   std::size_t free = space_.size() - evaluated();

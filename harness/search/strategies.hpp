@@ -105,17 +105,6 @@ class ModelGuidedSearch : public Searcher {
   bool in_random_start() const { return start_left() > 0; }
   // The rest of the random start as it will be drawn, then `ranking` (unevaluated, at most `limit`).
   std::vector<std::size_t> likely_after_start(const std::vector<std::size_t>& ranking, std::size_t limit) const;
-  // What a model learns from the told candidates (in the order told): their features and scaled
-  // costs (log costs where they share a sign: time and energy span decades; a failed one as the
-  // worst seen), and the best so scaled.
-  struct Training {
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    double best = 0, worst = 0;
-    int sign = 0;  // +1: log costs, -1: -log(-cost), 0: costs as they are
-    double scaled(std::optional<double> cost) const;
-  };
-  Training training_set() const;
   // The candidates a model ranks: every one not evaluated where there are few; else a random
   // 2000 and the neighbours one step from the ten best so far (all of them: 0.958 to 0.887 of the
   // optimum at 2% of the convolution space, the model's few picks spread over too many).
