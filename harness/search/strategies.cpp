@@ -30,9 +30,24 @@ std::optional<std::size_t> LocalSearch::propose() {
   return restart(generator_);
 }
 
+// Random jumps are many; the results so far say which of them look promising, where a Gaussian
+// process fits them (a smooth space such as SYRK's) and pick about at random where it does not.
+std::optional<std::size_t> LocalSearch::restart(std::mt19937_64& generator) const {
+  if (!guide_) return jump(generator);
+  std::optional<std::size_t> chosen;
+  double most = -HUGE_VAL;
+  for (int i = 0; i < kRestartDraws; ++i) {
+    std::optional<std::size_t> start = jump(generator);
+    if (!start) continue;
+    double improvement = expected_improvement(guide_->predict(space_.features(*start)), guide_scale_.best);
+    if (improvement > most) most = improvement, chosen = start;
+  }
+  return chosen;
+}
+
 // Iterated local search: most restarts jump from the best optimum so far, changing two or three
 // axes at random (good configurations share much); one in four starts anywhere.
-std::optional<std::size_t> LocalSearch::restart(std::mt19937_64& generator) const {
+std::optional<std::size_t> LocalSearch::jump(std::mt19937_64& generator) const {
   std::optional<double> best = best_cost();
   if (!best || uniform_unit(generator) < 0.25) return random_unevaluated(generator);
   std::size_t from = 0;
@@ -75,8 +90,27 @@ std::vector<std::size_t> LocalSearch::likely_next(std::size_t limit) const {
 
 std::size_t LocalSearch::initial_sample() const { return std::max<std::size_t>(2, space_.dimensions().size()); }
 
+void LocalSearch::update_guide() {
+  if (!guide_ || told() - guide_fitted_ >= std::max<std::size_t>(1, guide_fitted_ / 5)) {
+    guide_fitted_ = guide_synced_ = told();
+    guide_scale_ = training_set();
+    std::vector<std::vector<double>> x;
+    std::vector<double> y;
+    for (std::size_t i : best_samples(guide_scale_.y, kMaxModelSamples)) x.push_back(guide_scale_.x[i]), y.push_back(guide_scale_.y[i]);
+    guide_ = std::make_unique<GaussianProcess>(x, y);
+    guide_scale_.x.clear(), guide_scale_.y.clear();  // only its scaling and best are kept
+  }
+  for (; guide_synced_ < told(); ++guide_synced_) {
+    std::optional<double> cost = cost_of(history()[guide_synced_]);
+    double y = guide_scale_.scaled(cost);
+    if (cost) guide_scale_.best = std::min(guide_scale_.best, y), guide_scale_.worst = std::max(guide_scale_.worst, y);
+    guide_->add(space_.features(history()[guide_synced_]), y);
+  }
+}
+
 void LocalSearch::learn(std::size_t candidate, std::optional<double> cost) {
   if (history().size() < initial_sample()) return;
+  if (best_cost()) update_guide();
   if (history().size() == initial_sample()) {  // the first descent starts from the best of the sample
     std::optional<std::size_t> best;
     for (std::size_t c : history())
@@ -242,6 +276,14 @@ void ModelSearch::fit_and_rank() {
 
 // --- Bayesian optimisation ---
 
+std::vector<std::size_t> best_samples(const std::vector<double>& y, std::size_t limit) {
+  std::vector<std::size_t> kept(y.size());
+  std::iota(kept.begin(), kept.end(), 0);
+  std::stable_sort(kept.begin(), kept.end(), [&y](std::size_t a, std::size_t b) { return y[a] < y[b]; });
+  kept.resize(std::min(kept.size(), limit));
+  return kept;
+}
+
 std::optional<std::size_t> BayesSearch::propose() {
   if (in_random_start() || !best_cost()) return random_unevaluated();
   return propose_by_model();
@@ -284,14 +326,9 @@ void BayesSearch::fit() {
   pool_ = model_pool();
   std::vector<std::vector<double>> features, x;
   for (std::size_t c : pool_) features.push_back(space_.features(c));
-  // The best kMaxSamples results at most: a fit costs samples^3, an update samples x pool.
-  std::vector<std::size_t> kept(told());
-  std::iota(kept.begin(), kept.end(), 0);
-  std::stable_sort(kept.begin(), kept.end(), [this](std::size_t a, std::size_t b) { return scale_.y[a] < scale_.y[b]; });
-  kept.resize(std::min(kept.size(), kMaxSamples));
   std::vector<double> y;
   sample_of_.clear();
-  for (std::size_t i : kept) sample_of_[history()[i]] = x.size(), x.push_back(scale_.x[i]), y.push_back(scale_.y[i]);
+  for (std::size_t i : best_samples(scale_.y, kMaxModelSamples)) sample_of_[history()[i]] = x.size(), x.push_back(scale_.x[i]), y.push_back(scale_.y[i]);
   model_ = std::make_unique<GaussianProcess>(x, y, std::move(features));
   scale_.x.clear(), scale_.y.clear();  // only its scaling and best are kept
   for (std::size_t c : pending()) add_sample(c, model_->predict(space_.features(c)).mean);
