@@ -81,11 +81,18 @@ std::vector<std::size_t> LocalSearch::likely_next(std::size_t limit) const {
   std::deque<std::size_t> next = next_draws(std::min(free_room(), limit));
   next.insert(next.end(), untried_.begin(), untried_.end());
   next.insert(next.end(), deferred_.begin(), deferred_.end());
-  if (history().size() >= initial_sample()) {
-    std::mt19937_64 copy = generator_;
-    if (std::optional<std::size_t> start = restart(copy)) next.push_back(*start);
-  }
+  if (history().size() >= initial_sample())
+    if (std::optional<std::size_t> start = next_restart()) next.push_back(*start);
   return likely_after(next, limit);
+}
+
+std::optional<std::size_t> LocalSearch::next_restart() const {
+  std::pair<std::size_t, std::size_t> now{told(), evaluated()};
+  if (next_restart_at_ != now) {
+    std::mt19937_64 copy = generator_;
+    next_restart_ = restart(copy), next_restart_at_ = now;
+  }
+  return next_restart_;
 }
 
 std::size_t LocalSearch::initial_sample() const { return std::max<std::size_t>(2, space_.dimensions().size()); }

@@ -66,6 +66,11 @@ class LocalSearch : public Searcher {
   std::unique_ptr<GaussianProcess> guide_;  // of the (scaled) results, once the sample is told
   Training guide_scale_;                    // its scaling of costs; best kept up to date
   std::size_t guide_fitted_ = 0, guide_synced_ = 0;  // results told at its fit, and in it
+  // restart() drawn with a copy of the generator, kept until a result or an ask changes it
+  // (likely_next asks for it at every ask; 32 guided predictions each).
+  std::optional<std::size_t> next_restart() const;
+  mutable std::optional<std::pair<std::size_t, std::size_t>> next_restart_at_;  // (told, evaluated)
+  mutable std::optional<std::size_t> next_restart_;
   std::optional<std::size_t> current_;
   std::deque<std::size_t> untried_;   // the current candidate's neighbours not evaluated yet
   std::deque<std::size_t> deferred_;  // those of them guessed costly to compile: after untried_
