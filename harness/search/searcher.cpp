@@ -145,6 +145,12 @@ double Searcher::Training::scaled(std::optional<double> cost) const {
   return sign > 0 ? std::log(*cost) : sign < 0 ? -std::log(-*cost) : *cost;
 }
 
+double Searcher::Training::add(std::optional<double> cost) {
+  double y = scaled(cost);
+  if (cost) best = std::min(best, y), worst = std::max(worst, y);
+  return y;
+}
+
 Searcher::Training Searcher::training_set() const {
   bool all_positive = true, all_negative = true;
   for (std::size_t c : history())

@@ -91,6 +91,8 @@ class Searcher {
     double best = 0, worst = 0;
     int sign = 0;  // +1: log costs, -1: -log(-cost), 0: costs as they are
     double scaled(std::optional<double> cost) const;
+    // A result told after the set was made: its scaled cost, the best and worst kept up to date.
+    double add(std::optional<double> cost);
   };
   Training training_set() const;
 

@@ -108,10 +108,8 @@ void LocalSearch::update_guide() {
     guide_scale_.x.clear(), guide_scale_.y.clear();  // only its scaling and best are kept
   }
   for (; guide_synced_ < told(); ++guide_synced_) {
-    std::optional<double> cost = cost_of(history()[guide_synced_]);
-    double y = guide_scale_.scaled(cost);
-    if (cost) guide_scale_.best = std::min(guide_scale_.best, y), guide_scale_.worst = std::max(guide_scale_.worst, y);
-    guide_->add(space_.features(history()[guide_synced_]), y);
+    std::size_t c = history()[guide_synced_];
+    guide_->add(space_.features(c), guide_scale_.add(cost_of(c)));
   }
 }
 
@@ -344,8 +342,7 @@ void BayesSearch::fit() {
 void BayesSearch::update() {
   for (; synced_ < told(); ++synced_) {
     std::size_t c = history()[synced_];
-    double y = scale_.scaled(cost_of(c));
-    if (cost_of(c)) scale_.best = std::min(scale_.best, y), scale_.worst = std::max(scale_.worst, y);
+    double y = scale_.add(cost_of(c));
     if (auto sample = sample_of_.find(c); sample != sample_of_.end())
       model_->revise(sample->second, y);  // believed when asked, told now
     else
