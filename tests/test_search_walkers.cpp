@@ -284,7 +284,9 @@ TEST(LiveModel, MoreWalkersWaitLessForTheCompiler) {
     }
   EXPECT_LT(wall[2], 0.85 * wall[1]);
   EXPECT_LT(wall[3], 0.9 * wall[2]);
-  EXPECT_LE(best[3], best[2] * 1.01) << "the summed best costs of 40 seeds";
+  // Three walkers' shorter walks find a little less than two's: within 1% before the restarts were
+  // guided (a restart's guide gains more on a longer walk), 1.4% since.
+  EXPECT_LE(best[3], best[2] * 1.02) << "the summed best costs of 40 seeds";
   std::fill(costs.compile_s.begin(), costs.compile_s.end(), 0.0);
   SearchWalkers single("local", space, 1, 40, 1);
   LiveSearch search = simulate_live_search(single, costs, LiveModel{16, 15, 32});
