@@ -177,7 +177,8 @@ std::string device_summary(const ordered_json& doc) {
   std::vector<std::string> facts;
   if (d.contains("compute_capability") && d["compute_capability"].is_string())
     facts.push_back("compute capability " + d["compute_capability"].get<std::string>());
-  if (d.contains("sm_count") && d["sm_count"].is_number()) facts.push_back(fmt::format("{} SMs", d["sm_count"].get<int>()));
+  // A count as written (dump): a float or a huge number in a hand-edited file is no int to convert.
+  if (d.contains("sm_count") && d["sm_count"].is_number_integer()) facts.push_back(fmt::format("{} SMs", d["sm_count"].dump()));
   if (d.contains("measured_bandwidth_gbps") && d["measured_bandwidth_gbps"].is_number())
     facts.push_back(fmt::format("copy {:.0f} GB/s measured", d["measured_bandwidth_gbps"].get<double>()));
   if (d.contains("peak_bandwidth_gbps") && d["peak_bandwidth_gbps"].is_number())
