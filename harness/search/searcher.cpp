@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 
 namespace occbench {
@@ -149,6 +150,18 @@ double Searcher::Training::add(std::optional<double> cost) {
   double y = scaled(cost);
   if (cost) best = std::min(best, y), worst = std::max(worst, y);
   return y;
+}
+
+std::vector<std::size_t> Searcher::Training::keep_best(std::size_t limit) {
+  std::vector<std::size_t> kept(y.size());
+  std::iota(kept.begin(), kept.end(), 0);
+  std::stable_sort(kept.begin(), kept.end(), [this](std::size_t a, std::size_t b) { return y[a] < y[b]; });
+  kept.resize(std::min(kept.size(), limit));
+  std::vector<std::vector<double>> best_x;
+  std::vector<double> best_y;
+  for (std::size_t i : kept) best_x.push_back(std::move(x[i])), best_y.push_back(y[i]);
+  x = std::move(best_x), y = std::move(best_y);
+  return kept;
 }
 
 Searcher::Training Searcher::training_set() const {

@@ -93,6 +93,9 @@ class Searcher {
     double scaled(std::optional<double> cost) const;
     // A result told after the set was made: its scaled cost, the best and worst kept up to date.
     double add(std::optional<double> cost);
+    // Only the `limit` rows of lowest target kept, best first (what a Gaussian process is fitted
+    // to: a fit costs samples^3); the told order's index of each row kept.
+    std::vector<std::size_t> keep_best(std::size_t limit);
   };
   Training training_set() const;
 

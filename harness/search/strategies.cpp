@@ -101,10 +101,8 @@ void LocalSearch::update_guide() {
   if (!guide_ || told() - guide_fitted_ >= std::max<std::size_t>(1, guide_fitted_ / 5)) {
     guide_fitted_ = guide_synced_ = told();
     guide_scale_ = training_set();
-    std::vector<std::vector<double>> x;
-    std::vector<double> y;
-    for (std::size_t i : best_samples(guide_scale_.y, kMaxModelSamples)) x.push_back(guide_scale_.x[i]), y.push_back(guide_scale_.y[i]);
-    guide_ = std::make_unique<GaussianProcess>(x, y);
+    guide_scale_.keep_best(kMaxModelSamples);
+    guide_ = std::make_unique<GaussianProcess>(guide_scale_.x, guide_scale_.y);
     guide_scale_.x.clear(), guide_scale_.y.clear();  // only its scaling and best are kept
   }
   for (; guide_synced_ < told(); ++guide_synced_) {
@@ -281,14 +279,6 @@ void ModelSearch::fit_and_rank() {
 
 // --- Bayesian optimisation ---
 
-std::vector<std::size_t> best_samples(const std::vector<double>& y, std::size_t limit) {
-  std::vector<std::size_t> kept(y.size());
-  std::iota(kept.begin(), kept.end(), 0);
-  std::stable_sort(kept.begin(), kept.end(), [&y](std::size_t a, std::size_t b) { return y[a] < y[b]; });
-  kept.resize(std::min(kept.size(), limit));
-  return kept;
-}
-
 std::optional<std::size_t> BayesSearch::propose() {
   if (in_random_start() || !best_cost()) return random_unevaluated();
   return propose_by_model();
@@ -329,12 +319,12 @@ void BayesSearch::fit() {
   fitted_at_ = synced_ = told();
   scale_ = training_set();
   pool_ = model_pool();
-  std::vector<std::vector<double>> features, x;
+  std::vector<std::vector<double>> features;
   for (std::size_t c : pool_) features.push_back(space_.features(c));
-  std::vector<double> y;
+  std::vector<std::size_t> kept = scale_.keep_best(kMaxModelSamples);
   sample_of_.clear();
-  for (std::size_t i : best_samples(scale_.y, kMaxModelSamples)) sample_of_[history()[i]] = x.size(), x.push_back(scale_.x[i]), y.push_back(scale_.y[i]);
-  model_ = std::make_unique<GaussianProcess>(x, y, std::move(features));
+  for (std::size_t k = 0; k < kept.size(); ++k) sample_of_[history()[kept[k]]] = k;
+  model_ = std::make_unique<GaussianProcess>(scale_.x, scale_.y, std::move(features));
   scale_.x.clear(), scale_.y.clear();  // only its scaling and best are kept
   for (std::size_t c : pending()) add_sample(c, model_->predict(space_.features(c)).mean);
 }

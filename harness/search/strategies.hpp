@@ -105,10 +105,8 @@ class GeneticSearch : public Searcher {
   std::vector<char> queued_flags_;
 };
 
-// The indices of a training set's `limit` best targets, best first: what a Gaussian process is
-// fitted to (a fit costs samples^3, so at most kMaxModelSamples).
+// The most results a Gaussian process is fitted to (Training::keep_best): a fit costs samples^3.
 constexpr std::size_t kMaxModelSamples = 500;
-std::vector<std::size_t> best_samples(const std::vector<double>& y, std::size_t limit);
 
 // A search by a model of the costs: a random start of max(8, 2 x axes + 2) candidates that the
 // model's first fit waits for, then a model's choices, any number at once (a batch's later asks

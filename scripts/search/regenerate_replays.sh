@@ -7,7 +7,8 @@
 #   bash scripts/search/regenerate_replays.sh [OCCBENCH]      # default build/occbench
 #
 # KT_STORE (default .carry/kt_runs.jsonl): Kernel Tuner's runs (kt_simulation.py kernel-tuner), which
-# kt_simulation.py run reads; one it lacks is run here (Kernel Tuner then has to be importable).
+# kt_simulation.py run reads; one it lacks is run here. Kernel Tuner has to be installed either way
+# (run names its version from the package's metadata).
 # PYTHON (default python3): a Python with scipy.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
