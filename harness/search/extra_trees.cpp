@@ -100,9 +100,14 @@ double expected_improvement(const Prediction& p, double best) {
   double gain = best - p.mean;
   if (p.spread < 1e-12) return std::max(gain, 0.0);
   double z = gain / p.spread;
-  double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
   double pdf = std::exp(-0.5 * z * z) / std::sqrt(2.0 * M_PI);
-  return gain * cdf + p.spread * pdf;
+  return gain * probability_of_improvement(p, best) + p.spread * pdf;
+}
+
+double probability_of_improvement(const Prediction& p, double best) {
+  double gain = best - p.mean;
+  if (p.spread < 1e-12) return gain > 0 ? 1.0 : 0.0;
+  return 0.5 * std::erfc(-gain / p.spread / std::sqrt(2.0));
 }
 
 }  // namespace occbench

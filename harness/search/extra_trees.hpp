@@ -31,5 +31,7 @@ class ExtraTrees {
 
 // Expected improvement below `best` of a prediction (minimisation).
 double expected_improvement(const Prediction& p, double best);
+// Probability that a prediction is below `best`.
+double probability_of_improvement(const Prediction& p, double best);
 
 }  // namespace occbench

@@ -158,8 +158,10 @@ class ModelSearch : public ModelGuidedSearch {
 };
 
 // Bayesian optimisation (as Kernel Tuner's bayes_opt): after the random start, a Gaussian process
-// fitted to the log costs so far (failed candidates count as the worst seen), and the candidate of
-// highest expected improvement next. Fitted again (its length scale, its pool: model_pool) once
+// fitted to the log costs so far (failed candidates count as the worst seen), and next the best
+// candidate by one of three acquisitions in turn, as Kernel Tuner's default portfolio: expected
+// improvement, probability of improvement and the lower confidence bound, each with an
+// exploration term of kExploration times the pool's mean predicted spread. Fitted again (its length scale, its pool: model_pool) once
 // the results grew by a fifth, on the best kMaxModelSamples at most; in between, each result updates
 // it. In a batch, the candidates asked but not told yet count as costing what it predicts (the
 // kriging believer) until they are told.
@@ -178,8 +180,12 @@ class BayesSearch : public ModelGuidedSearch {
   // Up to `limit` candidates the model ranks best, where it was fitted (else none): what
   // propose_by_model asks next while the results change nothing.
   std::vector<std::size_t> model_ranking(std::size_t limit) const;
-  // The pool's unevaluated candidates, each with minus its expected improvement, in pool order.
+  // The pool's unevaluated candidates, each with its score by the acquisition of this turn (lower
+  // is better), in pool order.
   std::vector<std::pair<double, std::size_t>> scored_pool() const;
+  // Replayed on SYRK's full space (seeds 1000-1099): 1 finds the optimum at 5% in 62 seeds, 2 in
+  // 68, 3 in 77, 6 in 73, 12 in 47 (expected improvement alone, no exploration term: 45).
+  static constexpr double kExploration = 3.0;
   void fit();
   // The results told since, and the last ask if it is not told yet (believed).
   void update();
