@@ -73,3 +73,18 @@ TEST(GaussianProcess, PoolPredictionsKeptUpToDateAreThoseAskedAfresh) {
     EXPECT_NEAR(kept.mean, pool.y[j], 0.1) << "pool " << j;
   }
 }
+
+// The bayes search's acquisitions (harness/search/extra_trees): a prediction at the best is as
+// likely to improve as not, one far below surely does, and a certain one improves by what it gains.
+TEST(Acquisitions, ImprovementIsWhatAPredictionGainsBelowTheBest) {
+  EXPECT_NEAR(probability_of_improvement({1.0, 0.2}, 1.0), 0.5, 1e-12);
+  EXPECT_NEAR(probability_of_improvement({0.0, 0.2}, 1.0), 1.0, 1e-6);
+  EXPECT_NEAR(probability_of_improvement({2.0, 0.2}, 1.0), 0.0, 1e-6);
+  EXPECT_NEAR(probability_of_improvement({1.2, 0.2}, 1.0), 0.5 * std::erfc(1.0 / std::sqrt(2.0)), 1e-12);  // one spread above
+  EXPECT_EQ(probability_of_improvement({0.9, 0.0}, 1.0), 1.0);
+  EXPECT_EQ(probability_of_improvement({1.1, 0.0}, 1.0), 0.0);
+  EXPECT_DOUBLE_EQ(expected_improvement({0.7, 0.0}, 1.0), 0.3);
+  EXPECT_EQ(expected_improvement({1.3, 0.0}, 1.0), 0.0);
+  EXPECT_NEAR(expected_improvement({1.0, 0.2}, 1.0), 0.2 / std::sqrt(2.0 * M_PI), 1e-12);  // at the best: the spread's share
+  EXPECT_GT(expected_improvement({1.0, 0.4}, 1.0), expected_improvement({1.0, 0.2}, 1.0));    // more unsure, more to gain
+}
