@@ -300,20 +300,19 @@ std::optional<std::size_t> BayesSearch::propose_by_model() {
 // One acquisition alone keeps asking alike (expected improvement with an exploration term far
 // from the best, without one next to it); in turn, the exploiting two refine what it found.
 std::vector<std::pair<double, std::size_t>> BayesSearch::scored_pool() const {
-  std::vector<std::size_t> rows;
+  std::vector<std::pair<std::size_t, Prediction>> open;  // each unevaluated candidate's prediction
   double spread = 0;
   for (std::size_t row = 0; row < pool_.size(); ++row)
-    if (!is_evaluated(pool_[row])) rows.push_back(row), spread += model_->predict(row).spread;
-  double explore = rows.empty() ? 0.0 : kExploration * spread / double(rows.size());
+    if (!is_evaluated(pool_[row])) open.push_back({pool_[row], model_->predict(row)}), spread += open.back().second.spread;
+  double explore = open.empty() ? 0.0 : kExploration * spread / double(open.size());
   double target = scale_.best - explore;
   std::size_t turn = told() % 3;
   std::vector<std::pair<double, std::size_t>> scored;
-  for (std::size_t row : rows) {
-    Prediction p = model_->predict(row);
+  for (const auto& [candidate, p] : open) {
     double score = turn == 0 ? -expected_improvement(p, target)
                    : turn == 1 ? -probability_of_improvement(p, target)
                                : p.mean - explore * p.spread;  // the lower confidence bound
-    scored.push_back({score, pool_[row]});
+    scored.push_back({score, candidate});
   }
   return scored;
 }
