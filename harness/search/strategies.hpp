@@ -163,8 +163,8 @@ class ModelSearch : public ModelGuidedSearch {
 // improvement, probability of improvement and the lower confidence bound, each with an
 // exploration term of kExploration times the pool's mean predicted spread. Fitted again (its
 // length scale, its pool: model_pool) once the results grew by a fifth, on the best
-// kMaxModelSamples at most; in between, each result updates it. In a batch, the candidates asked but not told yet count as costing what it predicts (the
-// kriging believer) until they are told.
+// kMaxModelSamples at most; in between, each result updates it. In a batch, the candidates asked
+// but not told yet count as costing what it predicts (the kriging believer) until they are told.
 class BayesSearch : public ModelGuidedSearch {
  public:
   using ModelGuidedSearch::ModelGuidedSearch;
