@@ -7,7 +7,7 @@ import sys
 from test_occbench_config import ROOT
 
 sys.path.insert(0, str(ROOT / "scripts" / "search"))
-from kt_simulation import KtTask, budgets_of, fill_store, kt_fractions, read_space, read_store, table, verdict, write_space, write_summary  # noqa: E402
+from kt_simulation import KtTask, budgets_of, fill_store, fresh_only, kt_fractions, read_space, read_store, table, verdict, write_space, write_summary  # noqa: E402
 
 SYRK = ROOT / "results" / "reference" / "h100" / "search" / "syrk" / "syrk_full.jsonl"
 
@@ -33,18 +33,26 @@ def test_a_verdict_needs_the_fresh_seeds_to_agree():
     assert verdict({"better_p": 0.3, "worse_p": 0.4}) == ""
 
 
+def test_a_difference_on_the_fresh_seeds_alone_is_marked_apart():
+    assert fresh_only({"better_p": 0.2, "worse_p": 0.8, "confirm_better_p": 0.001, "confirm_worse_p": 0.99}) == "(▲)"
+    assert fresh_only({"better_p": 0.9, "worse_p": 0.1, "confirm_better_p": 0.99, "confirm_worse_p": 0.004}) == "(▼)"
+    assert fresh_only({"better_p": 0.01, "worse_p": 0.9, "confirm_better_p": 0.01, "confirm_worse_p": 0.9}) == ""  # ▲ already
+    assert fresh_only({"better_p": 0.01, "worse_p": 0.9, "confirm_better_p": 0.2, "confirm_worse_p": 0.7}) == ""
+    assert fresh_only({"better_p": 0.3, "worse_p": 0.4}) == ""
+
+
 def test_the_table_marks_better_and_worse_cells(tmp_path):
     space = {"name": "s", "points": 100, "budgets": [1, 10], "occbench": {"1": [0.9, 1.0], "10": [1.0, 1.0]},
              "kernel_tuner": {"a": {"1": [0.5, 0.6], "10": [1.0, 1.0]}, "b": {"1": [1.0, 1.0], "10": [1.0, 1.0]}},
              "tests": {"a": {"1": {"better_p": 0.01, "worse_p": 1, "confirm_better_p": 0.02, "confirm_worse_p": 1},
-                             "10": {"better_p": 1, "worse_p": 1}},
+                             "10": {"better_p": 0.2, "worse_p": 1, "confirm_better_p": 0.01, "confirm_worse_p": 1}},
                        "b": {"1": {"better_p": 1, "worse_p": 0.03, "confirm_better_p": 1, "confirm_worse_p": 0.04},
                              "10": {"better_p": 1, "worse_p": 1}}}}
     summary = {"kernel_tuner": "1.5.0", "occbench_strategy": "local", "seeds": 2, "confirm_seeds": 4, "spaces": [space]}
     write_summary(summary, tmp_path / "s.json")
     text = table(tmp_path / "s.json")
-    assert "| a | 0.550 ▲ | 1.000 |" in text and "| b | 1.000 ▼ | 1.000 |" in text
-    assert "better in 1 of 4 strategy-budget cells, worse in 1." in text
+    assert "| a | 0.550 ▲ | 1.000 (▲) |" in text and "| b | 1.000 ▼ | 1.000 |" in text
+    assert "better in 1 of 4 strategy-budget cells, worse in 1; on the fresh seeds alone, better in 1 more and worse in 0 more." in text
 
 
 def test_the_budgets_are_replays():
