@@ -16,7 +16,8 @@ every Kernel Tuner strategy at 1, 2, 5, 10 and 20% of the space (replay's budget
 each run's fraction of the optimum found (the optimum's time over the best found). A one-sided
 Mann-Whitney U test per strategy and budget says whether occbench's fractions are higher
 (`better_p`) or lower (`worse_p`); each is run again on --confirm-seeds fresh seeds (from 1000). A
-difference counts where both seed sets find it (p < 0.05); one the fresh seeds alone find is marked apart. `table` only reads the summary, so the generated table is checked anywhere.
+difference counts where both seed sets find it (p < 0.05); one the fresh seeds alone find is marked
+apart. `table` only reads the summary, so the generated table is checked anywhere.
 
 Kernel Tuner's runs (one strategy, space and seed a line) go to a store that `run --store` reads
 and adds to. `kernel-tuner` fills it with every strategy's runs on both the seeds and the fresh
@@ -228,8 +229,8 @@ def compare_space(space, occbench, args, store):
 
 def confirm(space, tests, occbench, args, store):
     """Every test run again on the fresh seeds: its confirm_better_p and confirm_worse_p. A difference
-    counts where both seed sets find it; where only the fresh ones do, the 50 seeds lacked the power
-    to see it, and the table says so apart."""
+    counts where both seed sets find it; where only the fresh ones do, the first seeds lacked the
+    power to see it, and the table marks it apart."""
     cells = {(name, b) for name, by in tests.items() for b in by}
     if not cells or not args.confirm_seeds:
         return
