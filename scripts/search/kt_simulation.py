@@ -231,16 +231,15 @@ def confirm(space, tests, occbench, args, store):
     """Every test run again on the fresh seeds: its confirm_better_p and confirm_worse_p. A difference
     counts where both seed sets find it; where only the fresh ones do, the first seeds lacked the
     power to see it, and the table marks it apart."""
-    cells = {(name, b) for name, by in tests.items() for b in by}
-    if not cells or not args.confirm_seeds:
+    if not tests or not args.confirm_seeds:
         return
     fresh = range(FRESH_SEED, FRESH_SEED + args.confirm_seeds)
     budgets, occ = occbench_fractions(occbench, space["record"], args.strategy, args.confirm_seeds, FRESH_SEED, args.model)
-    names = sorted({name for name, _ in cells})
-    done = fill_store(store, kt_tasks(space, names, fresh), args.jobs)
-    kt = {name: kt_fractions(done, space["name"], name, budgets, fresh) for name in names}
-    for name, b in cells:
-        tests[name][b].update(confirm_better_p=p_greater(occ[int(b)], kt[name][int(b)]), confirm_worse_p=p_greater(kt[name][int(b)], occ[int(b)]))
+    done = fill_store(store, kt_tasks(space, sorted(tests), fresh), args.jobs)
+    for name, by in tests.items():
+        kt = kt_fractions(done, space["name"], name, budgets, fresh)
+        for b, test in by.items():
+            test.update(confirm_better_p=p_greater(occ[int(b)], kt[int(b)]), confirm_worse_p=p_greater(kt[int(b)], occ[int(b)]))
 
 
 def run(args):
@@ -291,6 +290,11 @@ def fresh_only(test):
     return ""
 
 
+def mark(test):
+    """A cell's mark: ▲/▼ (both seed sets), (▲)/(▼) (the fresh seeds alone) or none."""
+    return verdict(test) or fresh_only(test)
+
+
 def table(path):
     s = json.loads(Path(path).read_text())
     model = f" replayed with `{s['model']}`" if s.get("model") else ""
@@ -306,16 +310,13 @@ def table(path):
         occ = [f"**{statistics.median(space['occbench'][str(b)]):.3f}**" for b in budgets]
         out.append(f"| occbench {s['occbench_strategy']} | " + " | ".join(occ) + " |")
         for name in sorted(space["kernel_tuner"], key=lambda n: -statistics.median(space["kernel_tuner"][n][str(budgets[-1])])):
-            tests = [space["tests"][name][str(b)] for b in budgets]
-            cells = [f"{statistics.median(space['kernel_tuner'][name][str(b)]):.3f} {verdict(t) or fresh_only(t)}".rstrip()
-                     for b, t in zip(budgets, tests)]
+            cells = [f"{statistics.median(space['kernel_tuner'][name][str(b)]):.3f} {mark(space['tests'][name][str(b)])}".rstrip()
+                     for b in budgets]
             out.append(f"| {name} | " + " | ".join(cells) + " |")
-        better = sum(verdict(t) == "▲" for by in space["tests"].values() for t in by.values())
-        worse = sum(verdict(t) == "▼" for by in space["tests"].values() for t in by.values())
+        marks = Counter(mark(t) for by in space["tests"].values() for t in by.values())
         cells = len(space["tests"]) * len(budgets)
-        fresh = Counter(fresh_only(t) for by in space["tests"].values() for t in by.values())
-        out += ["", f"occbench significantly better in {better} of {cells} strategy-budget cells, worse in {worse}; "
-                    f"on the fresh seeds alone, better in {fresh['(▲)']} more and worse in {fresh['(▼)']} more.", ""]
+        out += ["", f"occbench significantly better in {marks['▲']} of {cells} strategy-budget cells, worse in {marks['▼']}; "
+                    f"on the fresh seeds alone, better in {marks['(▲)']} more and worse in {marks['(▼)']} more.", ""]
     return "\n".join(out)
 
 
